@@ -1,0 +1,114 @@
+//! Command-line arguments (clap derive). Flag names are stable: scripts and tests use them.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+use crate::input::{FormatChoice, LoadOptions, PerfOptions};
+
+/// Input format on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum FormatArg {
+    /// Detect from the content.
+    #[default]
+    Auto,
+    /// Folded stacks `a;b;c COUNT` (or `a;b;c BEFORE AFTER`).
+    Folded,
+    /// `perf script` output.
+    Perf,
+    /// SystemTap print_stack()/print_ustack() output.
+    Stap,
+}
+
+/// What `--export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportArg {
+    /// Collapsed stacks, sorted (differential `stack BEFORE AFTER` for two inputs).
+    Folded,
+    /// An interactive SVG flame graph (rendered by inferno).
+    Svg,
+}
+
+/// A terminal flame graph explorer for perf script, SystemTap and folded stacks.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+pub struct Args {
+    /// Profile(s) to read: a path, or `-` for standard input; gzip is read directly.
+    /// Two profiles are compared (BEFORE AFTER).
+    #[arg(value_name = "PROFILE", num_args = 0..=2)]
+    pub profiles: Vec<String>,
+
+    /// Input format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// Write the profile in this format instead of opening the viewer.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub export: Option<ExportArg>,
+
+    /// Output file for --export (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Print the N heaviest functions (self and total weight) and exit.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+
+    /// Print a plain-text report (header, top functions, call tree) and exit.
+    #[arg(long)]
+    pub print: bool,
+
+    /// Leave frames under this share of the total out of the printed call tree.
+    #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
+    pub min_percent: f64,
+
+    /// perf: keep samples of this event (default: the first event seen).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+
+    /// perf: include the PID in the process frame (`comm-PID`).
+    #[arg(long)]
+    pub pid: bool,
+
+    /// perf: include PID and TID in the process frame (`comm-PID/TID`).
+    #[arg(long)]
+    pub tid: bool,
+
+    /// perf: annotate kernel frames with `_[k]`.
+    #[arg(long)]
+    pub kernel: bool,
+
+    /// perf: annotate JIT frames with `_[j]`.
+    #[arg(long)]
+    pub jit: bool,
+
+    /// perf: all annotations (--kernel --jit).
+    #[arg(long)]
+    pub all: bool,
+
+    /// perf: keep addresses of unresolved frames (`[unknown <addr>]`).
+    #[arg(long)]
+    pub addrs: bool,
+}
+
+impl Args {
+    /// The loading options these arguments ask for.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            format: match self.format {
+                FormatArg::Auto => FormatChoice::Auto,
+                FormatArg::Folded => FormatChoice::Folded,
+                FormatArg::Perf => FormatChoice::Perf,
+                FormatArg::Stap => FormatChoice::Stap,
+            },
+            perf: PerfOptions {
+                include_pid: self.pid || self.tid,
+                include_tid: self.tid,
+                annotate_kernel: self.kernel || self.all,
+                annotate_jit: self.jit || self.all,
+                include_addrs: self.addrs,
+                event: self.event.clone(),
+            },
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Stage: call tree → text. Folded stacks (single or differential) and SVG through
+//! inferno's flamegraph module.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use crate::profile::{CallTree, Profile};
+
+/// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
+pub fn folded_lines(tree: &CallTree) -> Vec<String> {
+    let mut stacks = tree.stacks();
+    stacks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    stacks
+        .into_iter()
+        .map(|(s, w)| format!("{s} {}", tree.format_weight(w)))
+        .collect()
+}
+
+/// Differential folded lines `stack before after` over the union of both trees' stacks,
+/// sorted bytewise (the format of difffolded.pl and inferno-diff-folded).
+pub fn diff_folded_lines(before: &CallTree, after: &CallTree) -> Vec<String> {
+    let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (s, w) in before.stacks() {
+        all.entry(s).or_default().0 = w;
+    }
+    for (s, w) in after.stacks() {
+        all.entry(s).or_default().1 = w;
+    }
+    all.into_iter()
+        .map(|(s, (b, a))| format!("{s} {} {}", before.format_weight(b), after.format_weight(a)))
+        .collect()
+}
+
+/// Writes lines with `\n` endings.
+///
+/// # Errors
+/// Errors of the writer.
+pub fn write_lines<W: Write>(out: &mut W, lines: &[String]) -> io::Result<()> {
+    for l in lines {
+        out.write_all(l.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+/// Renders an interactive SVG flame graph of `profile` with inferno.
+///
+/// # Errors
+/// Errors of the writer, or inferno's own.
+pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
+    let tree = &profile.tree;
+    // inferno reads integer counts; fractional weights are scaled up consistently.
+    let lines: Vec<String> = {
+        let mut stacks = tree.stacks();
+        stacks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        stacks
+            .into_iter()
+            .map(|(s, w)| format!("{s} {w}"))
+            .collect()
+    };
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = title.to_owned();
+    opts.count_name = profile.stats.unit.to_string();
+    inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
+        .map_err(|e| io::Error::other(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(stacks: &[(&str, u64)]) -> CallTree {
+        let mut t = CallTree::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn folded_is_sorted_and_summed() {
+        let t = tree(&[("b;x", 1), ("a;y", 2), ("b;x", 4), ("a", 0)]);
+        assert_eq!(folded_lines(&t), ["a 0", "a;y 2", "b;x 5"]);
+    }
+
+    #[test]
+    fn diff_is_union() {
+        let b = tree(&[("a;b", 3), ("gone", 1)]);
+        let a = tree(&[("a;b", 5), ("new", 2)]);
+        assert_eq!(
+            diff_folded_lines(&b, &a),
+            ["a;b 3 5", "gone 1 0", "new 0 2"]
+        );
+    }
+}

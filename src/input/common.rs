@@ -1,0 +1,134 @@
+//! Stage: bytes → lines. A line reader that never holds the whole input, decodes
+//! invalid UTF-8 lossily and counts line numbers; plus nom pieces shared by the parsers.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead};
+
+use nom::IResult;
+use nom::Parser;
+use nom::bytes::complete::take_while1;
+use nom::character::complete::char;
+use nom::combinator::{opt, recognize};
+
+/// Reads lines one at a time into a reused buffer.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    line_no: u64,
+    bytes: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Wraps a buffered reader.
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The next line without its `\n` / `\r\n`, lossily decoded; `None` at the end.
+    ///
+    /// # Errors
+    /// Any I/O error of the underlying reader.
+    pub fn next_line(&mut self) -> io::Result<Option<Cow<'_, str>>> {
+        self.buf.clear();
+        let n = self.inner.read_until(b'\n', &mut self.buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        self.bytes += n as u64;
+        let mut end = self.buf.len();
+        if end > 0 && self.buf[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > 0 && self.buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Ok(Some(String::from_utf8_lossy(&self.buf[..end])))
+    }
+
+    /// 1-based number of the line last returned.
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Bytes consumed so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// `hex := [0-9a-fA-F]+`
+pub fn hex(i: &str) -> IResult<&str, &str> {
+    take_while1(|c: char| c.is_ascii_hexdigit()).parse(i)
+}
+
+/// `decimal := [0-9]+ ( "." [0-9]* )?` — a sample count, as FlameGraph accepts it.
+pub fn decimal(i: &str) -> IResult<&str, (&str, Option<&str>)> {
+    (
+        take_while1(|c: char| c.is_ascii_digit()),
+        opt(nom::sequence::preceded(
+            char('.'),
+            nom::bytes::complete::take_while(|c: char| c.is_ascii_digit()),
+        )),
+    )
+        .parse(i)
+}
+
+/// `uint := [0-9]+`
+pub fn uint(i: &str) -> IResult<&str, &str> {
+    recognize(take_while1(|c: char| c.is_ascii_digit())).parse(i)
+}
+
+/// Runs `parser` and requires it to consume all of `input`.
+pub fn full<'a, O>(
+    mut parser: impl Parser<&'a str, Output = O, Error = nom::error::Error<&'a str>>,
+    input: &'a str,
+) -> Option<O> {
+    match parser.parse(input) {
+        Ok(("", out)) => Some(out),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_strip_crlf_and_decode_lossily() {
+        let data: &[u8] = b"a;b 1\r\nbad \xff\xfe 2\nlast";
+        let mut r = LineReader::new(data);
+        assert_eq!(r.next_line().unwrap().unwrap(), "a;b 1");
+        assert_eq!(r.next_line().unwrap().unwrap(), "bad \u{fffd}\u{fffd} 2");
+        assert_eq!(r.next_line().unwrap().unwrap(), "last");
+        assert_eq!(r.line_no(), 3);
+        assert!(r.next_line().unwrap().is_none());
+        assert_eq!(r.bytes(), data.len() as u64);
+    }
+
+    #[test]
+    fn decimal_table() {
+        for (input, expected) in [
+            ("12", Some(("12", None))),
+            ("31.23", Some(("31", Some("23")))),
+            ("6.", Some(("6", Some("")))),
+            ("12V", None),
+            ("", None),
+            (".5", None),
+        ] {
+            assert_eq!(full(decimal, input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn hex_and_uint() {
+        assert_eq!(full(hex, "ffffffff8103ce3b"), Some("ffffffff8103ce3b"));
+        assert_eq!(full(hex, "0xff"), None);
+        assert_eq!(full(uint, "123"), Some("123"));
+    }
+}

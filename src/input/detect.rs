@@ -1,0 +1,107 @@
+//! Stage: format detection. Each format answers yes / no / not sure over the first lines
+//! of the input (as inferno's collapse-guess does); the sniffed prefix is then replayed.
+
+use std::io::{self, BufRead};
+
+use super::{folded, perf, stap};
+use crate::profile::Format;
+
+/// How many lines detection looks at, at most.
+const PREFIX_LINES: usize = 64;
+/// How many bytes detection reads, at most.
+const PREFIX_BYTES: usize = 64 * 1024;
+
+/// Reads the first lines of the input (up to a line or byte limit).
+///
+/// # Errors
+/// I/O errors of the reader.
+pub fn read_prefix<R: BufRead>(reader: &mut R) -> io::Result<Vec<u8>> {
+    let mut prefix = Vec::new();
+    for _ in 0..PREFIX_LINES {
+        if prefix.len() >= PREFIX_BYTES {
+            break;
+        }
+        let mut line = Vec::new();
+        let limit = (PREFIX_BYTES - prefix.len()) as u64;
+        let n = io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        prefix.extend_from_slice(&line);
+    }
+    Ok(prefix)
+}
+
+/// The format of an input, judged from its first lines; `None` when nothing fits.
+pub fn detect(prefix: &[u8]) -> Option<Format> {
+    let text = String::from_utf8_lossy(prefix);
+    let mut lines: Vec<&str> = text.lines().collect();
+    // The last line may be cut by the byte limit; judge it only when it is the only one.
+    if lines.len() > 1 && !prefix.ends_with(b"\n") {
+        lines.pop();
+    }
+    if stap::sniff(&lines) == Some(true) {
+        return Some(Format::Stap);
+    }
+    if perf::sniff(&lines) == Some(true) {
+        return Some(Format::Perf);
+    }
+    let first = lines.iter().find(|l| !l.trim().is_empty())?;
+    (folded::sniff(first) == Some(true)).then_some(Format::Folded)
+}
+
+/// The first few lines, for an error message; control characters are escaped.
+pub fn head(prefix: &[u8]) -> String {
+    let text = String::from_utf8_lossy(prefix);
+    text.lines()
+        .take(5)
+        .map(|l| {
+            let shown: String = l
+                .chars()
+                .take(120)
+                .collect::<String>()
+                .escape_debug()
+                .to_string();
+            format!("  | {shown}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_each_format() {
+        let cases: [(&str, Option<Format>); 7] = [
+            ("a;b;c 12\na;b 3\n", Some(Format::Folded)),
+            ("a;b 1 2\n", Some(Format::Folded)),
+            (
+                "dd 29776 666709.771979:   10101010 cpu-clock: \n\tffffffff81 read+0x1 ([kernel.kallsyms])\n",
+                Some(Format::Perf),
+            ),
+            (
+                "# header\n\njava 19983 cycles:\nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n",
+                Some(Format::Perf),
+            ),
+            (
+                " 0xffffffff8103ce3b : native_safe_halt+0xb/0x10 [kernel]\n\t2404\n",
+                Some(Format::Stap),
+            ),
+            (
+                "---\n 0xffffffff8103ce3b : schedule+0xb/0x10 [kernel]\n\t1\n",
+                Some(Format::Stap),
+            ),
+            ("hello world\n", None),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(detect(input.as_bytes()), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn head_escapes_control_characters() {
+        assert_eq!(head(b"a\x1b[2Jb\n"), "  | a\\u{1b}[2Jb");
+    }
+}

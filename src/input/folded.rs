@@ -1,0 +1,155 @@
+//! Stage: folded text → samples. Brendan Gregg's collapsed stacks, one per line:
+//!
+//! ```text
+//! line      := stack WS+ count ( WS+ count )? WS*      (the second count: differential)
+//! stack     := frame ( ";" frame )*                    (root first)
+//! count     := [0-9]+ ( "." [0-9]* )?                  (fractions are kept exactly)
+//! ```
+//!
+//! A file is differential (`stack BEFORE AFTER`, as difffolded.pl writes it) when its first
+//! usable line has two counts; then every line must.
+
+use super::common::{decimal, full};
+use super::{Collector, ParseState};
+use crate::profile::CallTree;
+
+/// A parsed count: integer digits and fraction digits (trailing zeros removed).
+type Count<'a> = (&'a str, &'a str);
+
+/// `count := [0-9]+ ( "." [0-9]* )?` at the end of `line`, after white space.
+/// Returns the text before it (right-trimmed) and the count.
+fn trailing_count(line: &str) -> Option<(&str, Count<'_>)> {
+    let line = line.trim_end();
+    let at = line.rfind([' ', '\t'])?;
+    let (int, frac) = full(decimal, &line[at + 1..])?;
+    let frac = frac.unwrap_or("").trim_end_matches('0');
+    Some((line[..at].trim_end(), (int, frac)))
+}
+
+/// Converts a count to the tree's fixed-point units, widening the tree's scale
+/// when this count has more decimals than any before it.
+fn scaled(tree: &mut CallTree, (int, frac): Count<'_>) -> Option<u64> {
+    let decimals = u32::try_from(frac.len()).ok()?;
+    if decimals > 9 {
+        return None;
+    }
+    if decimals > tree.scale() {
+        tree.rescale(decimals - tree.scale());
+    }
+    let pad = tree.scale() - decimals;
+    let int: u64 = int.parse().ok()?;
+    let frac_v: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    int.checked_mul(10u64.checked_pow(tree.scale())?)?
+        .checked_add(frac_v.checked_mul(10u64.pow(pad))?)
+}
+
+/// Line-at-a-time folded parser.
+#[derive(Debug, Default)]
+pub struct FoldedParser {
+    diff: Option<bool>,
+}
+
+impl FoldedParser {
+    /// True once the input is known to be differential.
+    pub fn is_diff(&self) -> bool {
+        self.diff == Some(true)
+    }
+
+    /// Feeds one line.
+    pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let Some((rest, last)) = trailing_count(line) else {
+            state.skip(out, "folded line without a trailing count", line);
+            return;
+        };
+        let two = trailing_count(rest).filter(|(stack, _)| !stack.is_empty());
+        let diff = *self.diff.get_or_insert(two.is_some());
+        let (stack, first) = match (diff, two) {
+            (true, Some((stack, first))) => (stack, first),
+            (true, None) => {
+                state.skip(out, "differential line without two counts", line);
+                return;
+            }
+            (false, _) => (rest, last),
+        };
+        if stack.is_empty() {
+            state.skip(out, "folded line without a stack", line);
+            return;
+        }
+        if diff {
+            if out.after.is_none() {
+                out.after = Some(CallTree::new());
+            }
+            let Some(b) = scaled(&mut out.tree, first) else {
+                state.skip(out, "count out of range", line);
+                return;
+            };
+            let Some(after) = out.after.as_mut() else {
+                return;
+            };
+            let Some(a) = scaled(after, last) else {
+                state.skip(out, "count out of range", line);
+                return;
+            };
+            out.tree.insert(stack.split(';'), b);
+            if let Some(after) = out.after.as_mut() {
+                after.insert(stack.split(';'), a);
+            }
+        } else {
+            let Some(w) = scaled(&mut out.tree, last) else {
+                state.skip(out, "count out of range", line);
+                return;
+            };
+            out.tree.insert(stack.split(';'), w);
+        }
+        out.stats.fractional |= !last.1.is_empty() || (diff && !first.1.is_empty());
+        out.stats.samples += 1;
+    }
+}
+
+/// Detection: `Some(true)` when `line` looks like a folded line, `Some(false)` when it
+/// cannot be one, `None` when it says nothing (blank).
+pub fn sniff(line: &str) -> Option<bool> {
+    if line.trim().is_empty() {
+        return None;
+    }
+    Some(trailing_count(line).is_some_and(|(stack, _)| !stack.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_count_table() {
+        for (input, expected) in [
+            ("a;b 12", Some(("a;b", ("12", "")))),
+            ("a;b\t12  ", Some(("a;b", ("12", "")))),
+            ("a b;c d 31.230", Some(("a b;c d", ("31", "23")))),
+            ("a;b 6.", Some(("a;b", ("6", "")))),
+            ("a;b 12V.43", None),
+            ("THIS IS A BAD LINE", None),
+            ("12", None),
+        ] {
+            assert_eq!(trailing_count(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn scaled_widens_scale() {
+        let mut t = CallTree::new();
+        assert_eq!(scaled(&mut t, ("3", "")), Some(3));
+        t.insert(["a"], 3);
+        assert_eq!(scaled(&mut t, ("1", "25")), Some(125));
+        assert_eq!(t.scale(), 2);
+        assert_eq!(t.total(), 300);
+        assert_eq!(scaled(&mut t, ("2", "5")), Some(250));
+        assert_eq!(scaled(&mut t, ("99999999999999999999", "")), None);
+    }
+}

@@ -1,0 +1,248 @@
+//! Stage: bytes → format detection → nom parser → call tree.
+//!
+//! [`load_path`] / [`load_reader`] stream the input line by line (gzip is recognised by its
+//! magic bytes), sniff the format from the first lines unless it is forced, and feed every
+//! line to the format's parser, which inserts samples into a [`CallTree`].
+
+pub mod common;
+pub mod detect;
+pub mod folded;
+pub mod perf;
+pub mod stap;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+
+use crate::error::{Error, Result};
+use crate::profile::{CallTree, Format, Profile, Stats};
+use common::LineReader;
+pub use perf::PerfOptions;
+
+/// Which parser to use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FormatChoice {
+    /// Sniff the content.
+    #[default]
+    Auto,
+    /// Folded stacks (one or two counts per line).
+    Folded,
+    /// `perf script` output.
+    Perf,
+    /// SystemTap stack blocks.
+    Stap,
+}
+
+/// How to read an input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Forced format, or auto-detection.
+    pub format: FormatChoice,
+    /// perf-specific options.
+    pub perf: PerfOptions,
+}
+
+/// What an input turned out to hold.
+#[derive(Debug, Clone)]
+pub enum Loaded {
+    /// One profile.
+    Single(Profile),
+    /// A differential folded file: the BEFORE and AFTER profiles.
+    Diff {
+        /// First count of each line.
+        before: Profile,
+        /// Second count of each line.
+        after: Profile,
+    },
+}
+
+impl Loaded {
+    /// The (AFTER, for a differential file) profile.
+    pub fn main(&self) -> &Profile {
+        match self {
+            Loaded::Single(p) | Loaded::Diff { after: p, .. } => p,
+        }
+    }
+}
+
+/// Where parsers put samples and bookkeeping.
+#[derive(Debug, Default)]
+pub struct Collector {
+    /// The tree being built (BEFORE for differential input).
+    pub tree: CallTree,
+    /// AFTER tree of differential folded input.
+    pub after: Option<CallTree>,
+    /// How the input is being read.
+    pub stats: Stats,
+}
+
+/// Per-line context handed to parsers.
+#[derive(Debug, Default)]
+pub struct ParseState {
+    /// Number of the line being parsed.
+    pub line_no: u64,
+}
+
+impl ParseState {
+    /// Records the current line as skipped.
+    pub fn skip(&self, out: &mut Collector, reason: &'static str, text: &str) {
+        out.stats.skip(self.line_no, reason, text);
+    }
+}
+
+/// Display name of a path argument.
+pub fn source_name(path: &str) -> String {
+    if path == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.to_owned()
+    }
+}
+
+/// Opens and loads a path (`-` is standard input).
+///
+/// # Errors
+/// The file cannot be read, is empty, is in no known format, or has no usable sample.
+pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let name = source_name(path);
+    if path == "-" {
+        return load_reader(io::stdin().lock(), &name, opts);
+    }
+    let file = File::open(path).map_err(|error| Error::Read {
+        source_name: name.clone(),
+        error,
+    })?;
+    load_reader(file, &name, opts)
+}
+
+/// Loads a profile from any reader.
+///
+/// # Errors
+/// As [`load_path`].
+pub fn load_reader<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let io_err = |error| Error::Read {
+        source_name: name.to_owned(),
+        error,
+    };
+    let mut reader = BufReader::with_capacity(1 << 18, reader);
+    let gzip = reader
+        .fill_buf()
+        .map_err(io_err)?
+        .starts_with(&[0x1f, 0x8b]);
+    if gzip {
+        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
+        load_text(BufReader::with_capacity(1 << 18, decoder), name, opts)
+    } else {
+        load_text(reader, name, opts)
+    }
+}
+
+fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let io_err = |error| Error::Read {
+        source_name: name.to_owned(),
+        error,
+    };
+    let prefix = detect::read_prefix(&mut reader).map_err(io_err)?;
+    if prefix.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::Empty {
+            source_name: name.to_owned(),
+        });
+    }
+    let format = match opts.format {
+        FormatChoice::Folded => Format::Folded,
+        FormatChoice::Perf => Format::Perf,
+        FormatChoice::Stap => Format::Stap,
+        FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
+            source_name: name.to_owned(),
+            head: detect::head(&prefix),
+        })?,
+    };
+    let mut lines = LineReader::new(Cursor::new(prefix).chain(reader));
+    let mut out = Collector::default();
+    parse_lines(&mut lines, format, opts, &mut out).map_err(io_err)?;
+    finish(out, name, format)
+}
+
+/// Runs the parser of `format` over every line.
+fn parse_lines<R: BufRead>(
+    lines: &mut LineReader<R>,
+    format: Format,
+    opts: &LoadOptions,
+    out: &mut Collector,
+) -> io::Result<()> {
+    let mut state = ParseState::default();
+    match format {
+        Format::Folded | Format::DiffFolded => {
+            let mut p = folded::FoldedParser::default();
+            while let Some(line) = lines.next_line()? {
+                state.line_no += 1;
+                p.line(&line, &mut state, out);
+            }
+            out.stats.format = Some(if p.is_diff() {
+                Format::DiffFolded
+            } else {
+                Format::Folded
+            });
+        }
+        Format::Perf => {
+            let mut p = perf::PerfParser::new(opts.perf.clone());
+            while let Some(line) = lines.next_line()? {
+                state.line_no += 1;
+                p.line(&line, &mut state, out);
+            }
+            p.finish(out);
+            out.stats.format = Some(Format::Perf);
+        }
+        Format::Stap => {
+            let mut p = stap::StapParser::default();
+            while let Some(line) = lines.next_line()? {
+                state.line_no += 1;
+                p.line(&line, &mut state, out);
+            }
+            p.finish(&mut state, out);
+            out.stats.format = Some(Format::Stap);
+        }
+    }
+    out.stats.lines = state.line_no;
+    Ok(())
+}
+
+fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
+    if out.stats.samples == 0 {
+        let detail = if out.stats.skipped.is_empty() {
+            String::new()
+        } else {
+            let reasons: Vec<String> = out
+                .stats
+                .skipped
+                .iter()
+                .map(|(r, n)| format!("{n} × {r}"))
+                .collect();
+            format!(" (skipped: {})", reasons.join(", "))
+        };
+        return Err(Error::NoSamples {
+            source_name: name.to_owned(),
+            format: out.stats.format.unwrap_or(format).to_string(),
+            detail,
+        });
+    }
+    out.tree.finish();
+    let before = Profile {
+        source: name.to_owned(),
+        tree: out.tree,
+        stats: out.stats,
+    };
+    Ok(match out.after {
+        None => Loaded::Single(before),
+        Some(mut after) => {
+            after.finish();
+            Loaded::Diff {
+                after: Profile {
+                    source: name.to_owned(),
+                    tree: after,
+                    stats: before.stats.clone(),
+                },
+                before,
+            }
+        }
+    })
+}

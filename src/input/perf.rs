@@ -1,0 +1,587 @@
+//! Stage: `perf script` text → samples, with the semantics of `inferno-collapse-perf`
+//! 0.12 defaults (see the README for the few deliberate deviations).
+//!
+//! ```text
+//! sample      := event_line stack_line* blank_line
+//! event_line  := comm SP ids SP+ ( "[" cpu "]" SP+ )? ( time ":" SP* )? ( period SP+ )?
+//!                event ( ":" modifiers )? ":" trailer
+//! ids         := [pid "/"] tid                         (the first all-digit word)
+//! event       := name | subsystem ":" tracepoint       (a tracepoint's trailer is its arguments)
+//! stack_line  := WS* pc SP+ symbol ["+0x" hex] SP "(" dso ")"
+//! ```
+//!
+//! The process name is the root frame; the weight is the period, or 1 without one; only
+//! the first event type seen is kept unless an event is named.
+
+use super::common::{full, hex, uint};
+use super::{Collector, ParseState};
+use crate::profile::Unit;
+use nom::IResult;
+use nom::Parser;
+use nom::bytes::complete::{tag, take_till1, take_while1};
+use nom::character::complete::{char, space0, space1};
+use nom::combinator::{opt, recognize};
+use nom::sequence::{delimited, preceded, terminated};
+
+/// Options with the meaning they have in inferno-collapse-perf and stackcollapse-perf.pl.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerfOptions {
+    /// Root frame `comm-PID`.
+    pub include_pid: bool,
+    /// Root frame `comm-PID/TID`.
+    pub include_tid: bool,
+    /// Suffix `_[k]` on kernel frames.
+    pub annotate_kernel: bool,
+    /// Suffix `_[j]` on JIT frames.
+    pub annotate_jit: bool,
+    /// Keep addresses of unknown frames: `[unknown <pc>]`.
+    pub include_addrs: bool,
+    /// Keep this event instead of the first one seen.
+    pub event: Option<String>,
+}
+
+/// The parts of an event line flametui uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLine<'a> {
+    /// Process name (may contain spaces).
+    pub comm: &'a str,
+    /// Process id, `?` when perf printed only the thread id.
+    pub pid: &'a str,
+    /// Thread id.
+    pub tid: &'a str,
+    /// Event name without modifiers (`cycles`, `sched:sched_switch`).
+    pub event: &'a str,
+    /// The event as printed, with modifiers (`cycles:u`).
+    pub event_spec: &'a str,
+    /// Sample period, if printed.
+    pub period: Option<u64>,
+    /// A stack frame printed on the event line itself.
+    pub inline_frame: Option<&'a str>,
+}
+
+/// A parsed stack line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackLine<'a> {
+    /// Instruction address as printed.
+    pub pc: &'a str,
+    /// Symbol, possibly with `+0x` offset; `" "` when perf printed none.
+    pub symbol: &'a str,
+    /// The DSO inside the parentheses.
+    pub dso: &'a str,
+}
+
+/// `ids := [0-9]+ ( "/" [0-9]+ )?` followed by a space.
+fn ids(i: &str) -> IResult<&str, (&str, Option<&str>)> {
+    terminated((uint, opt(preceded(char('/'), uint))), char(' ')).parse(i)
+}
+
+/// `cpu := "[" [0-9]+ "]"`
+fn cpu(i: &str) -> IResult<&str, &str> {
+    terminated(delimited(char('['), uint, char(']')), space1).parse(i)
+}
+
+/// `time := [0-9]+ "." [0-9]+ ":"`
+fn time(i: &str) -> IResult<&str, &str> {
+    terminated(recognize((uint, char('.'), uint)), (char(':'), space0)).parse(i)
+}
+
+/// `period := [0-9]+ SP+`
+fn period(i: &str) -> IResult<&str, &str> {
+    terminated(uint, space1).parse(i)
+}
+
+/// `modifiers := [ukhIGHpPSDWeb]+` (perf's event modifier letters)
+fn modifiers(i: &str) -> IResult<&str, &str> {
+    take_while1(|c: char| "ukhIGHpPSDWeb".contains(c)).parse(i)
+}
+
+/// `word_colon := [^: ]+ ":"`
+fn word_colon(i: &str) -> IResult<&str, &str> {
+    terminated(take_till1(|c| c == ':' || c == ' '), char(':')).parse(i)
+}
+
+/// `pc := [^ ]+ " "`
+fn pc_word(i: &str) -> IResult<&str, &str> {
+    terminated(take_till1(|c| c == ' '), tag(" ")).parse(i)
+}
+
+/// `event := name ":" ( modifiers ":" | tracepoint ":" )?`, returning
+/// (base name, spec as printed, is_tracepoint).
+fn event(i: &str) -> IResult<&str, (&str, &str, bool)> {
+    let (rest, name) = word_colon(i)?;
+    if let Ok((after, _)) = terminated(modifiers, char(':')).parse(rest) {
+        let spec = &i[..i.len() - after.len() - 1];
+        return Ok((after, (name, spec, false)));
+    }
+    if let Ok((after, _)) = word_colon(rest) {
+        let full_name = &i[..i.len() - after.len() - 1];
+        return Ok((after, (full_name, full_name, true)));
+    }
+    Ok((rest, (name, name, false)))
+}
+
+/// Splits an event line into its fields; `None` for a line that is not one.
+pub fn event_line(line: &str) -> Option<EventLine<'_>> {
+    // comm may contain spaces and digits: it ends before the first word that is all
+    // digits (optionally pid/tid) and is followed by a space.
+    let starts = line
+        .char_indices()
+        .filter(|&(i, c)| c != ' ' && i > 0 && line.as_bytes()[i - 1] == b' ');
+    for (start, _) in starts {
+        let Ok((rest, (first, second))) = ids(&line[start..]) else {
+            continue;
+        };
+        let (pid, tid) = match second {
+            Some(tid) => (first, tid),
+            None => ("?", first),
+        };
+        let comm = line[..start].trim();
+        let (rest, _) = space0::<_, nom::error::Error<&str>>(rest).ok()?;
+        let (rest, _) = opt(cpu).parse(rest).ok()?;
+        let (rest, _) = opt(time).parse(rest).ok()?;
+        let (rest, per) = opt(period).parse(rest).ok()?;
+        let (trailer, (event, event_spec, tracepoint)) = event(rest).ok()?;
+        let trailer = trailer.trim();
+        let inline_frame = (!tracepoint && !trailer.is_empty()).then_some(trailer);
+        return Some(EventLine {
+            comm,
+            pid,
+            tid,
+            event,
+            event_spec,
+            period: per.and_then(|p| p.parse().ok()),
+            inline_frame,
+        });
+    }
+    None
+}
+
+/// `stack_line := WS* pc SP+ symbol SP "(" dso ")"` — the DSO is the last word.
+pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
+    let line = line.trim_start();
+    let (rest, pc) = pc_word(line).ok()?;
+    let (symbol, dso_word) = rest.rsplit_once(' ')?;
+    let dso = dso_word.strip_prefix('(')?.strip_suffix(')')?;
+    let symbol = match symbol.trim() {
+        "" => " ",
+        s => s,
+    };
+    Some(StackLine { pc, symbol, dso })
+}
+
+/// Removes a trailing `+0x<hex>` offset.
+fn strip_offset(symbol: &str) -> &str {
+    if let Some(at) = symbol.rfind("+0x") {
+        if full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3 {
+            return &symbol[..at];
+        }
+    }
+    symbol
+}
+
+/// True for DSOs that are the kernel (as inferno decides it).
+pub fn is_kernel(dso: &str) -> bool {
+    let vmlinux = dso.rfind("vmlinux").is_some_and(|at| {
+        dso[at..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+    });
+    (dso.starts_with('[') || dso.ends_with(".ko") || vmlinux) && dso != "[unknown]"
+}
+
+fn is_jit(dso: &str) -> bool {
+    (dso.starts_with("/tmp/perf-") && dso.ends_with(".map"))
+        || (dso.contains("/jitted-") && dso.ends_with(".so"))
+}
+
+/// `[unknown]` symbols are named after their DSO: `[libc.so.6]`, or `[unknown <pc>]`.
+fn unknown_fallback(func: &str, dso: &str, pc: &str, addrs: bool) -> String {
+    if func != "[unknown]" {
+        return func.to_owned();
+    }
+    let base = match (dso, addrs) {
+        ("[unknown]", true) => "unknown",
+        ("[unknown]", false) => return func.to_owned(),
+        (dso, _) => &dso[dso.rfind('/').map_or(0, |i| i + 1)..],
+    };
+    if addrs {
+        format!("[{base} <{pc}>]")
+    } else {
+        format!("[{base}]")
+    }
+}
+
+/// Drops argument lists (`f(int)` → `f`), keeping Go methods `pkg.(*T).M`,
+/// `(anonymous namespace)` and brackets inside templates; `;` becomes `:`.
+pub fn tidy_generic(func: &str) -> String {
+    let func = func.replace(';', ":");
+    let mut depth: i32 = 0;
+    let mut after_dot = None;
+    let mut end = func.len();
+    for (idx, c) in func.char_indices() {
+        match c {
+            '<' | '{' | '[' => depth += 1,
+            '>' | '}' | ']' | ')' => depth -= 1,
+            '(' => {
+                if depth == 0
+                    && after_dot != Some(idx)
+                    && !func[idx..].starts_with("(anonymous namespace)")
+                {
+                    end = idx;
+                    break;
+                }
+                depth += 1;
+            }
+            '.' => after_dot = Some(idx + 1),
+            _ => {}
+        }
+    }
+    let mut func = func;
+    func.truncate(end);
+    func
+}
+
+/// Java frames lose the `L` of their class descriptor.
+fn tidy_java(func: String) -> String {
+    if func.starts_with('L') && func.contains('/') {
+        func[1..].to_owned()
+    } else {
+        func
+    }
+}
+
+/// Rust legacy symbols that a profiler demangled only half (`…::h0123…` with `$LT$`).
+pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
+    const HASH_LEN: usize = 17;
+    let is_hash = |s: &str| s.starts_with('h') && s[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if symbol.len() < HASH_LEN
+        || !symbol.is_char_boundary(symbol.len() - HASH_LEN)
+        || !is_hash(&symbol[symbol.len() - HASH_LEN..])
+    {
+        return symbol.into();
+    }
+    let mut rest = &symbol[..symbol.len() - HASH_LEN];
+    rest = rest.strip_suffix("::").unwrap_or(rest);
+    if rest.starts_with("_$") {
+        rest = &rest[1..];
+    }
+    const CODES: [(&str, &str); 20] = [
+        ("$SP$", "@"),
+        ("$BP$", "*"),
+        ("$RF$", "&"),
+        ("$LT$", "<"),
+        ("$GT$", ">"),
+        ("$LP$", "("),
+        ("$RP$", ")"),
+        ("$C$", ","),
+        ("$u7e$", "~"),
+        ("$u20$", " "),
+        ("$u27$", "'"),
+        ("$u3d$", "="),
+        ("$u5b$", "["),
+        ("$u5d$", "]"),
+        ("$u7b$", "{"),
+        ("$u7d$", "}"),
+        ("$u3b$", ";"),
+        ("$u2b$", "+"),
+        ("$u21$", "!"),
+        ("$u22$", "\""),
+    ];
+    let mut out = String::with_capacity(rest.len());
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("..") {
+            out.push_str("::");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('.') {
+            out.push('.');
+            rest = r;
+        } else if rest.starts_with('$') {
+            match CODES.iter().find(|(code, _)| rest.starts_with(code)) {
+                Some((code, text)) => {
+                    out.push_str(text);
+                    rest = &rest[code.len()..];
+                }
+                None => {
+                    out.push_str(rest);
+                    break;
+                }
+            }
+        } else {
+            let at = rest.find(['$', '.']).unwrap_or(rest.len());
+            out.push_str(&rest[..at]);
+            rest = &rest[at..];
+        }
+    }
+    out.into()
+}
+
+/// Line-at-a-time `perf script` parser.
+#[derive(Debug, Default)]
+pub struct PerfParser {
+    opts: PerfOptions,
+    /// The event kept; the first one seen unless the user named one.
+    event: Option<String>,
+    in_event: bool,
+    /// The current sample is dropped (other event).
+    dropping: bool,
+    /// After an unreadable event line: skip until the blank line.
+    discarding: bool,
+    pname: String,
+    /// Frames of the current sample, leaf first.
+    frames: Vec<String>,
+    period: Option<u64>,
+    kept_period: bool,
+    kept_clock: bool,
+}
+
+impl PerfParser {
+    /// A parser with the given options.
+    pub fn new(opts: PerfOptions) -> Self {
+        Self {
+            event: opts.event.clone(),
+            opts,
+            ..Self::default()
+        }
+    }
+
+    /// Feeds one line.
+    pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        if line.starts_with('#') {
+            return;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            self.end_sample(out);
+            self.discarding = false;
+        } else if self.discarding {
+            state.skip(out, "line of an unreadable perf sample", line);
+        } else if self.in_event {
+            self.stack(line, state, out);
+        } else {
+            self.event_line(line, state, out);
+        }
+    }
+
+    /// Call at the end of the input.
+    pub fn finish(&mut self, out: &mut Collector) {
+        self.end_sample(out);
+        out.stats.event.clone_from(&self.event);
+        out.stats.unit = match (&self.event, self.kept_period) {
+            (_, false) => Unit::Samples,
+            (_, true) if self.kept_clock => Unit::Nanoseconds,
+            (Some(e), true) => Unit::Events(e.clone()),
+            (None, true) => Unit::Samples,
+        };
+    }
+
+    fn event_line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        let Some(ev) = event_line(line) else {
+            state.skip(out, "unreadable perf event line", line);
+            self.discarding = true;
+            return;
+        };
+        self.in_event = true;
+        *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
+        let wanted = self
+            .event
+            .get_or_insert_with(|| ev.event.to_owned())
+            .as_str();
+        if wanted != ev.event && wanted != ev.event_spec {
+            self.dropping = true;
+            out.stats.filtered_samples += 1;
+        } else {
+            self.period = ev.period;
+            self.kept_period |= ev.period.is_some();
+            self.kept_clock |= matches!(ev.event, "cpu-clock" | "task-clock");
+        }
+        self.pname.clear();
+        self.pname.push_str(&ev.comm.replace(' ', "_"));
+        if self.opts.include_tid {
+            self.pname.push_str(&format!("-{}/{}", ev.pid, ev.tid));
+        } else if self.opts.include_pid {
+            self.pname.push_str(&format!("-{}", ev.pid));
+        }
+        if let Some(frame) = ev.inline_frame {
+            self.stack(frame, state, out);
+            self.end_sample(out);
+        }
+    }
+
+    fn stack(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        if self.dropping {
+            return;
+        }
+        let Some(sl) = stack_line(line) else {
+            state.skip(out, "unreadable perf stack line", line);
+            return;
+        };
+        let symbol = strip_offset(sl.symbol);
+        if symbol.starts_with('(') {
+            return;
+        }
+        let symbol = fix_rust_symbol(symbol);
+        let parts: Vec<&str> = symbol.split("->").collect();
+        let first_new = self.frames.len();
+        for (i, part) in parts.iter().enumerate() {
+            let mut func = tidy_generic(&unknown_fallback(
+                part,
+                sl.dso,
+                sl.pc,
+                self.opts.include_addrs,
+            ));
+            if self.pname.starts_with("java") {
+                func = tidy_java(func);
+            }
+            if i > 0 {
+                if !func.contains("_[i]") {
+                    func.push_str("_[i]");
+                }
+            } else if self.opts.annotate_kernel && is_kernel(sl.dso) {
+                func.push_str("_[k]");
+            } else if self.opts.annotate_jit && is_jit(sl.dso) && !func.contains("_[j]") {
+                func.push_str("_[j]");
+            }
+            self.frames.push(func);
+        }
+        // The parts of one line are root→leaf; the sample's frames are leaf first.
+        self.frames[first_new..].reverse();
+    }
+
+    fn end_sample(&mut self, out: &mut Collector) {
+        if !self.dropping && !self.frames.is_empty() {
+            let frames = std::iter::once(self.pname.as_str())
+                .chain(self.frames.iter().rev().map(String::as_str));
+            out.tree.insert(frames, self.period.unwrap_or(1));
+            out.stats.samples += 1;
+        }
+        self.frames.clear();
+        self.in_event = false;
+        self.dropping = false;
+        self.period = None;
+    }
+}
+
+/// Detection over the first lines: `Some(true)` for perf script, `Some(false)` when the
+/// first meaningful line is not an event line, `None` when there is nothing to judge.
+pub fn sniff(lines: &[&str]) -> Option<bool> {
+    let mut meaningful = lines
+        .iter()
+        .map(|l| l.trim_end())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let first = meaningful.next()?;
+    let Some(ev) = event_line(first) else {
+        return Some(false);
+    };
+    if ev.inline_frame.is_some() {
+        return Some(true);
+    }
+    match meaningful.next() {
+        Some(next) => Some(stack_line(next).is_some() || event_line(next).is_some()),
+        None => Some(true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_line_table() {
+        let ev = event_line("dd 29776 666709.771979:   10101010 cpu-clock: ").unwrap();
+        assert_eq!((ev.comm, ev.pid, ev.tid), ("dd", "?", "29776"));
+        assert_eq!((ev.event, ev.period), ("cpu-clock", Some(10_101_010)));
+        let ev = event_line("perf   977/977   [000] 7628263.042515: cycles: ").unwrap();
+        assert_eq!(
+            (ev.comm, ev.pid, ev.tid, ev.event),
+            ("perf", "977", "977", "cycles")
+        );
+        let ev = event_line("opt cgu.13 4152 75695.008865:          1 cycles:u: ").unwrap();
+        assert_eq!(
+            (ev.comm, ev.event, ev.event_spec),
+            ("opt cgu.13", "cycles", "cycles:u")
+        );
+        let ev = event_line("java 19983 cycles:").unwrap();
+        assert_eq!((ev.event, ev.period), ("cycles", None));
+        let ev = event_line(
+            "python3.11 18197 [000]  1267.672669: sched:sched_switch: prev_comm=python3.11 ==> next_comm=x",
+        )
+        .unwrap();
+        assert_eq!((ev.event, ev.inline_frame), ("sched:sched_switch", None));
+        let ev = event_line(
+            "           false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])",
+        )
+        .unwrap();
+        assert_eq!(ev.comm, "false");
+        assert_eq!(
+            ev.inline_frame,
+            Some("ffffffff9b201293 [unknown] ([unknown])")
+        );
+        let ev = event_line("V8 WorkerThread 24636 25613.101017: cpu-clock:pppH: ").unwrap();
+        assert_eq!((ev.comm, ev.event), ("V8 WorkerThread", "cpu-clock"));
+        assert_eq!(event_line("THIS_IS_A_WEIRD_LINE"), None);
+        assert_eq!(event_line("\t401b94 main+0x1c (./inline-counter)"), None);
+    }
+
+    #[test]
+    fn stack_line_table() {
+        let s = stack_line("\tffffffff8103ce3b native_safe_halt+0xb ([kernel.kallsyms])").unwrap();
+        assert_eq!(
+            (s.pc, s.symbol, s.dso),
+            (
+                "ffffffff8103ce3b",
+                "native_safe_halt+0xb",
+                "[kernel.kallsyms]"
+            )
+        );
+        let s = stack_line("\t7f1e2215d058  (/lib/libc-2.15.so)").unwrap();
+        assert_eq!(s.symbol, " ");
+        let s = stack_line("  5a std::function<int (int, int)>::operator()+0x1 (/bin/x)").unwrap();
+        assert_eq!(s.symbol, "std::function<int (int, int)>::operator()+0x1");
+        assert_eq!(stack_line("\tTHIS_IS_A_WEIRD_LINE"), None);
+    }
+
+    #[test]
+    fn name_cleanup_table() {
+        for (input, expected) in [
+            (
+                "go/build.(*importReader).readByte",
+                "go/build.(*importReader).readByte",
+            ),
+            ("foo<Vec::<usize>>(Vec<usize>)", "foo<Vec::<usize>>"),
+            ("java_start(Thread*)", "java_start"),
+            (
+                "std::function<void (int, int)>::operator(int, int)",
+                "std::function<void (int, int)>::operator",
+            ),
+            (
+                "(anonymous namespace)::myBar()",
+                "(anonymous namespace)::myBar",
+            ),
+            ("LBusy;::main", "LBusy:::main"),
+        ] {
+            assert_eq!(tidy_generic(input), expected, "{input}");
+        }
+        assert_eq!(strip_offset("read+0x10"), "read");
+        assert_eq!(strip_offset("a+b"), "a+b");
+        assert_eq!(
+            fix_rust_symbol(
+                "_$LT$std..fs..ReadDir$u20$as$u20$core..iter..Iterator$GT$::next::hc14f1750ca79129b"
+            ),
+            "<std::fs::ReadDir as core::iter::Iterator>::next"
+        );
+        assert_eq!(fix_rust_symbol("plain"), "plain");
+        assert!(
+            is_kernel("[kernel.kallsyms]")
+                && is_kernel("/boot/vmlinux-5.4.14")
+                && !is_kernel("[unknown]")
+        );
+        assert_eq!(
+            unknown_fallback("[unknown]", "/lib/libc.so.6", "7f", false),
+            "[libc.so.6]"
+        );
+        assert_eq!(
+            unknown_fallback("[unknown]", "[unknown]", "7f", true),
+            "[unknown <7f>]"
+        );
+    }
+}

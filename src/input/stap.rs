@@ -1,0 +1,234 @@
+//! Stage: SystemTap stack output → samples. Blocks of frame lines, leaf first, each
+//! ended by a count line, as `print_stack(s); print_ustack(u); printf("\t%d\n", n)` prints:
+//!
+//! ```text
+//! block       := marker? frame_line+ count_line
+//! marker      := "---" EOL  |  "---" glued before the first frame line   (off-CPU)
+//! frame_line  := WS* ( "Returning from:" | "Returning to  :" )? WS* addr ( " : " symbol )?
+//!                ( " [" module "]" )? ( " (inexact)" )?
+//! symbol      := name ( "+0x" off "/0x" size )?
+//! count_line  := WS* [0-9]+ WS*
+//! ```
+//!
+//! Frame names follow stackcollapse-stap.pl: offset, size and module are stripped; a frame
+//! with no symbol keeps its address. When any block is off-CPU, every stack gets a leading
+//! `[on-cpu]` or `[off-cpu]` frame.
+
+use super::common::{full, hex, uint};
+use super::{Collector, ParseState};
+use nom::IResult;
+use nom::Parser;
+use nom::bytes::complete::tag;
+use nom::character::complete::space0;
+use nom::sequence::{delimited, preceded};
+
+/// Leading pseudo-frame of on-CPU stacks when the input has off-CPU stacks.
+pub const ON_CPU: &str = "[on-cpu]";
+/// Leading pseudo-frame of off-CPU stacks.
+pub const OFF_CPU: &str = "[off-cpu]";
+/// The off-CPU marker.
+const MARKER: &str = "---";
+
+/// `count_line := WS* [0-9]+ WS*`
+fn count_line(line: &str) -> Option<u64> {
+    full(delimited(space0, uint, space0), line).and_then(|n| n.parse().ok())
+}
+
+/// `addr := "0x" hex`
+fn addr(i: &str) -> IResult<&str, &str> {
+    preceded(tag("0x"), hex).parse(i)
+}
+
+/// True when `line` has the shape of a frame line (used by detection).
+pub fn is_frame_line(line: &str) -> bool {
+    let line = line.trim_start();
+    let line = line.strip_prefix(MARKER).unwrap_or(line).trim_start();
+    let line = line
+        .strip_prefix("Returning from:")
+        .or_else(|| line.strip_prefix("Returning to  :"))
+        .map_or(line, str::trim_start);
+    match addr(line) {
+        Ok((rest, _)) => {
+            rest.is_empty()
+                || rest.starts_with(" : ")
+                || rest.starts_with(" [")
+                || rest == " (inexact)"
+        }
+        Err(_) => false,
+    }
+}
+
+/// The frame name of a frame line, as stackcollapse-stap.pl makes it: cut from the last
+/// `+` (offset/size, module, ` (inexact)`), then everything up to the last ` : `.
+/// One deliberate difference: `0xADDR [module+0x…]` keeps its bracket closed
+/// (`0xADDR [module]`) instead of the Perl script's `0xADDR [module`.
+pub fn frame_name(line: &str) -> String {
+    let mut s = line.trim_start();
+    s = s.strip_suffix(" (inexact)").unwrap_or(s);
+    if let Some(at) = s.rfind('+') {
+        s = &s[..at];
+    }
+    if let Some(at) = s.rfind(" : ") {
+        s = &s[at + 3..];
+    }
+    if s.is_empty() {
+        return "-".to_owned();
+    }
+    let mut name = s.to_owned();
+    if name.matches('[').count() > name.matches(']').count() {
+        name.push(']');
+    }
+    name
+}
+
+/// Line-at-a-time SystemTap parser.
+#[derive(Debug, Default)]
+pub struct StapParser {
+    /// Frames of the current block, leaf first.
+    frames: Vec<String>,
+    offcpu: bool,
+    /// Off-CPU blocks seen: every stack carries the on/off pseudo-frame from then on.
+    split: bool,
+}
+
+impl StapParser {
+    /// Feeds one line.
+    pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        if let Some(count) = count_line(line) {
+            self.end_block(count, state, out, line);
+            return;
+        }
+        let mut frame = line;
+        if let Some(rest) = trimmed.strip_prefix(MARKER) {
+            if !self.frames.is_empty() {
+                state.skip(out, "off-CPU marker inside a stack", line);
+                return;
+            }
+            self.offcpu = true;
+            if rest.trim().is_empty() {
+                return;
+            }
+            frame = rest;
+        }
+        if trimmed.starts_with("<no ") && trimmed.ends_with('>') {
+            state.skip(out, "SystemTap backtrace failure", line);
+            return;
+        }
+        self.frames.push(frame_name(frame));
+    }
+
+    fn end_block(&mut self, count: u64, state: &mut ParseState, out: &mut Collector, line: &str) {
+        if self.frames.is_empty() {
+            state.skip(out, "count line without frames", line);
+            self.offcpu = false;
+            return;
+        }
+        if self.offcpu && !self.split {
+            // From now on on- and off-CPU time sit side by side under the root.
+            out.tree = out.tree.nest_under(ON_CPU);
+            self.split = true;
+        }
+        let marker = match (self.split, self.offcpu) {
+            (false, _) => None,
+            (true, false) => Some(ON_CPU),
+            (true, true) => Some(OFF_CPU),
+        };
+        let frames = marker
+            .into_iter()
+            .chain(self.frames.iter().rev().map(String::as_str));
+        out.tree.insert(frames, count);
+        out.stats.samples += 1;
+        if self.offcpu {
+            out.stats.offcpu_samples += 1;
+        }
+        self.frames.clear();
+        self.offcpu = false;
+    }
+
+    /// Call at the end of the input.
+    pub fn finish(&mut self, state: &mut ParseState, out: &mut Collector) {
+        if !self.frames.is_empty() {
+            let n = self.frames.len();
+            state.skip(
+                out,
+                "stack without a count at the end of the input",
+                &format!("({n} frames)"),
+            );
+            self.frames.clear();
+        }
+        if self.split {
+            out.stats.unit = crate::profile::Unit::OnOffCpu;
+        }
+    }
+}
+
+/// Detection: `Some(true)` when the first meaningful line is a frame line.
+pub fn sniff(lines: &[&str]) -> Option<bool> {
+    let first = lines
+        .iter()
+        .find(|l| !l.trim().is_empty() && l.trim() != MARKER)?;
+    Some(is_frame_line(first))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_name_table() {
+        for (input, expected) in [
+            (
+                " 0xffffffff8103ce3b : native_safe_halt+0xb/0x10 [kernel]",
+                "native_safe_halt",
+            ),
+            (
+                " 0xf6dc1d : my_sync+0x7d/0x180 [/usr/sbin/mysqld]",
+                "my_sync",
+            ),
+            (" 0x7f3c5d8f44a8 : 0x7f3c5d8f44a8", "0x7f3c5d8f44a8"),
+            (" 0x7f3c5d8f44a8", "0x7f3c5d8f44a8"),
+            (
+                " 0x7f3c5d8e5e2c : 0x7f3c5d8e5e2c [/usr/lib64/x.so+0x3bd1/0x21000]",
+                "0x7f3c5d8e5e2c [/usr/lib64/x.so]",
+            ),
+            (
+                " 0x7f3c5d8e5e2c [/usr/lib64/x.so+0x3bd1/0x21000]",
+                "0x7f3c5d8e5e2c [/usr/lib64/x.so]",
+            ),
+            (
+                " 0xffffffff81586334 : __schedule+0x3c4/0x860 [kernel] (inexact)",
+                "__schedule",
+            ),
+            (
+                "Returning from:  0xffffffff8110 : vfs_read+0x0/0x10 [kernel]",
+                "vfs_read",
+            ),
+            (" 0x1 : operator+=(int)+0x1/0x2 [/bin/x]", "operator+=(int)"),
+            (" 0x1 : +0x1/0x2", "-"),
+        ] {
+            assert_eq!(frame_name(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn detection_lines() {
+        assert!(is_frame_line(
+            " 0xffffffff8103ce3b : native_safe_halt+0xb/0x10 [kernel]"
+        ));
+        assert!(is_frame_line(
+            "--- 0xffffffff810d7b40 : finish_task_switch+0x0/0x1a0 [kernel]"
+        ));
+        assert!(is_frame_line(" 0x7f3a12"));
+        assert!(!is_frame_line("a;b;c 12"));
+        assert!(!is_frame_line(
+            "\tffffffff8103ce3b native_safe_halt ([kernel.kallsyms])"
+        ));
+        assert_eq!(count_line("\t2404"), Some(2404));
+        assert_eq!(count_line("  46  "), Some(46));
+        assert_eq!(count_line(" 0x12"), None);
+    }
+}

@@ -1,0 +1,120 @@
+//! The `flametui` binary: parses arguments, calls the library, maps errors to exit codes.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use flametui::cli::{Args, ExportArg};
+use flametui::export;
+use flametui::input::{self, Loaded};
+use flametui::profile::{Profile, Stats};
+use flametui::report;
+use flametui::text::sanitize;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if e.chain().any(|c| {
+                c.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("flametui: {}", sanitize(&format!("{e:#}")));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<()> {
+    let mut paths = args.profiles.clone();
+    if paths.is_empty() {
+        if io::stdin().is_terminal() {
+            bail!(
+                "no profile given: run `flametui PROFILE`, or pipe one in (`perf script | flametui -`); see --help"
+            );
+        }
+        paths.push("-".to_owned());
+    }
+    let opts = args.load_options();
+    let mut loaded = Vec::new();
+    for p in &paths {
+        let l = input::load_path(p, &opts)?;
+        warn_about(l.main());
+        loaded.push(l);
+    }
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(io::BufWriter::new(
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    };
+    match args.export {
+        Some(ExportArg::Folded) => {
+            let lines = match loaded.as_slice() {
+                [Loaded::Single(p)] => export::folded_lines(&p.tree),
+                [Loaded::Diff { before, after }] => {
+                    export::diff_folded_lines(&before.tree, &after.tree)
+                }
+                [a, b] => export::diff_folded_lines(&a.main().tree, &b.main().tree),
+                _ => bail!("--export folded takes one or two profiles"),
+            };
+            export::write_lines(&mut out, &lines)?;
+        }
+        Some(ExportArg::Svg) => {
+            let p = loaded.first().context("no profile")?.main();
+            export::svg(p, &p.source, &mut out)?;
+        }
+        None => {
+            let p = loaded.last().context("no profile")?.main();
+            let text = match args.top {
+                Some(n) if !args.print => report::top_table(p, n),
+                top => report::report(p, top.unwrap_or(20), args.min_percent),
+            };
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Tells on stderr what was skipped while reading, naming file and line.
+fn warn_about(p: &Profile) {
+    let s: &Stats = &p.stats;
+    let src = sanitize(&p.source);
+    if s.events.len() > 1 {
+        let others: Vec<String> = s
+            .events
+            .iter()
+            .filter(|(e, _)| Some(*e) != s.event.as_ref())
+            .map(|(e, n)| format!("{} ({n} samples)", sanitize(e)))
+            .collect();
+        eprintln!(
+            "flametui: {src}: kept event {}; skipped events: {} (choose with --event)",
+            sanitize(s.event.as_deref().unwrap_or("?")),
+            others.join(", ")
+        );
+    }
+    for b in &s.bad_lines {
+        eprintln!(
+            "flametui: {src}:{}: {}: {}",
+            b.line,
+            b.reason,
+            sanitize(&b.text)
+        );
+    }
+    let more = s.skipped_lines().saturating_sub(s.bad_lines.len() as u64);
+    if more > 0 {
+        eprintln!("flametui: {src}: {more} more lines skipped");
+    }
+    if s.fractional {
+        eprintln!("flametui: {src}: fractional counts kept exactly");
+    }
+    if p.tree.saturated() {
+        eprintln!("flametui: {src}: weights overflowed 64 bits and were clamped");
+    }
+}

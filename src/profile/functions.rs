@@ -1,0 +1,110 @@
+//! Stage: call tree → per-function totals (the `--top` table and the TUI's function
+//! table). A function's total counts each stack once, even when it recurses.
+
+use super::intern::NameId;
+use super::tree::{CallTree, NodeId};
+
+/// Totals for one distinct function name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionTotals {
+    /// The function.
+    pub name: NameId,
+    /// Weight of samples whose leaf is this function.
+    pub self_weight: u64,
+    /// Weight of samples with this function anywhere on the stack (counted once).
+    pub total: u64,
+}
+
+/// Self and inclusive totals of every function in the tree (the root excluded),
+/// indexed by `NameId`; names that only label the root have zero totals.
+pub fn function_totals(tree: &CallTree) -> Vec<FunctionTotals> {
+    let n = tree.names().len();
+    let mut out: Vec<FunctionTotals> = (0..n)
+        .map(|i| FunctionTotals {
+            name: NameId(u32::try_from(i).unwrap_or(u32::MAX)),
+            self_weight: 0,
+            total: 0,
+        })
+        .collect();
+    let mut on_path = vec![0u32; n];
+    let mut todo: Vec<(NodeId, bool)> = tree
+        .node(NodeId::ROOT)
+        .children
+        .iter()
+        .rev()
+        .map(|&c| (c, false))
+        .collect();
+    while let Some((id, leaving)) = todo.pop() {
+        let node = tree.node(id);
+        let name = node.name.0 as usize;
+        if leaving {
+            on_path[name] -= 1;
+            continue;
+        }
+        let f = &mut out[name];
+        if on_path[name] == 0 {
+            f.total = f.total.saturating_add(node.total);
+        }
+        f.self_weight = f.self_weight.saturating_add(node.self_weight);
+        on_path[name] += 1;
+        todo.push((id, true));
+        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+    }
+    out
+}
+
+/// The `n` heaviest functions by self weight (then total, then name), like `pprof -top`.
+pub fn top_functions(tree: &CallTree, n: usize) -> Vec<FunctionTotals> {
+    let mut all: Vec<FunctionTotals> = function_totals(tree)
+        .into_iter()
+        .filter(|f| f.total > 0 || f.self_weight > 0)
+        .collect();
+    all.sort_by(|a, b| {
+        b.self_weight
+            .cmp(&a.self_weight)
+            .then(b.total.cmp(&a.total))
+            .then_with(|| {
+                tree.names()
+                    .resolve(a.name)
+                    .cmp(tree.names().resolve(b.name))
+            })
+    });
+    all.truncate(n);
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recursion_counted_once() {
+        let mut t = CallTree::new();
+        t.insert(["main", "f", "f", "f", "g"], 4);
+        t.insert(["main", "f", "h"], 6);
+        t.insert(["main"], 1);
+        t.finish();
+        let totals = function_totals(&t);
+        let get = |s: &str| totals[t.names().lookup(s).unwrap().0 as usize];
+        assert_eq!(get("f").total, 10);
+        assert_eq!(get("f").self_weight, 0);
+        assert_eq!(get("main").total, 11);
+        assert_eq!(get("main").self_weight, 1);
+        assert_eq!(get("g").self_weight, 4);
+        let top = top_functions(&t, 2);
+        assert_eq!(t.names().resolve(top[0].name), "h");
+        assert_eq!(t.names().resolve(top[1].name), "g");
+    }
+
+    #[test]
+    fn same_name_in_sibling_branches_adds_up() {
+        let mut t = CallTree::new();
+        t.insert(["a", "x"], 2);
+        t.insert(["b", "x"], 3);
+        t.insert(["b", "x", "x"], 5);
+        t.finish();
+        let totals = function_totals(&t);
+        let x = totals[t.names().lookup("x").unwrap().0 as usize];
+        assert_eq!((x.total, x.self_weight), (10, 10));
+    }
+}

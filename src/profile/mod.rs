@@ -1,0 +1,144 @@
+//! Stage: samples → call tree. A [`Profile`] is a finished [`CallTree`] plus the
+//! [`Stats`] of how it was read (format, events, unit, skipped lines).
+
+pub mod functions;
+pub mod intern;
+pub mod tree;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use intern::{Interner, NameId};
+pub use tree::{CallTree, Node, NodeId};
+
+/// What one unit of weight means.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Unit {
+    /// Each sample counts one (or the counts of a folded file).
+    #[default]
+    Samples,
+    /// The period of a clock event (`cpu-clock`, `task-clock`): nanoseconds.
+    Nanoseconds,
+    /// The period of another perf event, e.g. `cycles`.
+    Events(String),
+    /// SystemTap with the off-CPU marker: on-CPU stacks count samples, off-CPU stacks
+    /// whatever the script summed (usually microseconds).
+    OnOffCpu,
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unit::Samples => f.write_str("samples"),
+            Unit::Nanoseconds => f.write_str("ns"),
+            Unit::Events(e) => write!(f, "{e} (event period)"),
+            Unit::OnOffCpu => f.write_str("samples on-CPU / script units off-CPU"),
+        }
+    }
+}
+
+/// Input formats flametui reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// Brendan Gregg's collapsed stacks: `a;b;c COUNT`.
+    Folded,
+    /// Differential collapsed stacks: `a;b;c BEFORE AFTER`.
+    DiffFolded,
+    /// Linux `perf script` text.
+    Perf,
+    /// SystemTap `print_stack()` / `print_ustack()` blocks.
+    Stap,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Folded => "folded",
+            Format::DiffFolded => "differential folded",
+            Format::Perf => "perf script",
+            Format::Stap => "SystemTap",
+        })
+    }
+}
+
+/// A line that could not be used, kept for the first few of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    /// 1-based line number in the input.
+    pub line: u64,
+    /// Why it was skipped.
+    pub reason: &'static str,
+    /// The line itself (lossily decoded, cut to a reasonable length).
+    pub text: String,
+}
+
+/// How many skipped lines are kept verbatim for reports.
+pub const MAX_BAD_LINES_KEPT: usize = 5;
+
+/// How the input was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Detected or forced format.
+    pub format: Option<Format>,
+    /// Lines read from the input.
+    pub lines: u64,
+    /// Samples that went into the tree.
+    pub samples: u64,
+    /// Meaning of the weights.
+    pub unit: Unit,
+    /// perf events seen, with their sample counts.
+    pub events: BTreeMap<String, u64>,
+    /// The perf event kept in the tree.
+    pub event: Option<String>,
+    /// Samples dropped because of their event, pid or tid.
+    pub filtered_samples: u64,
+    /// Skipped lines by reason.
+    pub skipped: BTreeMap<&'static str, u64>,
+    /// The first few skipped lines.
+    pub bad_lines: Vec<BadLine>,
+    /// SystemTap: blocks marked off-CPU.
+    pub offcpu_samples: u64,
+    /// Folded: fractional counts were seen.
+    pub fractional: bool,
+}
+
+impl Stats {
+    /// Records a skipped line.
+    pub fn skip(&mut self, line: u64, reason: &'static str, text: &str) {
+        *self.skipped.entry(reason).or_insert(0) += 1;
+        if self.bad_lines.len() < MAX_BAD_LINES_KEPT {
+            let mut kept: String = text.chars().take(200).collect();
+            if kept.len() < text.len() {
+                kept.push('…');
+            }
+            self.bad_lines.push(BadLine {
+                line,
+                reason,
+                text: kept,
+            });
+        }
+    }
+
+    /// Number of skipped lines.
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+}
+
+/// A finished call tree and how it was read.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Where the input came from (a path, or `<stdin>`).
+    pub source: String,
+    /// The tree.
+    pub tree: CallTree,
+    /// How it was read.
+    pub stats: Stats,
+}
+
+impl Profile {
+    /// Formats a weight of this profile with its unit's precision.
+    pub fn format_weight(&self, weight: u64) -> String {
+        self.tree.format_weight(weight)
+    }
+}

@@ -1,0 +1,449 @@
+//! Stage: call tree. An arena of nodes (`NodeId`) with interned names; stacks are
+//! inserted root first in O(depth) hash lookups, and children are kept in a
+//! deterministic order (alphabetical, like FlameGraph) once the tree is finished.
+
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
+
+use super::intern::{Interner, NameId};
+
+/// Index of a node in a [`CallTree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The synthetic root every stack hangs from.
+    pub const ROOT: NodeId = NodeId(0);
+
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One frame at one position in the tree.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Frame name.
+    pub name: NameId,
+    /// Caller; `None` only for the root.
+    pub parent: Option<NodeId>,
+    /// Callees, alphabetical after [`CallTree::finish`].
+    pub children: Vec<NodeId>,
+    /// Inclusive weight: this frame and everything it called.
+    pub total: u64,
+    /// Weight of the stacks that end in this frame.
+    pub self_weight: u64,
+    /// Inclusive number of samples (stack occurrences), whatever their weight.
+    pub samples: u64,
+    /// Samples that end in this frame.
+    pub self_samples: u64,
+    /// Distance from the root (the root is 0).
+    pub depth: u32,
+}
+
+/// Name of the synthetic root node, as in FlameGraph.
+pub const ROOT_NAME: &str = "all";
+
+/// An arena call tree.
+#[derive(Debug, Clone)]
+pub struct CallTree {
+    names: Interner,
+    nodes: Vec<Node>,
+    index: FxHashMap<(NodeId, NameId), NodeId>,
+    /// Weights are stored as integers in units of 10^-scale (fractional folded counts).
+    scale: u32,
+    saturated: bool,
+    max_depth: u32,
+}
+
+impl Default for CallTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CallTree {
+    /// An empty tree holding only the root.
+    pub fn new() -> Self {
+        let mut names = Interner::default();
+        let root = names.intern(ROOT_NAME);
+        Self {
+            names,
+            nodes: vec![Node {
+                name: root,
+                parent: None,
+                children: Vec::new(),
+                total: 0,
+                self_weight: 0,
+                samples: 0,
+                self_samples: 0,
+                depth: 0,
+            }],
+            index: FxHashMap::default(),
+            scale: 0,
+            saturated: false,
+            max_depth: 0,
+        }
+    }
+
+    /// Adds one sample: `frames` from the root to the leaf, with `weight` in the tree's
+    /// units (see [`CallTree::scale`]). Returns the leaf node.
+    pub fn insert<I, S>(&mut self, frames: I, weight: u64) -> NodeId
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut at = NodeId::ROOT;
+        self.add_weight(at, weight);
+        for frame in frames {
+            let name = self.names.intern(frame.as_ref());
+            at = self.child_or_insert(at, name);
+            self.add_weight(at, weight);
+        }
+        let leaf = &mut self.nodes[at.index()];
+        leaf.self_weight = leaf.self_weight.checked_add(weight).unwrap_or_else(|| {
+            self.saturated = true;
+            u64::MAX
+        });
+        leaf.self_samples = leaf.self_samples.saturating_add(1);
+        at
+    }
+
+    fn add_weight(&mut self, id: NodeId, weight: u64) {
+        let node = &mut self.nodes[id.index()];
+        node.samples = node.samples.saturating_add(1);
+        match node.total.checked_add(weight) {
+            Some(t) => node.total = t,
+            None => {
+                node.total = u64::MAX;
+                self.saturated = true;
+            }
+        }
+    }
+
+    fn child_or_insert(&mut self, parent: NodeId, name: NameId) -> NodeId {
+        if let Some(&id) = self.index.get(&(parent, name)) {
+            return id;
+        }
+        let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        let depth = self.nodes[parent.index()].depth + 1;
+        self.max_depth = self.max_depth.max(depth);
+        self.nodes.push(Node {
+            name,
+            parent: Some(parent),
+            children: Vec::new(),
+            total: 0,
+            self_weight: 0,
+            samples: 0,
+            self_samples: 0,
+            depth,
+        });
+        self.nodes[parent.index()].children.push(id);
+        self.index.insert((parent, name), id);
+        id
+    }
+
+    /// Sorts every child list alphabetically (byte order of the names).
+    pub fn finish(&mut self) {
+        let names = &self.names;
+        let keys: Vec<NameId> = self.nodes.iter().map(|n| n.name).collect();
+        for node in &mut self.nodes {
+            node.children.sort_by(|a, b| {
+                names
+                    .resolve(keys[a.index()])
+                    .cmp(names.resolve(keys[b.index()]))
+            });
+        }
+    }
+
+    /// A copy of this tree with every stack moved one level down, under a new
+    /// frame `name` (used when SystemTap input turns out to have off-CPU stacks).
+    pub fn nest_under(&self, name: &str) -> CallTree {
+        let mut out = CallTree::new();
+        out.scale = self.scale;
+        out.saturated = self.saturated;
+        let root = &self.nodes[0];
+        out.nodes[0].total = root.total;
+        out.nodes[0].samples = root.samples;
+        if self.is_empty() {
+            return out;
+        }
+        let group_name = out.names.intern(name);
+        let group = out.child_or_insert(NodeId::ROOT, group_name);
+        out.nodes[group.index()].total = root.total;
+        out.nodes[group.index()].samples = root.samples;
+        out.nodes[group.index()].self_weight = root.self_weight;
+        out.nodes[group.index()].self_samples = root.self_samples;
+        let mut map = vec![NodeId::ROOT; self.nodes.len()];
+        map[0] = group;
+        for id in self.preorder().into_iter().skip(1) {
+            let old = self.node(id);
+            let parent = map[old.parent.map_or(0, NodeId::index)];
+            let new_name = out.names.intern(self.names.resolve(old.name));
+            let new = out.child_or_insert(parent, new_name);
+            let n = &mut out.nodes[new.index()];
+            n.total = old.total;
+            n.self_weight = old.self_weight;
+            n.samples = old.samples;
+            n.self_samples = old.self_samples;
+            map[id.index()] = new;
+        }
+        out
+    }
+
+    /// Multiplies every weight by 10^`extra` so that weights with more decimals fit.
+    pub fn rescale(&mut self, extra: u32) {
+        let factor = 10u64.saturating_pow(extra);
+        for node in &mut self.nodes {
+            node.total = mul_sat(node.total, factor, &mut self.saturated);
+            node.self_weight = mul_sat(node.self_weight, factor, &mut self.saturated);
+        }
+        self.scale += extra;
+    }
+
+    /// Number of decimal places in the stored weights.
+    pub fn scale(&self) -> u32 {
+        self.scale
+    }
+
+    /// True when a sum overflowed and was clamped to `u64::MAX`.
+    pub fn saturated(&self) -> bool {
+        self.saturated
+    }
+
+    /// The node behind an id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The node behind an id, if the id is in range.
+    pub fn get(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.index())
+    }
+
+    /// The name of a node.
+    pub fn name(&self, id: NodeId) -> &str {
+        self.names.resolve(self.node(id).name)
+    }
+
+    /// The interned names.
+    pub fn names(&self) -> &Interner {
+        &self.names
+    }
+
+    /// Number of nodes, the root included.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when no stack was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() == 1
+    }
+
+    /// Total weight of all samples.
+    pub fn total(&self) -> u64 {
+        self.nodes[0].total
+    }
+
+    /// Deepest frame depth (the root is 0).
+    pub fn max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// All node ids.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + use<> {
+        (0..u32::try_from(self.nodes.len()).unwrap_or(u32::MAX)).map(NodeId)
+    }
+
+    /// The child of `parent` called `name`, if any.
+    pub fn child_named(&self, parent: NodeId, name: &str) -> Option<NodeId> {
+        let name = self.names.lookup(name)?;
+        self.index.get(&(parent, name)).copied()
+    }
+
+    /// Ids from the root's first child down to `id` (the root itself excluded).
+    pub fn path(&self, id: NodeId) -> Vec<NodeId> {
+        let mut path = Vec::with_capacity(self.node(id).depth as usize);
+        let mut at = id;
+        while let Some(parent) = self.node(at).parent {
+            path.push(at);
+            at = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Frame names joined with `;` from the root's child down to `id`.
+    pub fn path_string(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        for (i, n) in self.path(id).into_iter().enumerate() {
+            if i > 0 {
+                out.push(';');
+            }
+            out.push_str(self.name(n));
+        }
+        out
+    }
+
+    /// Node ids in depth-first pre-order (children in their stored order), without recursion.
+    pub fn preorder(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            stack.extend(self.node(id).children.iter().rev());
+        }
+        out
+    }
+
+    /// Every distinct stack that samples ended in, as `(path, self weight)`, in
+    /// pre-order. Stacks that occurred only with weight 0 are included.
+    pub fn stacks(&self) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        // Walk with an explicit stack and keep the current path text incrementally.
+        let mut path = String::new();
+        let mut lens: Vec<usize> = Vec::new();
+        let mut todo: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, false)];
+        while let Some((id, leaving)) = todo.pop() {
+            if leaving {
+                if let Some(len) = lens.pop() {
+                    path.truncate(len);
+                }
+                continue;
+            }
+            let node = self.node(id);
+            if id != NodeId::ROOT {
+                lens.push(path.len());
+                if node.depth > 1 {
+                    path.push(';');
+                }
+                path.push_str(self.names.resolve(node.name));
+                todo.push((id, true));
+                if node.self_samples > 0 {
+                    out.push((path.clone(), node.self_weight));
+                }
+            }
+            todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+        }
+        out
+    }
+
+    /// Formats a weight of this tree as a decimal number (exact; no trailing zeros).
+    pub fn format_weight(&self, weight: u64) -> String {
+        format_scaled(weight, self.scale)
+    }
+}
+
+fn mul_sat(v: u64, f: u64, saturated: &mut bool) -> u64 {
+    v.checked_mul(f).unwrap_or_else(|| {
+        *saturated = true;
+        u64::MAX
+    })
+}
+
+/// `value / 10^scale` as exact decimal text without trailing zeros.
+pub fn format_scaled(value: u64, scale: u32) -> String {
+    if scale == 0 {
+        return value.to_string();
+    }
+    let digits = format!("{value:0>width$}", width = scale as usize + 1);
+    let (int, frac) = digits.split_at(digits.len() - scale as usize);
+    let frac = frac.trim_end_matches('0');
+    let mut out = String::with_capacity(digits.len() + 1);
+    out.push_str(int);
+    if !frac.is_empty() {
+        let _ = write!(out, ".{frac}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(stacks: &[(&str, u64)]) -> CallTree {
+        let mut t = CallTree::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn weights_add_up() {
+        let t = tree(&[("a;b;c", 3), ("a;b", 2), ("a;d", 5)]);
+        assert_eq!(t.total(), 10);
+        let a = t.child_named(NodeId::ROOT, "a").unwrap();
+        assert_eq!(t.node(a).total, 10);
+        assert_eq!(t.node(a).self_weight, 0);
+        let b = t.child_named(a, "b").unwrap();
+        assert_eq!((t.node(b).total, t.node(b).self_weight), (5, 2));
+        assert_eq!(t.node(b).samples, 2);
+        assert_eq!(t.path_string(t.child_named(b, "c").unwrap()), "a;b;c");
+        assert_eq!(t.max_depth(), 3);
+    }
+
+    #[test]
+    fn children_sorted_alphabetically() {
+        let t = tree(&[("z", 1), ("a", 1), ("M", 1)]);
+        let names: Vec<_> = t
+            .node(NodeId::ROOT)
+            .children
+            .iter()
+            .map(|&c| t.name(c))
+            .collect();
+        assert_eq!(names, ["M", "a", "z"]);
+    }
+
+    #[test]
+    fn stacks_round_trip() {
+        let t = tree(&[("a;b;c", 3), ("a;b", 2), ("a;d", 5), ("a;b;c", 1)]);
+        assert_eq!(
+            t.stacks(),
+            vec![("a;b".into(), 2), ("a;b;c".into(), 4), ("a;d".into(), 5)]
+        );
+    }
+
+    #[test]
+    fn nest_under_moves_everything_down() {
+        let t = tree(&[("a;b", 3), ("c", 2)]);
+        let n = t.nest_under("[on-cpu]");
+        assert_eq!(n.total(), 5);
+        assert_eq!(n.max_depth(), 3);
+        let stacks = n.stacks();
+        assert_eq!(
+            stacks,
+            vec![("[on-cpu];a;b".into(), 3), ("[on-cpu];c".into(), 2)]
+        );
+    }
+
+    #[test]
+    fn overflow_saturates() {
+        let t = tree(&[("a", u64::MAX), ("a", 1)]);
+        assert!(t.saturated());
+        assert_eq!(t.total(), u64::MAX);
+    }
+
+    #[test]
+    fn scaled_formatting() {
+        assert_eq!(format_scaled(3123, 2), "31.23");
+        assert_eq!(format_scaled(600, 2), "6");
+        assert_eq!(format_scaled(5, 3), "0.005");
+        assert_eq!(format_scaled(0, 1), "0");
+        assert_eq!(format_scaled(42, 0), "42");
+    }
+
+    #[test]
+    fn deep_stack_no_recursion() {
+        let frames: Vec<String> = (0..100_000).map(|i| format!("f{}", i % 7)).collect();
+        let mut t = CallTree::new();
+        t.insert(frames.iter(), 1);
+        t.finish();
+        assert_eq!(t.max_depth(), 100_000);
+        assert_eq!(t.stacks().len(), 1);
+        assert_eq!(t.preorder().len(), 100_001);
+    }
+}

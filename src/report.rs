@@ -1,0 +1,116 @@
+//! Stage: call tree → plain text. The `--top` table and the report printed when stdout
+//! is not a terminal (header, top functions, indented call tree above a threshold).
+
+use std::fmt::Write as _;
+
+use crate::profile::functions::top_functions;
+use crate::profile::{NodeId, Profile};
+use crate::text::{percent, sanitize, thousands_str};
+
+/// A `pprof -top` style table of the `n` heaviest functions by self weight.
+pub fn top_table(profile: &Profile, n: usize) -> String {
+    let tree = &profile.tree;
+    let total = tree.total();
+    let rows = top_functions(tree, n);
+    let w = |v: u64| thousands_str(&tree.format_weight(v));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Top {} functions by self weight (total {} {})",
+        rows.len(),
+        w(total),
+        profile.stats.unit
+    );
+    let width = rows
+        .iter()
+        .map(|r| w(r.total).len())
+        .chain([w(total).len(), 5])
+        .max()
+        .unwrap_or(5);
+    let _ = writeln!(
+        out,
+        "{:>width$} {:>7} {:>width$} {:>7}  function",
+        "self", "self%", "total", "total%"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
+            w(r.self_weight),
+            percent(r.self_weight, total),
+            w(r.total),
+            percent(r.total, total),
+            sanitize(tree.names().resolve(r.name)),
+        );
+    }
+    out
+}
+
+/// One header line: source, format, samples, total and unit, and what was skipped.
+pub fn header(profile: &Profile) -> String {
+    let s = &profile.stats;
+    let mut out = format!(
+        "{}: {} — {} samples, total {} {}",
+        sanitize(&profile.source),
+        s.format.map_or_else(|| "?".to_owned(), |f| f.to_string()),
+        thousands_str(&s.samples.to_string()),
+        thousands_str(&profile.format_weight(profile.tree.total())),
+        s.unit
+    );
+    if let Some(e) = &s.event {
+        let _ = write!(out, ", event {}", sanitize(e));
+    }
+    if s.filtered_samples > 0 {
+        let _ = write!(
+            out,
+            " ({} samples of other events skipped)",
+            thousands_str(&s.filtered_samples.to_string())
+        );
+    }
+    if s.skipped_lines() > 0 {
+        let _ = write!(out, ", {} lines skipped", s.skipped_lines());
+    }
+    out
+}
+
+/// The call tree as indented text, frames below `min_percent` of the total left out.
+pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
+    let tree = &profile.tree;
+    let total = tree.total();
+    let mut out = String::new();
+    let mut todo: Vec<NodeId> = tree
+        .node(NodeId::ROOT)
+        .children
+        .iter()
+        .rev()
+        .copied()
+        .collect();
+    while let Some(id) = todo.pop() {
+        let node = tree.node(id);
+        let pct = percent(node.total, total);
+        if pct < min_percent {
+            continue;
+        }
+        let indent = "  ".repeat(node.depth.saturating_sub(1) as usize);
+        let _ = writeln!(
+            out,
+            "{pct:>6.2}% {:>14}  {indent}{}",
+            thousands_str(&tree.format_weight(node.total)),
+            sanitize(tree.name(id))
+        );
+        todo.extend(node.children.iter().rev());
+    }
+    out
+}
+
+/// The whole plain-text report.
+pub fn report(profile: &Profile, top: usize, min_percent: f64) -> String {
+    format!(
+        "{}\n\n{}\nCall tree (frames ≥ {min_percent}% of the total)\n{:>7} {:>14}  frame\n{}",
+        header(profile),
+        top_table(profile, top),
+        "total%",
+        "total",
+        tree_text(profile, min_percent)
+    )
+}

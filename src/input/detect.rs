@@ -46,8 +46,8 @@ pub fn detect(prefix: &[u8]) -> Option<Format> {
     if perf::sniff(&lines) == Some(true) {
         return Some(Format::Perf);
     }
-    let first = lines.iter().find(|l| !l.trim().is_empty())?;
-    (folded::sniff(first) == Some(true)).then_some(Format::Folded)
+    let verdict = lines.iter().find_map(|l| folded::sniff(l))?;
+    verdict.then_some(Format::Folded)
 }
 
 /// The first few lines, for an error message; control characters are escaped.

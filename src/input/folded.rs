@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! line      := stack WS+ count ( WS+ count )? WS*      (the second count: differential)
+//!            | "#" any                                (comment, e.g. austin's header)
 //! stack     := frame ( ";" frame )*                    (root first)
 //! count     := [0-9]+ ( "." [0-9]* )?                  (fractions are kept exactly)
 //! ```
@@ -17,13 +18,14 @@ use crate::profile::CallTree;
 type Count<'a> = (&'a str, &'a str);
 
 /// `count := [0-9]+ ( "." [0-9]* )?` at the end of `line`, after white space.
-/// Returns the text before it (right-trimmed) and the count.
+/// Returns the text before it and the count.
 fn trailing_count(line: &str) -> Option<(&str, Count<'_>)> {
     let line = line.trim_end();
     let at = line.rfind([' ', '\t'])?;
     let (int, frac) = full(decimal, &line[at + 1..])?;
     let frac = frac.unwrap_or("").trim_end_matches('0');
-    Some((line[..at].trim_end(), (int, frac)))
+    // Exactly one separator, as FlameGraph's `(.*)\s+?(count)`: a frame named " " survives.
+    Some((&line[..at], (int, frac)))
 }
 
 /// Converts a count to the tree's fixed-point units, widening the tree's scale
@@ -61,7 +63,7 @@ impl FoldedParser {
 
     /// Feeds one line.
     pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || is_comment(line) {
             return;
         }
         let Some((rest, last)) = trailing_count(line) else {
@@ -113,10 +115,15 @@ impl FoldedParser {
     }
 }
 
+/// `comment := "#" ...` — metadata lines such as austin's `# interval: 100`.
+fn is_comment(line: &str) -> bool {
+    line.starts_with('#')
+}
+
 /// Detection: `Some(true)` when `line` looks like a folded line, `Some(false)` when it
 /// cannot be one, `None` when it says nothing (blank).
 pub fn sniff(line: &str) -> Option<bool> {
-    if line.trim().is_empty() {
+    if line.trim().is_empty() || is_comment(line) {
         return None;
     }
     Some(trailing_count(line).is_some_and(|(stack, _)| !stack.is_empty()))
@@ -131,6 +138,7 @@ mod tests {
         for (input, expected) in [
             ("a;b 12", Some(("a;b", ("12", "")))),
             ("a;b\t12  ", Some(("a;b", ("12", "")))),
+            ("a;  3", Some(("a; ", ("3", "")))),
             ("a b;c d 31.230", Some(("a b;c d", ("31", "23")))),
             ("a;b 6.", Some(("a;b", ("6", "")))),
             ("a;b 12V.43", None),

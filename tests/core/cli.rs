@@ -1,0 +1,143 @@
+//! The binary as a user runs it: exit codes, messages naming file and line, stdin, gzip.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_flametui");
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(data) = stdin {
+        input.write_all(data).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn tmp(name: &str, content: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("flametui-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn export_folded_from_stdin_sums_and_sorts() {
+    let out = run(&["--export", "folded", "-"], Some(b"b;c 2\na;b 1\nb;c 3\n"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "a;b 1\nb;c 5\n");
+}
+
+#[test]
+fn export_perf_script_to_file() {
+    let perf = b"cat 1234 100.000001:   250000 cpu-clock:pppH: \n\tffffffff81 read+0x1 ([kernel.kallsyms])\n\t7f00 main+0x10 (/usr/bin/cat)\n\ncat 1234 100.000002:   250000 cpu-clock:pppH: \n\t7f00 main+0x10 (/usr/bin/cat)\n\n";
+    let input = tmp("p.txt", perf);
+    let output = tmp("out.folded", b"");
+    let out = run(
+        &["--export", "folded", "-o", &output, "--kernel", &input],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "cat;main 250000\ncat;main;read_[k] 250000\n"
+    );
+}
+
+#[test]
+fn gzip_input_is_read_transparently() {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"a;b 7\n").unwrap();
+    let path = tmp("f.txt.gz", &gz.finish().unwrap());
+    let out = run(&["--export", "folded", &path], None);
+    assert_eq!(text(&out.stdout), "a;b 7\n");
+}
+
+#[test]
+fn empty_input_is_an_error_naming_the_file() {
+    let path = tmp("empty.txt", b"");
+    let out = run(&["--export", "folded", &path], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("empty.txt") && err.contains("empty"), "{err}");
+}
+
+#[test]
+fn unknown_format_shows_what_was_seen() {
+    let path = tmp("junk.txt", b"hello there\nthis is not a profile\n");
+    let out = run(&["--export", "folded", &path], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("junk.txt") && err.contains("hello there"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_lines_are_reported_with_file_and_line_and_the_rest_loads() {
+    let path = tmp("bad.folded", b"a;b 1\nTHIS IS BAD\na;c 2\n");
+    let out = run(&["--export", "folded", &path], None);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "a;b 1\na;c 2\n");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.folded:2:") && err.contains("THIS IS BAD"),
+        "{err}"
+    );
+}
+
+#[test]
+fn top_table_counts_recursion_once() {
+    let out = run(&["--top", "2", "-"], Some(b"main;f;f;g 4\nmain;f;h 6\n"));
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines[2].ends_with(" h") && lines[2].contains("60.00%"),
+        "{s}"
+    );
+    assert!(
+        lines[3].ends_with(" g") && lines[3].contains("40.00%"),
+        "{s}"
+    );
+}
+
+#[test]
+fn report_without_a_terminal_escapes_control_characters() {
+    let out = run(&["-"], Some(b"evil\x1b]52;c;Zm9v\x07name;leaf 5\n"));
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(!s.contains('\x1b') && s.contains("evil\\x1b]52"), "{s}");
+    assert!(s.contains("100.00%"), "{s}");
+}
+
+#[test]
+fn two_profiles_export_a_differential_file() {
+    let a = tmp("a.folded", b"x;y 3\nx;z 1\n");
+    let b = tmp("b.folded", b"x;y 5\n");
+    let out = run(&["--export", "folded", &a, &b], None);
+    assert_eq!(text(&out.stdout), "x;y 3 5\nx;z 1 0\n");
+}
+
+#[test]
+fn stap_off_cpu_blocks_get_pseudo_frames() {
+    let stap = b" 0x1 : work+0x1/0x10 [/bin/app]\n 0x2 : main+0x1/0x10 [/bin/app]\n\t7\n--- 0x3 : schedule+0x0/0x10 [kernel]\n 0x2 : main+0x1/0x10 [/bin/app]\n\t900\n";
+    let out = run(&["--export", "folded", "-"], Some(stap));
+    assert_eq!(
+        text(&out.stdout),
+        "[off-cpu];main;schedule 900\n[on-cpu];main;work 7\n"
+    );
+}

@@ -1,0 +1,318 @@
+//! Conformance against the peers' own outputs in ../shared/corpus: every perf script case
+//! of the oracle (inferno-collapse-perf 0.12.8, each option set), the stap cases
+//! (stackcollapse-stap.pl split on the off-CPU marker), folded inputs, and diff-folded.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use flametui::export;
+use flametui::input::{self, FormatChoice, LoadOptions, Loaded, PerfOptions};
+
+use crate::corpus;
+
+fn read_text(path: &Path) -> String {
+    let bytes = fs::read(path).unwrap();
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    } else {
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+fn sorted_lines(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v
+}
+
+fn folded_of(path: &Path, opts: &LoadOptions) -> Vec<String> {
+    match input::load_path(path.to_str().unwrap(), opts) {
+        Ok(Loaded::Single(p)) => export::folded_lines(&p.tree),
+        Ok(Loaded::Diff { .. }) => panic!("{}: unexpected differential", path.display()),
+        // No usable sample: the peers write an empty file.
+        Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => Vec::new(),
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+fn perf_options(opt: &str) -> PerfOptions {
+    let mut o = PerfOptions::default();
+    match opt {
+        "default" => {}
+        "pid" => o.include_pid = true,
+        "tid" => {
+            o.include_pid = true;
+            o.include_tid = true;
+        }
+        "kernel" => o.annotate_kernel = true,
+        "jit" => o.annotate_jit = true,
+        "all" => {
+            o.annotate_kernel = true;
+            o.annotate_jit = true;
+        }
+        "addrs" => o.include_addrs = true,
+        other => panic!("unknown option {other}"),
+    }
+    o
+}
+
+fn find_perf_input(corpus: &Path, name: &str) -> Option<PathBuf> {
+    let candidates = [
+        format!("perf/flamegraph/{name}.txt"),
+        format!("perf/flamegraph/{name}.txt.gz"),
+        format!("perf/inferno/{name}.txt"),
+        format!("perf/{name}.txt"),
+        format!("perf/{name}.txt.gz"),
+    ];
+    candidates
+        .iter()
+        .map(|c| corpus.join(c))
+        .find(|p| p.is_file())
+}
+
+/// Reports the first differences between two sorted line sets.
+fn diff_report(expected: &[String], got: &[String]) -> String {
+    let e: std::collections::BTreeSet<_> = expected.iter().collect();
+    let g: std::collections::BTreeSet<_> = got.iter().collect();
+    let missing: Vec<_> = e.difference(&g).take(3).collect();
+    let extra: Vec<_> = g.difference(&e).take(3).collect();
+    format!(
+        "{} expected, {} got; missing {missing:?}; unexpected {extra:?}",
+        expected.len(),
+        got.len()
+    )
+}
+
+#[test]
+fn perf_script_matches_inferno_oracle_for_every_case() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("perf/results-oracle");
+    let mut cases = 0;
+    let mut failures = Vec::new();
+    let mut entries: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for oracle in entries {
+        let file = oracle.file_name().unwrap().to_str().unwrap().to_owned();
+        let stem = file.trim_end_matches(".gz").trim_end_matches(".txt");
+        let Some((name, opt)) = stem.rsplit_once("-collapsed-") else {
+            continue;
+        };
+        let input =
+            find_perf_input(&corpus, name).unwrap_or_else(|| panic!("no input for oracle {file}"));
+        let opts = LoadOptions {
+            format: FormatChoice::Perf,
+            perf: perf_options(opt),
+        };
+        let got = folded_of(&input, &opts);
+        let expected = sorted_lines(&read_text(&oracle));
+        cases += 1;
+        if got != expected {
+            failures.push(format!("{file}: {}", diff_report(&expected, &got)));
+        }
+    }
+    assert!(cases >= 150, "only {cases} oracle cases found");
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The tracepoint deviation: inferno loses sched_switch stacks; flametui reads them.
+#[test]
+fn perf_tracepoint_events_are_read() {
+    let Some(corpus) = corpus() else { return };
+    let input = corpus.join("perf/local-python-multievent.txt");
+    let only = |event: Option<&str>, expected: &str| {
+        let opts = LoadOptions {
+            format: FormatChoice::Auto,
+            perf: PerfOptions {
+                event: event.map(str::to_owned),
+                ..PerfOptions::default()
+            },
+        };
+        let got = folded_of(&input, &opts);
+        let want = sorted_lines(&read_text(&corpus.join(expected)));
+        assert_eq!(got, want, "{expected}: {}", diff_report(&want, &got));
+    };
+    only(
+        None,
+        "perf/local-python-multievent.collapsed-only-sched_switch.txt",
+    );
+    only(
+        Some("sched:sched_switch"),
+        "perf/local-python-multievent.collapsed-only-sched_switch.txt",
+    );
+    only(
+        Some("cpu-clock"),
+        "perf/local-python-multievent.collapsed-only-cpu-clock.txt",
+    );
+}
+
+/// stackcollapse-stap.pl's output with the one documented deviation (module brackets closed).
+fn close_brackets(line: &str) -> String {
+    let (stack, count) = line.rsplit_once(' ').unwrap();
+    let stack = stack
+        .split(';')
+        .map(|f| {
+            if f.matches('[').count() > f.matches(']').count() {
+                format!("{f}]")
+            } else {
+                f.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(";");
+    format!("{stack} {count}")
+}
+
+#[test]
+fn stap_matches_perl_split_on_the_off_cpu_marker() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("stap");
+    let mut cases = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if !name.ends_with(".txt") || name.contains(".collapsed-") {
+            continue;
+        }
+        let stem = name.trim_end_matches(".txt");
+        let on = dir.join(format!("{stem}.collapsed-oncpu.txt"));
+        let off = dir.join(format!("{stem}.collapsed-offcpu.txt"));
+        let expected: Vec<String> = if on.is_file() {
+            let mut v: Vec<String> = sorted_lines(&read_text(&on))
+                .iter()
+                .map(|l| format!("[on-cpu];{}", close_brackets(l)))
+                .chain(
+                    sorted_lines(&read_text(&off))
+                        .iter()
+                        .map(|l| format!("[off-cpu];{}", close_brackets(l))),
+                )
+                .collect();
+            v.sort();
+            v
+        } else {
+            let perl = dir.join(format!("{stem}.collapsed-perl.txt"));
+            let mut v: Vec<String> = sorted_lines(&read_text(&perl))
+                .iter()
+                .map(|l| close_brackets(l))
+                .collect();
+            v.sort();
+            v
+        };
+        let got = folded_of(&path, &LoadOptions::default());
+        assert_eq!(got, expected, "{name}: {}", diff_report(&expected, &got));
+        cases += 1;
+    }
+    assert!(cases >= 4, "only {cases} stap cases");
+}
+
+/// Sums a folded file independently of the library (exact decimals via fixed point).
+fn aggregate_folded(text: &str) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((stack, count)) = line.trim_end().rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(c) = count.parse::<f64>() else {
+            continue;
+        };
+        *m.entry(stack.to_owned()).or_insert(0.0) += c;
+    }
+    m
+}
+
+#[test]
+fn folded_inputs_round_trip_summed_and_sorted() {
+    let Some(corpus) = corpus() else { return };
+    let mut files = Vec::new();
+    for dir in fs::read_dir(corpus.join("folded/inferno")).unwrap() {
+        let dir = dir.unwrap().path();
+        for f in fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            if f.is_file() {
+                files.push(f);
+            }
+        }
+    }
+    files.sort();
+    let mut cases = 0;
+    for f in files {
+        let text = read_text(&f);
+        let expected = aggregate_folded(&text);
+        let got = folded_of(&f, &LoadOptions::default());
+        let got_map: BTreeMap<String, f64> = got
+            .iter()
+            .map(|l| {
+                let (s, c) = l.rsplit_once(' ').unwrap();
+                (s.to_owned(), c.parse::<f64>().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            got_map.keys().collect::<Vec<_>>(),
+            expected.keys().collect::<Vec<_>>(),
+            "{}",
+            f.display()
+        );
+        for (k, v) in &expected {
+            assert!(
+                (got_map[k] - v).abs() < 1e-6,
+                "{}: {k}: {} vs {v}",
+                f.display(),
+                got_map[k]
+            );
+        }
+        let mut sorted = got.clone();
+        sorted.sort();
+        assert_eq!(got, sorted, "{}: output not sorted", f.display());
+        cases += 1;
+    }
+    assert!(cases >= 10, "only {cases} folded cases");
+}
+
+#[test]
+fn folded_bad_lines_are_skipped_with_line_numbers() {
+    let Some(corpus) = corpus() else { return };
+    let path = corpus.join("folded/inferno/bad-lines/bad-lines.txt");
+    let loaded = input::load_path(path.to_str().unwrap(), &LoadOptions::default()).unwrap();
+    let stats = &loaded.main().stats;
+    assert_eq!(stats.skipped_lines(), 2, "{:?}", stats.bad_lines);
+    assert_eq!(stats.bad_lines[0].line, 3);
+    assert!(stats.bad_lines[0].text.contains("THIS IS A BAD LINE"));
+}
+
+#[test]
+fn diff_folded_matches_inferno_diff_folded() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("diff/inferno");
+    let load = |name: &str| {
+        input::load_path(dir.join(name).to_str().unwrap(), &LoadOptions::default()).unwrap()
+    };
+    let (before, after) = (load("before.txt"), load("after.txt"));
+    let got = export::diff_folded_lines(&before.main().tree, &after.main().tree);
+    let expected = sorted_lines(&read_text(&dir.join("results/default.txt")));
+    assert_eq!(got, expected, "{}", diff_report(&expected, &got));
+    // A two-column file opens as a differential profile and exports unchanged.
+    let two = load("perf-cycles-instructions-01-collapsed-all-diff.txt");
+    let Loaded::Diff { before, after } = two else {
+        panic!("not differential")
+    };
+    let got = export::diff_folded_lines(&before.tree, &after.tree);
+    let text = read_text(&dir.join("perf-cycles-instructions-01-collapsed-all-diff.txt"));
+    assert_eq!(got.len(), sorted_lines(&text).len());
+}

@@ -1,0 +1,23 @@
+//! Integration tests of the core pipeline: conformance with the peers' outputs, the CLI,
+//! and property tests. (The TUI has its own test binary.)
+
+mod cli;
+mod conformance;
+mod props;
+
+use std::path::PathBuf;
+
+/// The shared corpus beside the repository, if present.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = std::env::var_os("FLAMETUI_CORPUS").map_or(dir, PathBuf::from);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: corpus not found at {} (set FLAMETUI_CORPUS); conformance cases not run",
+            dir.display()
+        );
+        None
+    }
+}

@@ -1,0 +1,96 @@
+//! Property tests: random stacks → text in each format → parse → tree → export gives
+//! back the same aggregated stacks.
+
+use std::collections::BTreeMap;
+
+use flametui::export;
+use flametui::input::{self, FormatChoice, LoadOptions, Loaded};
+use proptest::prelude::*;
+
+fn frame() -> impl Strategy<Value = String> {
+    // Names as profilers print them: letters, digits, ::, <>, spaces inside templates.
+    prop::string::string_regex("[a-zA-Z_][a-zA-Z0-9_:<>]{0,12}( [a-z]{1,3})?").unwrap()
+}
+
+fn stacks() -> impl Strategy<Value = Vec<(Vec<String>, u64)>> {
+    prop::collection::vec((prop::collection::vec(frame(), 1..8), 1u64..10_000), 1..40)
+}
+
+fn aggregate(stacks: &[(Vec<String>, u64)]) -> Vec<String> {
+    let mut m: BTreeMap<String, u64> = BTreeMap::new();
+    for (frames, w) in stacks {
+        *m.entry(frames.join(";")).or_insert(0) += w;
+    }
+    m.into_iter().map(|(s, w)| format!("{s} {w}")).collect()
+}
+
+fn load(text: &str, format: FormatChoice) -> Vec<String> {
+    let opts = LoadOptions {
+        format,
+        ..LoadOptions::default()
+    };
+    match input::load_reader(text.as_bytes(), "prop", &opts).unwrap() {
+        Loaded::Single(p) => export::folded_lines(&p.tree),
+        Loaded::Diff { .. } => panic!("diff"),
+    }
+}
+
+proptest! {
+    #[test]
+    fn folded_round_trip(stacks in stacks()) {
+        let text: String = stacks
+            .iter()
+            .map(|(f, w)| format!("{} {w}\n", f.join(";")))
+            .collect();
+        prop_assert_eq!(load(&text, FormatChoice::Folded), aggregate(&stacks));
+        // Exported text parses back to itself.
+        let exported = aggregate(&stacks).join("\n");
+        prop_assert_eq!(load(&exported, FormatChoice::Auto), aggregate(&stacks));
+    }
+
+    #[test]
+    fn perf_script_round_trip(stacks in stacks()) {
+        // perf prints the leaf first; the process name becomes the root frame.
+        let mut text = String::new();
+        let mut expected = Vec::new();
+        for (i, (frames, w)) in stacks.iter().enumerate() {
+            text.push_str(&format!("proc 4242 {i}.000001: {w} cpu-clock:pppH: \n"));
+            for f in frames.iter().rev() {
+                let sym = f.replace(' ', "_").replace(['<', '>'], "");
+                let sym = if sym.is_empty() { "x".to_owned() } else { sym };
+                text.push_str(&format!("\t    7f00{i:04x} {sym}+0x1a (/usr/lib/libfoo.so)\n"));
+            }
+            text.push('\n');
+            let mut e = vec!["proc".to_owned()];
+            e.extend(frames.iter().map(|f| {
+                let s = f.replace(' ', "_").replace(['<', '>'], "");
+                if s.is_empty() { "x".to_owned() } else { s }
+            }));
+            expected.push((e, *w));
+        }
+        prop_assert_eq!(load(&text, FormatChoice::Auto), aggregate(&expected));
+    }
+
+    #[test]
+    fn stap_round_trip(stacks in stacks()) {
+        let mut text = String::new();
+        let mut expected = Vec::new();
+        for (frames, w) in &stacks {
+            let names: Vec<String> = frames.iter().map(|f| f.replace([' ', '<', '>', ':'], "_")).collect();
+            for (i, n) in names.iter().rev().enumerate() {
+                text.push_str(&format!(" 0x{:x} : {n}+0x{i:x}/0x100 [/usr/sbin/app]\n", 0x4000 + i));
+            }
+            text.push_str(&format!("\t{w}\n"));
+            expected.push((names, *w));
+        }
+        prop_assert_eq!(load(&text, FormatChoice::Auto), aggregate(&expected));
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        for format in [FormatChoice::Auto, FormatChoice::Folded, FormatChoice::Perf, FormatChoice::Stap] {
+            let opts = LoadOptions { format, ..LoadOptions::default() };
+            let _ = input::load_reader(&bytes[..], "fuzz", &opts);
+        }
+    }
+}

@@ -16,7 +16,7 @@ pub enum FormatArg {
     Folded,
     /// `perf script` output.
     Perf,
-    /// SystemTap print_stack()/print_ustack() output.
+    /// `SystemTap` `print_stack()/print_ustack()` output.
     Stap,
 }
 
@@ -29,7 +29,7 @@ pub enum ExportArg {
     Svg,
 }
 
-/// A terminal flame graph explorer for perf script, SystemTap and folded stacks.
+/// A terminal flame graph explorer for perf script, `SystemTap` and folded stacks.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None)]
 pub struct Args {

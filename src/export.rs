@@ -59,7 +59,7 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
             .collect()
     };
     let mut opts = inferno::flamegraph::Options::default();
-    opts.title = title.to_owned();
+    title.clone_into(&mut opts.title);
     opts.count_name = profile.stats.unit.to_string();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
         .map_err(|e| io::Error::other(e.to_string()))

@@ -63,12 +63,12 @@ impl<R: BufRead> LineReader<R> {
 }
 
 /// `hex := [0-9a-fA-F]+`
-pub fn hex(i: &str) -> IResult<&str, &str> {
+pub(crate) fn hex(i: &str) -> IResult<&str, &str> {
     take_while1(|c: char| c.is_ascii_hexdigit()).parse(i)
 }
 
-/// `decimal := [0-9]+ ( "." [0-9]* )?` — a sample count, as FlameGraph accepts it.
-pub fn decimal(i: &str) -> IResult<&str, (&str, Option<&str>)> {
+/// `decimal := [0-9]+ ( "." [0-9]* )?` — a sample count, as `FlameGraph` accepts it.
+pub(crate) fn decimal(i: &str) -> IResult<&str, (&str, Option<&str>)> {
     (
         take_while1(|c: char| c.is_ascii_digit()),
         opt(nom::sequence::preceded(
@@ -80,7 +80,7 @@ pub fn decimal(i: &str) -> IResult<&str, (&str, Option<&str>)> {
 }
 
 /// `uint := [0-9]+`
-pub fn uint(i: &str) -> IResult<&str, &str> {
+pub(crate) fn uint(i: &str) -> IResult<&str, &str> {
     recognize(take_while1(|c: char| c.is_ascii_digit())).parse(i)
 }
 

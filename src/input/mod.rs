@@ -28,7 +28,7 @@ pub enum FormatChoice {
     Folded,
     /// `perf script` output.
     Perf,
-    /// SystemTap stack blocks.
+    /// `SystemTap` stack blocks.
     Stap,
 }
 
@@ -43,6 +43,7 @@ pub struct LoadOptions {
 
 /// What an input turned out to hold.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // made once per input
 pub enum Loaded {
     /// One profile.
     Single(Profile),

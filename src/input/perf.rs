@@ -106,7 +106,7 @@ fn pc_word(i: &str) -> IResult<&str, &str> {
 }
 
 /// `event := name ":" ( modifiers ":" | tracepoint ":" )?`, returning
-/// (base name, spec as printed, is_tracepoint).
+/// (base name, spec as printed, `is_tracepoint`).
 fn event(i: &str) -> IResult<&str, (&str, &str, bool)> {
     let (rest, name) = word_colon(i)?;
     if let Ok((after, _)) = terminated(modifiers, char(':')).parse(rest) {
@@ -180,6 +180,7 @@ fn strip_offset(symbol: &str) -> &str {
 }
 
 /// True for DSOs that are the kernel (as inferno decides it).
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // DSO names are case-sensitive
 pub fn is_kernel(dso: &str) -> bool {
     let vmlinux = dso.rfind("vmlinux").is_some_and(|at| {
         dso[at..]
@@ -189,6 +190,7 @@ pub fn is_kernel(dso: &str) -> bool {
     (dso.starts_with('[') || dso.ends_with(".ko") || vmlinux) && dso != "[unknown]"
 }
 
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // DSO names are case-sensitive
 fn is_jit(dso: &str) -> bool {
     (dso.starts_with("/tmp/perf-") && dso.ends_with(".map"))
         || (dso.contains("/jitted-") && dso.ends_with(".so"))
@@ -250,6 +252,30 @@ fn tidy_java(func: String) -> String {
     }
 }
 
+/// Escapes of Rust's legacy symbol mangling.
+const CODES: [(&str, &str); 20] = [
+    ("$SP$", "@"),
+    ("$BP$", "*"),
+    ("$RF$", "&"),
+    ("$LT$", "<"),
+    ("$GT$", ">"),
+    ("$LP$", "("),
+    ("$RP$", ")"),
+    ("$C$", ","),
+    ("$u7e$", "~"),
+    ("$u20$", " "),
+    ("$u27$", "'"),
+    ("$u3d$", "="),
+    ("$u5b$", "["),
+    ("$u5d$", "]"),
+    ("$u7b$", "{"),
+    ("$u7d$", "}"),
+    ("$u3b$", ";"),
+    ("$u2b$", "+"),
+    ("$u21$", "!"),
+    ("$u22$", "\""),
+];
+
 /// Rust legacy symbols that a profiler demangled only half (`…::h0123…` with `$LT$`).
 pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
     const HASH_LEN: usize = 17;
@@ -265,28 +291,6 @@ pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
     if rest.starts_with("_$") {
         rest = &rest[1..];
     }
-    const CODES: [(&str, &str); 20] = [
-        ("$SP$", "@"),
-        ("$BP$", "*"),
-        ("$RF$", "&"),
-        ("$LT$", "<"),
-        ("$GT$", ">"),
-        ("$LP$", "("),
-        ("$RP$", ")"),
-        ("$C$", ","),
-        ("$u7e$", "~"),
-        ("$u20$", " "),
-        ("$u27$", "'"),
-        ("$u3d$", "="),
-        ("$u5b$", "["),
-        ("$u5d$", "]"),
-        ("$u7b$", "{"),
-        ("$u7d$", "}"),
-        ("$u3b$", ";"),
-        ("$u2b$", "+"),
-        ("$u21$", "!"),
-        ("$u22$", "\""),
-    ];
     let mut out = String::with_capacity(rest.len());
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix("..") {
@@ -296,15 +300,12 @@ pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
             out.push('.');
             rest = r;
         } else if rest.starts_with('$') {
-            match CODES.iter().find(|(code, _)| rest.starts_with(code)) {
-                Some((code, text)) => {
-                    out.push_str(text);
-                    rest = &rest[code.len()..];
-                }
-                None => {
-                    out.push_str(rest);
-                    break;
-                }
+            if let Some((code, text)) = CODES.iter().find(|(code, _)| rest.starts_with(code)) {
+                out.push_str(text);
+                rest = &rest[code.len()..];
+            } else {
+                out.push_str(rest);
+                break;
             }
         } else {
             let at = rest.find(['$', '.']).unwrap_or(rest.len());
@@ -336,7 +337,8 @@ pub struct PerfParser {
 
 impl PerfParser {
     /// A parser with the given options.
-    pub fn new(opts: PerfOptions) -> Self {
+    pub fn new(mut opts: PerfOptions) -> Self {
+        opts.include_pid |= opts.include_tid;
         Self {
             event: opts.event.clone(),
             opts,
@@ -367,10 +369,9 @@ impl PerfParser {
         self.end_sample(out);
         out.stats.event.clone_from(&self.event);
         out.stats.unit = match (&self.event, self.kept_period) {
-            (_, false) => Unit::Samples,
             (_, true) if self.kept_clock => Unit::Nanoseconds,
             (Some(e), true) => Unit::Events(e.clone()),
-            (None, true) => Unit::Samples,
+            _ => Unit::Samples,
         };
     }
 
@@ -396,10 +397,13 @@ impl PerfParser {
         }
         self.pname.clear();
         self.pname.push_str(&ev.comm.replace(' ', "_"));
+        if self.opts.include_pid {
+            self.pname.push('-');
+            self.pname.push_str(ev.pid);
+        }
         if self.opts.include_tid {
-            self.pname.push_str(&format!("-{}/{}", ev.pid, ev.tid));
-        } else if self.opts.include_pid {
-            self.pname.push_str(&format!("-{}", ev.pid));
+            self.pname.push('/');
+            self.pname.push_str(ev.tid);
         }
         if let Some(frame) = ev.inline_frame {
             self.stack(frame, state, out);

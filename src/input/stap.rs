@@ -1,4 +1,4 @@
-//! Stage: SystemTap stack output → samples. Blocks of frame lines, leaf first, each
+//! Stage: `SystemTap` stack output → samples. Blocks of frame lines, leaf first, each
 //! ended by a count line, as `print_stack(s); print_ustack(u); printf("\t%d\n", n)` prints:
 //!
 //! ```text
@@ -81,7 +81,7 @@ pub fn frame_name(line: &str) -> String {
     name
 }
 
-/// Line-at-a-time SystemTap parser.
+/// Line-at-a-time `SystemTap` parser.
 #[derive(Debug, Default)]
 pub struct StapParser {
     /// Frames of the current block, leaf first.

@@ -21,7 +21,7 @@ pub enum Unit {
     Nanoseconds,
     /// The period of another perf event, e.g. `cycles`.
     Events(String),
-    /// SystemTap with the off-CPU marker: on-CPU stacks count samples, off-CPU stacks
+    /// `SystemTap` with the off-CPU marker: on-CPU stacks count samples, off-CPU stacks
     /// whatever the script summed (usually microseconds).
     OnOffCpu,
 }
@@ -46,7 +46,7 @@ pub enum Format {
     DiffFolded,
     /// Linux `perf script` text.
     Perf,
-    /// SystemTap `print_stack()` / `print_ustack()` blocks.
+    /// `SystemTap` `print_stack()` / `print_ustack()` blocks.
     Stap,
 }
 
@@ -96,7 +96,7 @@ pub struct Stats {
     pub skipped: BTreeMap<&'static str, u64>,
     /// The first few skipped lines.
     pub bad_lines: Vec<BadLine>,
-    /// SystemTap: blocks marked off-CPU.
+    /// `SystemTap`: blocks marked off-CPU.
     pub offcpu_samples: u64,
     /// Folded: fractional counts were seen.
     pub fractional: bool,

@@ -1,6 +1,6 @@
 //! Stage: call tree. An arena of nodes (`NodeId`) with interned names; stacks are
 //! inserted root first in O(depth) hash lookups, and children are kept in a
-//! deterministic order (alphabetical, like FlameGraph) once the tree is finished.
+//! deterministic order (alphabetical, like `FlameGraph`) once the tree is finished.
 
 use std::fmt::Write as _;
 
@@ -42,7 +42,7 @@ pub struct Node {
     pub depth: u32,
 }
 
-/// Name of the synthetic root node, as in FlameGraph.
+/// Name of the synthetic root node, as in `FlameGraph`.
 pub const ROOT_NAME: &str = "all";
 
 /// An arena call tree.
@@ -113,12 +113,11 @@ impl CallTree {
     fn add_weight(&mut self, id: NodeId, weight: u64) {
         let node = &mut self.nodes[id.index()];
         node.samples = node.samples.saturating_add(1);
-        match node.total.checked_add(weight) {
-            Some(t) => node.total = t,
-            None => {
-                node.total = u64::MAX;
-                self.saturated = true;
-            }
+        if let Some(t) = node.total.checked_add(weight) {
+            node.total = t
+        } else {
+            node.total = u64::MAX;
+            self.saturated = true;
         }
     }
 
@@ -158,7 +157,8 @@ impl CallTree {
     }
 
     /// A copy of this tree with every stack moved one level down, under a new
-    /// frame `name` (used when SystemTap input turns out to have off-CPU stacks).
+    /// frame `name` (used when `SystemTap` input turns out to have off-CPU stacks).
+    #[must_use]
     pub fn nest_under(&self, name: &str) -> CallTree {
         let mut out = CallTree::new();
         out.scale = self.scale;

@@ -132,7 +132,7 @@ fn perf_script_matches_inferno_oracle_for_every_case() {
     );
 }
 
-/// The tracepoint deviation: inferno loses sched_switch stacks; flametui reads them.
+/// The tracepoint deviation: inferno loses `sched_switch` stacks; flametui reads them.
 #[test]
 fn perf_tracepoint_events_are_read() {
     let Some(corpus) = corpus() else { return };

@@ -1,4 +1,12 @@
 //! Integration tests of the core pipeline: conformance with the peers' outputs, the CLI,
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::format_push_string,
+    clippy::format_collect,
+    clippy::case_sensitive_file_extension_comparisons
+)]
 //! and property tests. (The TUI has its own test binary.)
 
 mod cli;

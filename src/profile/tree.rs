@@ -114,7 +114,7 @@ impl CallTree {
         let node = &mut self.nodes[id.index()];
         node.samples = node.samples.saturating_add(1);
         if let Some(t) = node.total.checked_add(weight) {
-            node.total = t
+            node.total = t;
         } else {
             node.total = u64::MAX;
             self.saturated = true;

@@ -11,6 +11,7 @@
 
 mod cli;
 mod conformance;
+mod golden;
 mod props;
 
 use std::path::PathBuf;

@@ -1,0 +1,105 @@
+//! Golden tests on the repository's own testdata (real perf recordings made for this
+//! project, and a synthetic SystemTap sample): exact outputs and the numbers a user sees.
+
+use std::path::PathBuf;
+
+use flametui::export;
+use flametui::input::{self, LoadOptions, Loaded, PerfOptions};
+use flametui::profile::{NodeId, Unit};
+use flametui::report;
+
+fn testdata(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn load(name: &str, opts: &LoadOptions) -> flametui::profile::Profile {
+    match input::load_path(&testdata(name), opts).unwrap() {
+        Loaded::Single(p) => p,
+        Loaded::Diff { .. } => panic!("diff"),
+    }
+}
+
+#[test]
+fn perf_fp_export_equals_inferno_collapse_perf() {
+    // folded-small.txt was produced by inferno-collapse-perf 0.12.8 from the same recording.
+    let p = load("perf-gzip-fp.txt.gz", &LoadOptions::default());
+    let expected = std::fs::read_to_string(testdata("folded-small.txt")).unwrap();
+    assert_eq!(export::folded_lines(&p.tree).join("\n") + "\n", expected);
+    assert_eq!(p.stats.samples, 1298);
+    assert_eq!(p.stats.unit, Unit::Nanoseconds);
+    assert_eq!(p.tree.total(), 1298 * 1_001_001);
+    let procs: Vec<&str> = p
+        .tree
+        .node(NodeId::ROOT)
+        .children
+        .iter()
+        .map(|&c| p.tree.name(c))
+        .collect();
+    assert_eq!(procs, ["gzip", "head", "sh"]);
+}
+
+#[test]
+fn two_event_recording_keeps_first_event_and_reads_tracepoints() {
+    let p = load("perf-two-events.txt.gz", &LoadOptions::default());
+    assert_eq!(p.stats.event.as_deref(), Some("cpu-clock"));
+    assert_eq!(p.stats.events.get("sched:sched_switch"), Some(&30));
+    assert_eq!(p.stats.samples, 280);
+    // The period is kept even when perf pads the event column (inferno reads 1 here).
+    assert_eq!(p.tree.total(), 280 * 250_000);
+    let opts = LoadOptions {
+        perf: PerfOptions {
+            event: Some("sched:sched_switch".into()),
+            ..PerfOptions::default()
+        },
+        ..LoadOptions::default()
+    };
+    let sw = load("perf-two-events.txt.gz", &opts);
+    assert_eq!((sw.stats.samples, sw.tree.total()), (30, 30));
+    assert_eq!(sw.stats.unit, Unit::Samples);
+    assert!(
+        export::folded_lines(&sw.tree)
+            .iter()
+            .all(|l| l.contains("schedule"))
+    );
+}
+
+#[test]
+fn dwarf_recording_keeps_inlined_frames() {
+    let p = load("perf-python-dwarf.txt.gz", &LoadOptions::default());
+    assert_eq!(p.stats.samples, 375);
+    assert_eq!(p.stats.skipped_lines(), 0);
+    assert!(p.tree.max_depth() >= 40);
+    assert!(p.tree.names().lookup("__libc_start_main_impl").is_some());
+}
+
+#[test]
+fn stap_sample_splits_on_and_off_cpu() {
+    let p = load("stap-mysqld-on-off.txt", &LoadOptions::default());
+    let tree = &p.tree;
+    let on = tree.child_named(NodeId::ROOT, "[on-cpu]").unwrap();
+    let off = tree.child_named(NodeId::ROOT, "[off-cpu]").unwrap();
+    assert_eq!(tree.node(on).total, 310);
+    assert_eq!(tree.node(off).total, 5_066_105);
+    assert_eq!(tree.node(NodeId::ROOT).children.len(), 2);
+    assert_eq!(p.stats.samples, 15);
+    assert_eq!(p.stats.offcpu_samples, 7);
+    assert_eq!(p.stats.unit, Unit::OnOffCpu);
+}
+
+#[test]
+fn report_lists_header_top_and_tree() {
+    let p = load("perf-dd-nosync.txt.gz", &LoadOptions::default());
+    let text = report::report(&p, 5, 5.0);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("perf script") && first.contains("88 samples"),
+        "{first}"
+    );
+    assert!(text.contains("100.00%"), "{text}");
+    assert!(text.contains("  dd") || text.contains(" dd\n"), "{text}");
+}

@@ -13,6 +13,8 @@
 //! The process name is the root frame; the weight is the period, or 1 without one; only
 //! the first event type seen is kept unless an event is named.
 
+use std::borrow::Cow;
+
 use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
 use crate::profile::Unit;
@@ -169,9 +171,11 @@ pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
     Some(StackLine { pc, symbol, dso })
 }
 
-/// Removes a trailing `+0x<hex>` offset.
+/// Removes a trailing `+0x<hex>` offset (the last `+0x` in the symbol).
 fn strip_offset(symbol: &str) -> &str {
-    if let Some(at) = symbol.rfind("+0x") {
+    let bytes = symbol.as_bytes();
+    let last = memchr::memrchr_iter(b'+', bytes).find(|&at| bytes[at + 1..].starts_with(b"0x"));
+    if let Some(at) = last {
         if full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3 {
             return &symbol[..at];
         }
@@ -197,26 +201,38 @@ fn is_jit(dso: &str) -> bool {
 }
 
 /// `[unknown]` symbols are named after their DSO: `[libc.so.6]`, or `[unknown <pc>]`.
-fn unknown_fallback(func: &str, dso: &str, pc: &str, addrs: bool) -> String {
+fn unknown_fallback<'a>(func: &'a str, dso: &str, pc: &str, addrs: bool) -> Cow<'a, str> {
     if func != "[unknown]" {
-        return func.to_owned();
+        return func.into();
     }
     let base = match (dso, addrs) {
         ("[unknown]", true) => "unknown",
-        ("[unknown]", false) => return func.to_owned(),
+        ("[unknown]", false) => return func.into(),
         (dso, _) => &dso[dso.rfind('/').map_or(0, |i| i + 1)..],
     };
     if addrs {
-        format!("[{base} <{pc}>]")
+        format!("[{base} <{pc}>]").into()
     } else {
-        format!("[{base}]")
+        format!("[{base}]").into()
     }
 }
 
 /// Drops argument lists (`f(int)` → `f`), keeping Go methods `pkg.(*T).M`,
 /// `(anonymous namespace)` and brackets inside templates; `;` becomes `:`.
 pub fn tidy_generic(func: &str) -> String {
-    let func = func.replace(';', ":");
+    let mut out = String::with_capacity(func.len());
+    tidy_generic_into(func, &mut out);
+    out
+}
+
+/// [`tidy_generic`] appending to a reused buffer.
+fn tidy_generic_into(func: &str, out: &mut String) {
+    let start = out.len();
+    let bytes = func.as_bytes();
+    if memchr::memchr2(b'(', b';', bytes).is_none() {
+        out.push_str(func);
+        return;
+    }
     let mut depth: i32 = 0;
     let mut after_dot = None;
     let mut end = func.len();
@@ -238,17 +254,18 @@ pub fn tidy_generic(func: &str) -> String {
             _ => {}
         }
     }
-    let mut func = func;
-    func.truncate(end);
-    func
+    out.push_str(&func[..end]);
+    if memchr::memchr(b';', &bytes[..end]).is_some() {
+        let fixed = out[start..].replace(';', ":");
+        out.truncate(start);
+        out.push_str(&fixed);
+    }
 }
 
 /// Java frames lose the `L` of their class descriptor.
-fn tidy_java(func: String) -> String {
+fn tidy_java(func: &mut String) {
     if func.starts_with('L') && func.contains('/') {
-        func[1..].to_owned()
-    } else {
-        func
+        func.remove(0);
     }
 }
 
@@ -316,6 +333,47 @@ pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// Frame names of the current sample in reused string buffers (no allocation per frame
+/// once warmed up).
+#[derive(Debug, Default)]
+struct FramePool {
+    bufs: Vec<String>,
+    len: usize,
+}
+
+impl FramePool {
+    /// An emptied buffer at the end of the list.
+    fn next_buf(&mut self) -> &mut String {
+        if self.len == self.bufs.len() {
+            self.bufs.push(String::new());
+        }
+        let buf = &mut self.bufs[self.len];
+        buf.clear();
+        self.len += 1;
+        buf
+    }
+
+    fn as_slice(&self) -> &[String] {
+        &self.bufs[..self.len]
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn reverse_from(&mut self, start: usize) {
+        self.bufs[start..self.len].reverse();
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
 /// Line-at-a-time `perf script` parser.
 #[derive(Debug, Default)]
 pub struct PerfParser {
@@ -329,7 +387,7 @@ pub struct PerfParser {
     discarding: bool,
     pname: String,
     /// Frames of the current sample, leaf first.
-    frames: Vec<String>,
+    frames: FramePool,
     period: Option<u64>,
     kept_period: bool,
     kept_clock: bool,
@@ -424,17 +482,20 @@ impl PerfParser {
             return;
         }
         let symbol = fix_rust_symbol(symbol);
-        let parts: Vec<&str> = symbol.split("->").collect();
         let first_new = self.frames.len();
-        for (i, part) in parts.iter().enumerate() {
-            let mut func = tidy_generic(&unknown_fallback(
-                part,
-                sl.dso,
-                sl.pc,
-                self.opts.include_addrs,
-            ));
+        let has_arrow = memchr::memmem::find(symbol.as_bytes(), b"->").is_some();
+        let (split, whole) = if has_arrow {
+            (Some(symbol.split("->")), None)
+        } else {
+            (None, Some(&*symbol))
+        };
+        let parts = split.into_iter().flatten().chain(whole);
+        for (i, part) in parts.enumerate() {
+            let func = self.frames.next_buf();
+            let name = unknown_fallback(part, sl.dso, sl.pc, self.opts.include_addrs);
+            tidy_generic_into(&name, func);
             if self.pname.starts_with("java") {
-                func = tidy_java(func);
+                tidy_java(func);
             }
             if i > 0 {
                 if !func.contains("_[i]") {
@@ -445,16 +506,15 @@ impl PerfParser {
             } else if self.opts.annotate_jit && is_jit(sl.dso) && !func.contains("_[j]") {
                 func.push_str("_[j]");
             }
-            self.frames.push(func);
         }
         // The parts of one line are root→leaf; the sample's frames are leaf first.
-        self.frames[first_new..].reverse();
+        self.frames.reverse_from(first_new);
     }
 
     fn end_sample(&mut self, out: &mut Collector) {
         if !self.dropping && !self.frames.is_empty() {
             let frames = std::iter::once(self.pname.as_str())
-                .chain(self.frames.iter().rev().map(String::as_str));
+                .chain(self.frames.as_slice().iter().rev().map(String::as_str));
             out.tree.insert(frames, self.period.unwrap_or(1));
             out.stats.samples += 1;
         }

@@ -1,5 +1,9 @@
-//! Parser throughput per format (Throughput::Bytes) on generated inputs, plus export.
-#![allow(clippy::unwrap_used, clippy::format_push_string)]
+//! Parser throughput per format (`Throughput::Bytes`) on generated inputs, plus export.
+#![allow(
+    clippy::unwrap_used,
+    clippy::format_push_string,
+    clippy::format_collect
+)]
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -107,7 +111,7 @@ fn bench_export(c: &mut Criterion) {
         return;
     };
     c.bench_function("export_folded", |b| {
-        b.iter(|| black_box(export::folded_lines(&p.tree)))
+        b.iter(|| black_box(export::folded_lines(&p.tree)));
     });
 }
 

@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+use regex::Regex;
+
 use crate::input::{FormatChoice, LoadOptions, PerfOptions};
+use crate::profile::transform::Transform;
 
 /// Input format on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -62,6 +65,26 @@ pub struct Args {
     #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
     pub min_percent: f64,
 
+    /// Drop stacks that contain a frame matching this regex (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+
+    /// Keep only stacks through a frame matching this regex, re-rooted at it.
+    #[arg(long, value_name = "REGEX")]
+    pub focus: Option<String>,
+
+    /// Remove frames matching this regex; their callees attach to their caller (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub hide: Vec<String>,
+
+    /// Merge directly repeated frames of one function (recursion) into one.
+    #[arg(long)]
+    pub collapse_recursion: bool,
+
+    /// Bottom-up view: leaves become roots.
+    #[arg(long)]
+    pub invert: bool,
+
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
@@ -92,6 +115,34 @@ pub struct Args {
 }
 
 impl Args {
+    /// The transforms these arguments ask for, in the order they apply:
+    /// exclude, focus, hide, collapse recursion, invert.
+    ///
+    /// # Errors
+    /// An invalid regex, named with the flag it came from.
+    pub fn transforms(&self) -> Result<Vec<Transform>, crate::Error> {
+        let re = |flag: &str, s: &str| {
+            Regex::new(s).map_err(|e| crate::Error::Usage(format!("--{flag} {s}: {e}")))
+        };
+        let mut out = Vec::new();
+        for e in &self.exclude {
+            out.push(Transform::Exclude(re("exclude", e)?));
+        }
+        if let Some(f) = &self.focus {
+            out.push(Transform::Focus(re("focus", f)?));
+        }
+        for h in &self.hide {
+            out.push(Transform::Hide(re("hide", h)?));
+        }
+        if self.collapse_recursion {
+            out.push(Transform::CollapseRecursion);
+        }
+        if self.invert {
+            out.push(Transform::Invert);
+        }
+        Ok(out)
+    }
+
     /// The loading options these arguments ask for.
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {

@@ -41,11 +41,12 @@ fn run(args: &Args) -> Result<()> {
         paths.push("-".to_owned());
     }
     let opts = args.load_options();
+    let transforms = args.transforms()?;
     let mut loaded = Vec::new();
     for p in &paths {
         let l = input::load_path(p, &opts)?;
         warn_about(l.main());
-        loaded.push(l);
+        loaded.push(l.transformed(&transforms));
     }
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(io::BufWriter::new(

@@ -57,6 +57,25 @@ pub enum Loaded {
 }
 
 impl Loaded {
+    /// Applies transforms to every tree of the input.
+    #[must_use]
+    pub fn transformed(self, ts: &[crate::profile::transform::Transform]) -> Loaded {
+        if ts.is_empty() {
+            return self;
+        }
+        let apply = |mut p: Profile| {
+            p.tree = crate::profile::transform::apply_all(&p.tree, ts);
+            p
+        };
+        match self {
+            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Diff { before, after } => Loaded::Diff {
+                before: apply(before),
+                after: apply(after),
+            },
+        }
+    }
+
     /// The (AFTER, for a differential file) profile.
     pub fn main(&self) -> &Profile {
         match self {

@@ -3,6 +3,7 @@
 
 pub mod functions;
 pub mod intern;
+pub mod transform;
 pub mod tree;
 
 use std::collections::BTreeMap;

@@ -87,6 +87,13 @@ impl CallTree {
         }
     }
 
+    /// An empty tree whose weights have `scale` decimals.
+    pub fn with_scale(scale: u32) -> Self {
+        let mut t = Self::new();
+        t.scale = scale;
+        t
+    }
+
     /// Adds one sample: `frames` from the root to the leaf, with `weight` in the tree's
     /// units (see [`CallTree::scale`]). Returns the leaf node.
     pub fn insert<I, S>(&mut self, frames: I, weight: u64) -> NodeId
@@ -94,25 +101,34 @@ impl CallTree {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        self.insert_counted(frames, weight, 1)
+    }
+
+    /// Adds `samples` samples of one stack with `weight` in all (used by transforms).
+    pub fn insert_counted<I, S>(&mut self, frames: I, weight: u64, samples: u64) -> NodeId
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         let mut at = NodeId::ROOT;
-        self.add_weight(at, weight);
+        self.add_weight(at, weight, samples);
         for frame in frames {
             let name = self.names.intern(frame.as_ref());
             at = self.child_or_insert(at, name);
-            self.add_weight(at, weight);
+            self.add_weight(at, weight, samples);
         }
         let leaf = &mut self.nodes[at.index()];
         leaf.self_weight = leaf.self_weight.checked_add(weight).unwrap_or_else(|| {
             self.saturated = true;
             u64::MAX
         });
-        leaf.self_samples = leaf.self_samples.saturating_add(1);
+        leaf.self_samples = leaf.self_samples.saturating_add(samples);
         at
     }
 
-    fn add_weight(&mut self, id: NodeId, weight: u64) {
+    fn add_weight(&mut self, id: NodeId, weight: u64, samples: u64) {
         let node = &mut self.nodes[id.index()];
-        node.samples = node.samples.saturating_add(1);
+        node.samples = node.samples.saturating_add(samples);
         if let Some(t) = node.total.checked_add(weight) {
             node.total = t;
         } else {

@@ -141,3 +141,33 @@ fn stap_off_cpu_blocks_get_pseudo_frames() {
         "[off-cpu];main;schedule 900\n[on-cpu];main;work 7\n"
     );
 }
+
+#[test]
+fn transforms_apply_from_the_command_line() {
+    let input: &[u8] = b"m;commit;sync;my_sync;fsync 37\nm;commit;flush;fsync 31\nm;select 32\n";
+    let out = run(
+        &["--export", "folded", "--exclude", "my_sync", "-"],
+        Some(input),
+    );
+    assert_eq!(text(&out.stdout), "m;commit;flush;fsync 31\nm;select 32\n");
+    let out = run(
+        &["--export", "folded", "--focus", "^fsync$", "-"],
+        Some(input),
+    );
+    assert_eq!(text(&out.stdout), "fsync 68\n");
+    let out = run(
+        &["--export", "folded", "--hide", "^commit$", "--invert", "-"],
+        Some(input),
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "fsync;flush;m 31\nfsync;my_sync;sync;m 37\nselect;m 32\n"
+    );
+    let out = run(&["--export", "folded", "--exclude", "(", "-"], Some(input));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--exclude ("),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,224 @@
+//! Stage: call tree → call tree. Pure, undoable-by-recomputation transforms:
+//! exclude stacks, focus on a function, hide (merge away) frames, collapse recursion,
+//! invert. Each rebuilds a new tree from the old one's stacks, keeping weights and
+//! sample counts exactly. Regexes run once per distinct name, never per node.
+
+use std::fmt;
+
+use regex::Regex;
+
+use super::intern::NameId;
+use super::tree::{CallTree, NodeId};
+
+/// One transform of the call tree.
+#[derive(Debug, Clone)]
+pub enum Transform {
+    /// Drop every stack that has a frame matching the regex.
+    Exclude(Regex),
+    /// Keep only stacks through a matching frame, re-rooted at the outermost match.
+    Focus(Regex),
+    /// Remove matching frames; their callees attach to their caller.
+    Hide(Regex),
+    /// Repeated consecutive frames of one function become one.
+    CollapseRecursion,
+    /// Leaves become roots (bottom-up view).
+    Invert,
+}
+
+impl fmt::Display for Transform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transform::Exclude(r) => write!(f, "exclude /{r}/"),
+            Transform::Focus(r) => write!(f, "focus /{r}/"),
+            Transform::Hide(r) => write!(f, "hide /{r}/"),
+            Transform::CollapseRecursion => f.write_str("collapse recursion"),
+            Transform::Invert => f.write_str("inverted"),
+        }
+    }
+}
+
+/// Calls `f(frames root first, self weight, self samples)` for every stack that samples
+/// ended in, without recursion.
+pub fn for_each_stack(tree: &CallTree, mut f: impl FnMut(&[NameId], u64, u64)) {
+    let mut path: Vec<NameId> = Vec::new();
+    let mut todo: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, false)];
+    while let Some((id, leaving)) = todo.pop() {
+        if leaving {
+            path.pop();
+            continue;
+        }
+        let node = tree.node(id);
+        if id != NodeId::ROOT {
+            path.push(node.name);
+            todo.push((id, true));
+            if node.self_samples > 0 || node.self_weight > 0 {
+                f(&path, node.self_weight, node.self_samples);
+            }
+        }
+        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+    }
+}
+
+/// Which names match `re`, indexed by `NameId`.
+pub fn matching_names(tree: &CallTree, re: &Regex) -> Vec<bool> {
+    tree.names()
+        .iter()
+        .map(|(_, name)| re.is_match(name))
+        .collect()
+}
+
+/// Applies one transform, returning a new finished tree.
+pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
+    let mut out = CallTree::with_scale(tree.scale());
+    let names = tree.names();
+    let mut buf: Vec<&str> = Vec::new();
+    let mut emit = |out: &mut CallTree, frames: &mut dyn Iterator<Item = NameId>, w, n| {
+        buf.clear();
+        buf.extend(frames.map(|id| names.resolve(id)));
+        if !buf.is_empty() {
+            out.insert_counted(buf.iter(), w, n);
+        }
+    };
+    match t {
+        Transform::Exclude(re) => {
+            let hit = matching_names(tree, re);
+            for_each_stack(tree, |s, w, n| {
+                if !s.iter().any(|id| hit[id.0 as usize]) {
+                    emit(&mut out, &mut s.iter().copied(), w, n);
+                }
+            });
+        }
+        Transform::Focus(re) => {
+            let hit = matching_names(tree, re);
+            for_each_stack(tree, |s, w, n| {
+                if let Some(at) = s.iter().position(|id| hit[id.0 as usize]) {
+                    emit(&mut out, &mut s[at..].iter().copied(), w, n);
+                }
+            });
+        }
+        Transform::Hide(re) => {
+            let hit = matching_names(tree, re);
+            for_each_stack(tree, |s, w, n| {
+                emit(
+                    &mut out,
+                    &mut s.iter().copied().filter(|id| !hit[id.0 as usize]),
+                    w,
+                    n,
+                );
+            });
+        }
+        Transform::CollapseRecursion => for_each_stack(tree, |s, w, n| {
+            let mut last = None;
+            emit(
+                &mut out,
+                &mut s.iter().copied().filter(|&id| last.replace(id) != Some(id)),
+                w,
+                n,
+            );
+        }),
+        Transform::Invert => for_each_stack(tree, |s, w, n| {
+            emit(&mut out, &mut s.iter().rev().copied(), w, n);
+        }),
+    }
+    out.finish();
+    out
+}
+
+/// Applies transforms in order.
+pub fn apply_all<'a>(tree: &CallTree, ts: impl IntoIterator<Item = &'a Transform>) -> CallTree {
+    let mut cur = tree.clone();
+    for t in ts {
+        cur = apply(&cur, t);
+    }
+    cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::folded_lines;
+
+    fn tree(stacks: &[(&str, u64)]) -> CallTree {
+        let mut t = CallTree::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        t
+    }
+
+    fn re(s: &str) -> Regex {
+        Regex::new(s).unwrap()
+    }
+
+    const SEED: &[(&str, u64)] = &[
+        ("mysqld;commit;sync_binlog;my_sync;fsync", 37),
+        ("mysqld;commit;flush;log_write_flush_to_disk_low;fsync", 31),
+        ("mysqld;select;JOIN::exec", 32),
+    ];
+
+    #[test]
+    fn exclude_drops_whole_stacks() {
+        let t = apply(&tree(SEED), &Transform::Exclude(re("^my_sync$")));
+        assert_eq!(
+            folded_lines(&t),
+            [
+                "mysqld;commit;flush;log_write_flush_to_disk_low;fsync 31",
+                "mysqld;select;JOIN::exec 32",
+            ]
+        );
+        assert_eq!(t.total(), 63);
+    }
+
+    #[test]
+    fn focus_reroots_and_merges_occurrences() {
+        let t = apply(&tree(SEED), &Transform::Focus(re("fsync")));
+        assert_eq!(folded_lines(&t), ["fsync 68"]);
+        assert_eq!(t.node(NodeId::ROOT).total, 68);
+    }
+
+    #[test]
+    fn hide_attaches_callees_to_caller() {
+        let t = apply(&tree(SEED), &Transform::Hide(re("^commit$")));
+        assert_eq!(
+            folded_lines(&t),
+            [
+                "mysqld;flush;log_write_flush_to_disk_low;fsync 31",
+                "mysqld;select;JOIN::exec 32",
+                "mysqld;sync_binlog;my_sync;fsync 37",
+            ]
+        );
+    }
+
+    #[test]
+    fn collapse_recursion_merges_consecutive_repeats() {
+        let t = apply(
+            &tree(&[
+                ("main;rec;rec;rec;helper", 3),
+                ("main;rec;helper", 2),
+                ("a;b;a", 1),
+            ]),
+            &Transform::CollapseRecursion,
+        );
+        assert_eq!(folded_lines(&t), ["a;b;a 1", "main;rec;helper 5"]);
+    }
+
+    #[test]
+    fn invert_puts_leaves_at_the_root_and_keeps_samples() {
+        let t = apply(&tree(SEED), &Transform::Invert);
+        let fsync = t.child_named(NodeId::ROOT, "fsync").unwrap();
+        assert_eq!(t.node(fsync).total, 68);
+        assert_eq!(t.node(fsync).samples, 2);
+        assert_eq!(t.total(), 100);
+    }
+
+    #[test]
+    fn transforms_compose_and_keep_fractional_scale() {
+        let mut t = CallTree::new();
+        t.rescale(2);
+        t.insert(["a", "b"], 125);
+        t.finish();
+        let out = apply_all(&t, &[Transform::Hide(re("^a$")), Transform::Invert]);
+        assert_eq!(folded_lines(&out), ["b 1.25"]);
+    }
+}

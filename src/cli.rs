@@ -45,6 +45,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
 
+    /// With two profiles: scale BEFORE's counts to AFTER's total (as difffolded.pl -n).
+    #[arg(short = 'n', long)]
+    pub normalize: bool,
+
     /// Write the profile in this format instead of opening the viewer.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub export: Option<ExportArg>,

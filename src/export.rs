@@ -19,8 +19,26 @@ pub fn folded_lines(tree: &CallTree) -> Vec<String> {
 /// Differential folded lines `stack before after` over the union of both trees' stacks,
 /// sorted bytewise (the format of difffolded.pl and inferno-diff-folded).
 pub fn diff_folded_lines(before: &CallTree, after: &CallTree) -> Vec<String> {
+    diff_folded(before, after, false)
+}
+
+/// As [`diff_folded_lines`]; with `normalize`, BEFORE's counts are scaled to AFTER's
+/// total as difffolded.pl `-n` and inferno-diff-folded `-n` do (each count multiplied by
+/// total(after)/total(before) and truncated).
+pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<String> {
+    let pow = |s: u32| 10u128.saturating_pow(s);
+    // Totals compared exactly across different fixed-point scales.
+    let (b_total, a_total) = (
+        u128::from(before.total()) * pow(after.scale()),
+        u128::from(after.total()) * pow(before.scale()),
+    );
+    let factor =
+        (normalize && b_total > 0 && b_total != a_total).then(|| a_total as f64 / b_total as f64);
     let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for (s, w) in before.stacks() {
+        // Truncation, as the peers do.
+        #[allow(clippy::cast_sign_loss)] // both factors are non-negative
+        let w = factor.map_or(w, |f| (w as f64 * f) as u64);
         all.entry(s).or_default().0 = w;
     }
     for (s, w) in after.stacks() {

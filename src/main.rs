@@ -59,9 +59,9 @@ fn run(args: &Args) -> Result<()> {
             let lines = match loaded.as_slice() {
                 [Loaded::Single(p)] => export::folded_lines(&p.tree),
                 [Loaded::Diff { before, after }] => {
-                    export::diff_folded_lines(&before.tree, &after.tree)
+                    export::diff_folded(&before.tree, &after.tree, args.normalize)
                 }
-                [a, b] => export::diff_folded_lines(&a.main().tree, &b.main().tree),
+                [a, b] => export::diff_folded(&a.main().tree, &b.main().tree, args.normalize),
                 _ => bail!("--export folded takes one or two profiles"),
             };
             export::write_lines(&mut out, &lines)?;

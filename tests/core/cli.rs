@@ -171,3 +171,11 @@ fn transforms_apply_from_the_command_line() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn normalize_scales_before_to_after_total() {
+    let a = tmp("na.folded", b"x;y 30\nx;z 10\n");
+    let b = tmp("nb.folded", b"x;y 5\nx;z 15\n");
+    let out = run(&["--export", "folded", "-n", &a, &b], None);
+    assert_eq!(text(&out.stdout), "x;y 15 5\nx;z 5 15\n");
+}

@@ -307,6 +307,9 @@ fn diff_folded_matches_inferno_diff_folded() {
     let got = export::diff_folded_lines(&before.main().tree, &after.main().tree);
     let expected = sorted_lines(&read_text(&dir.join("results/default.txt")));
     assert_eq!(got, expected, "{}", diff_report(&expected, &got));
+    let got = export::diff_folded(&before.main().tree, &after.main().tree, true);
+    let expected = sorted_lines(&read_text(&dir.join("results/normalize.txt")));
+    assert_eq!(got, expected, "normalize: {}", diff_report(&expected, &got));
     // A two-column file opens as a differential profile and exports unchanged.
     let two = load("perf-cycles-instructions-01-collapsed-all-diff.txt");
     let Loaded::Diff { before, after } = two else {

@@ -1,8 +1,10 @@
 //! Stage: samples → call tree. A [`Profile`] is a finished [`CallTree`] plus the
 //! [`Stats`] of how it was read (format, events, unit, skipped lines).
 
+pub mod finder;
 pub mod functions;
 pub mod intern;
+pub mod sandwich;
 pub mod transform;
 pub mod tree;
 

@@ -89,6 +89,14 @@ pub struct Args {
     #[arg(long)]
     pub invert: bool,
 
+    /// Print a shell completion script and exit.
+    #[arg(long, value_enum, value_name = "SHELL", exclusive = true)]
+    pub completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit.
+    #[arg(long, exclusive = true)]
+    pub man: bool,
+
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,

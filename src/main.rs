@@ -5,7 +5,7 @@ use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use flametui::cli::{Args, ExportArg};
 use flametui::export;
 use flametui::input::{self, Loaded};
@@ -31,6 +31,15 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<()> {
+    if let Some(shell) = args.completions {
+        let mut cmd = Args::command();
+        clap_complete::generate(shell, &mut cmd, "flametui", &mut io::stdout());
+        return Ok(());
+    }
+    if args.man {
+        clap_mangen::Man::new(Args::command()).render(&mut io::stdout())?;
+        return Ok(());
+    }
     let mut paths = args.profiles.clone();
     if paths.is_empty() {
         if io::stdin().is_terminal() {

@@ -179,3 +179,17 @@ fn normalize_scales_before_to_after_total() {
     let out = run(&["--export", "folded", "-n", &a, &b], None);
     assert_eq!(text(&out.stdout), "x;y 15 5\nx;z 5 15\n");
 }
+
+#[test]
+fn completions_and_man_page_come_from_the_clap_definition() {
+    let out = run(&["--completions", "bash"], None);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("--collapse-recursion"));
+    let out = run(&["--man"], None);
+    assert!(out.status.success());
+    let man = text(&out.stdout);
+    assert!(
+        man.contains(".TH flametui") && man.contains("normalize"),
+        "{man}"
+    );
+}

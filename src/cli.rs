@@ -97,6 +97,10 @@ pub struct Args {
     #[arg(long, exclusive = true)]
     pub man: bool,
 
+    /// Parser threads (default: one per core, at most 8).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub threads: Option<usize>,
+
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
@@ -172,6 +176,8 @@ impl Args {
                 include_addrs: self.addrs,
                 event: self.event.clone(),
             },
+            threads: self.threads,
+            chunk_size: None,
         }
     }
 }

@@ -56,6 +56,21 @@ pub struct FoldedParser {
 }
 
 impl FoldedParser {
+    /// A parser that knows in advance whether the file is differential.
+    pub fn with_diff(diff: bool) -> Self {
+        Self { diff: Some(diff) }
+    }
+
+    /// Decides from the first lines whether a folded file is differential.
+    pub fn sniff_diff(lines: &[&str]) -> bool {
+        lines
+            .iter()
+            .find(|l| !l.trim().is_empty() && !is_comment(l))
+            .and_then(|l| trailing_count(l))
+            .and_then(|(rest, _)| trailing_count(rest))
+            .is_some_and(|(stack, _)| !stack.is_empty())
+    }
+
     /// True once the input is known to be differential.
     pub fn is_diff(&self) -> bool {
         self.diff == Some(true)

@@ -7,6 +7,7 @@
 pub mod common;
 pub mod detect;
 pub mod folded;
+pub mod parallel;
 pub mod perf;
 pub mod stap;
 
@@ -39,6 +40,15 @@ pub struct LoadOptions {
     pub format: FormatChoice,
     /// perf-specific options.
     pub perf: PerfOptions,
+    /// Parser threads (default: the machine's cores, at most 8; 1 parses in this thread).
+    pub threads: Option<usize>,
+    /// Bytes per chunk for parallel parsing (default 1 MiB).
+    pub chunk_size: Option<usize>,
+}
+
+/// The default number of parser threads.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
 /// What an input turned out to hold.
@@ -93,6 +103,19 @@ pub struct Collector {
     pub after: Option<CallTree>,
     /// How the input is being read.
     pub stats: Stats,
+}
+
+impl Collector {
+    /// Adds another piece's samples and counts.
+    pub fn merge(&mut self, other: Collector) {
+        self.tree.merge_from(&other.tree);
+        match (&mut self.after, other.after) {
+            (Some(a), Some(b)) => a.merge_from(&b),
+            (None, Some(b)) => self.after = Some(b),
+            _ => {}
+        }
+        self.stats.merge(other.stats);
+    }
 }
 
 /// Per-line context handed to parsers.
@@ -176,9 +199,34 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
             head: detect::head(&prefix),
         })?,
     };
-    let mut lines = LineReader::new(Cursor::new(prefix).chain(reader));
-    let mut out = Collector::default();
-    parse_lines(&mut lines, format, opts, &mut out).map_err(io_err)?;
+    let threads = opts.threads.unwrap_or_else(default_threads);
+    let text = String::from_utf8_lossy(&prefix).into_owned();
+    let head: Vec<&str> = text.lines().collect();
+    let chunked = match format {
+        Format::Perf => {
+            let mut perf = opts.perf.clone();
+            perf.event = perf.event.or_else(|| perf::first_event(&head));
+            perf.event
+                .is_some()
+                .then_some(parallel::ChunkParser::Perf(perf))
+        }
+        Format::Folded | Format::DiffFolded => Some(parallel::ChunkParser::Folded(
+            folded::FoldedParser::sniff_diff(&head),
+        )),
+        Format::Stap => None,
+    };
+    let input = Cursor::new(prefix).chain(reader);
+    let out = match chunked {
+        Some(parser) if threads > 1 => {
+            parallel::parse(input, &parser, threads, opts.chunk_size.unwrap_or(1 << 20))
+                .map_err(io_err)?
+        }
+        _ => {
+            let mut out = Collector::default();
+            parse_lines(&mut LineReader::new(input), format, opts, &mut out).map_err(io_err)?;
+            out
+        }
+    };
     finish(out, name, format)
 }
 

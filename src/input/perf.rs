@@ -525,6 +525,15 @@ impl PerfParser {
     }
 }
 
+/// The event of the first readable event line among `lines`, if any.
+pub fn first_event(lines: &[&str]) -> Option<String> {
+    lines
+        .iter()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| event_line(l.trim_end()))
+        .map(|ev| ev.event.to_owned())
+}
+
 /// Detection over the first lines: `Some(true)` for perf script, `Some(false)` when the
 /// first meaningful line is not an event line, `None` when there is nothing to judge.
 pub fn sniff(lines: &[&str]) -> Option<bool> {
@@ -539,10 +548,12 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
     if ev.inline_frame.is_some() {
         return Some(true);
     }
-    match meaningful.next() {
-        Some(next) => Some(stack_line(next).is_some() || event_line(next).is_some()),
-        None => Some(true),
+    // One unreadable line right after the event line must not hide a perf file.
+    let mut next = meaningful.take(4).peekable();
+    if next.peek().is_none() {
+        return Some(true);
     }
+    Some(next.any(|l| stack_line(l).is_some() || event_line(l).is_some()))
 }
 
 #[cfg(test)]

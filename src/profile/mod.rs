@@ -122,6 +122,27 @@ impl Stats {
         }
     }
 
+    /// Adds the counts of `other` (stats of another piece of the same input).
+    pub fn merge(&mut self, other: Stats) {
+        self.samples += other.samples;
+        self.filtered_samples += other.filtered_samples;
+        self.offcpu_samples += other.offcpu_samples;
+        self.fractional |= other.fractional;
+        for (e, n) in other.events {
+            *self.events.entry(e).or_insert(0) += n;
+        }
+        for (r, n) in other.skipped {
+            *self.skipped.entry(r).or_insert(0) += n;
+        }
+        self.bad_lines.extend(other.bad_lines);
+        self.bad_lines.sort_by_key(|b| b.line);
+        self.bad_lines.truncate(MAX_BAD_LINES_KEPT);
+        // A unit learnt from samples wins over the default.
+        if self.unit == Unit::Samples {
+            self.unit = other.unit;
+        }
+    }
+
     /// Number of skipped lines.
     pub fn skipped_lines(&self) -> u64 {
         self.skipped.values().sum()

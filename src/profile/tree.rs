@@ -208,6 +208,38 @@ impl CallTree {
         out
     }
 
+    /// Adds every sample of `other` to this tree (trees parsed from pieces of one input).
+    pub fn merge_from(&mut self, other: &CallTree) {
+        if other.scale > self.scale {
+            self.rescale(other.scale - self.scale);
+        }
+        let factor = 10u64.saturating_pow(self.scale - other.scale);
+        self.saturated |= other.saturated;
+        let mut map = vec![NodeId::ROOT; other.nodes.len()];
+        for id in other.preorder() {
+            let old = other.node(id);
+            let new = match old.parent {
+                None => NodeId::ROOT,
+                Some(p) => {
+                    let name = self.names.intern(other.names.resolve(old.name));
+                    self.child_or_insert(map[p.index()], name)
+                }
+            };
+            map[id.index()] = new;
+            let mut sat = self.saturated;
+            let n = &mut self.nodes[new.index()];
+            n.total = add_sat(n.total, mul_sat(old.total, factor, &mut sat), &mut sat);
+            n.self_weight = add_sat(
+                n.self_weight,
+                mul_sat(old.self_weight, factor, &mut sat),
+                &mut sat,
+            );
+            n.samples = n.samples.saturating_add(old.samples);
+            n.self_samples = n.self_samples.saturating_add(old.self_samples);
+            self.saturated = sat;
+        }
+    }
+
     /// Multiplies every weight by 10^`extra` so that weights with more decimals fit.
     pub fn rescale(&mut self, extra: u32) {
         let factor = 10u64.saturating_pow(extra);
@@ -352,6 +384,13 @@ impl CallTree {
     }
 }
 
+fn add_sat(a: u64, b: u64, saturated: &mut bool) -> u64 {
+    a.checked_add(b).unwrap_or_else(|| {
+        *saturated = true;
+        u64::MAX
+    })
+}
+
 fn mul_sat(v: u64, f: u64, saturated: &mut bool) -> u64 {
     v.checked_mul(f).unwrap_or_else(|| {
         *saturated = true;
@@ -434,6 +473,24 @@ mod tests {
             stacks,
             vec![("[on-cpu];a;b".into(), 3), ("[on-cpu];c".into(), 2)]
         );
+    }
+
+    #[test]
+    fn merge_equals_inserting_everything_in_one_tree() {
+        let mut a = tree(&[("a;b", 3), ("c", 2)]);
+        let mut b = CallTree::new();
+        b.rescale(1);
+        b.insert(["a", "b"], 15);
+        b.insert(["d"], 10);
+        b.finish();
+        a.merge_from(&b);
+        a.finish();
+        assert_eq!(a.scale(), 1);
+        assert_eq!(
+            a.stacks(),
+            vec![("a;b".into(), 45), ("c".into(), 20), ("d".into(), 10)]
+        );
+        assert_eq!(a.node(a.child_named(NodeId::ROOT, "a").unwrap()).samples, 2);
     }
 
     #[test]

@@ -112,16 +112,24 @@ fn perf_script_matches_inferno_oracle_for_every_case() {
         };
         let input =
             find_perf_input(&corpus, name).unwrap_or_else(|| panic!("no input for oracle {file}"));
-        let opts = LoadOptions {
-            format: FormatChoice::Perf,
-            perf: perf_options(opt),
-        };
-        let got = folded_of(&input, &opts);
         let expected = sorted_lines(&read_text(&oracle));
-        cases += 1;
-        if got != expected {
-            failures.push(format!("{file}: {}", diff_report(&expected, &got)));
+        // Sequential, and on 2 threads with small chunks so chunk boundaries are crossed.
+        for (threads, chunk_size) in [(1, None), (2, Some(4096))] {
+            let opts = LoadOptions {
+                format: FormatChoice::Perf,
+                perf: perf_options(opt),
+                threads: Some(threads),
+                chunk_size,
+            };
+            let got = folded_of(&input, &opts);
+            if got != expected {
+                failures.push(format!(
+                    "{file} ({threads} threads): {}",
+                    diff_report(&expected, &got)
+                ));
+            }
         }
+        cases += 1;
     }
     assert!(cases >= 150, "only {cases} oracle cases found");
     assert!(
@@ -144,6 +152,7 @@ fn perf_tracepoint_events_are_read() {
                 event: event.map(str::to_owned),
                 ..PerfOptions::default()
             },
+            ..LoadOptions::default()
         };
         let got = folded_of(&input, &opts);
         let want = sorted_lines(&read_text(&corpus.join(expected)));

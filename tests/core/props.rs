@@ -87,6 +87,36 @@ proptest! {
     }
 
     #[test]
+    fn parallel_parse_equals_sequential(stacks in stacks(), chunk in 16usize..400, bad in 0usize..5) {
+        let mut text = String::new();
+        for (i, (frames, w)) in stacks.iter().enumerate() {
+            text.push_str(&format!("proc 4242 {i}.000001: {w} cpu-clock: \n"));
+            if i % 7 == bad {
+                text.push_str("\tTHIS_IS_A_WEIRD_LINE\n");
+            }
+            for f in frames.iter().rev() {
+                text.push_str(&format!("\t7f00 {}+0x1 (/usr/lib/libfoo.so)\n", f.replace(' ', "_")));
+            }
+            text.push('\n');
+        }
+        let load_with = |threads, chunk_size| {
+            let opts = LoadOptions { threads: Some(threads), chunk_size: Some(chunk_size), ..LoadOptions::default() };
+            match input::load_reader(text.as_bytes(), "p", &opts).unwrap() {
+                Loaded::Single(p) => (export::folded_lines(&p.tree), p.stats),
+                Loaded::Diff { .. } => panic!("diff"),
+            }
+        };
+        let (seq, seq_stats) = load_with(1, 1 << 20);
+        let (par, par_stats) = load_with(3, chunk);
+        prop_assert_eq!(seq, par);
+        prop_assert_eq!(seq_stats.samples, par_stats.samples);
+        prop_assert_eq!(seq_stats.bad_lines, par_stats.bad_lines);
+        prop_assert_eq!(seq_stats.skipped, par_stats.skipped);
+        prop_assert_eq!(seq_stats.lines, par_stats.lines);
+        prop_assert_eq!(seq_stats.unit, par_stats.unit);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
         for format in [FormatChoice::Auto, FormatChoice::Folded, FormatChoice::Perf, FormatChoice::Stap] {
             let opts = LoadOptions { format, ..LoadOptions::default() };

@@ -1,0 +1,169 @@
+//! Stage: bytes → samples on all cores. The input is cut into chunks at record
+//! boundaries (after a blank line for perf script, after a newline for folded stacks),
+//! worker threads parse chunks into trees of their own, and the trees are merged. The
+//! result does not depend on the number of threads or the chunk size: the kept perf event
+//! and the folded file's kind are decided from the first lines before the split, trees
+//! are keyed by path and children sorted at the end. Memory is bounded by the channel.
+
+use std::io::{self, BufRead};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use super::common::LineReader;
+use super::{Collector, ParseState, folded, perf};
+use crate::profile::Format;
+
+/// What the workers need to parse any chunk alone.
+#[derive(Debug, Clone)]
+pub enum ChunkParser {
+    /// perf script with the event to keep already chosen.
+    Perf(perf::PerfOptions),
+    /// Folded stacks; `true` for a differential file.
+    Folded(bool),
+}
+
+/// One piece of the input and the number of its first line.
+struct Chunk {
+    first_line: u64,
+    bytes: Vec<u8>,
+}
+
+/// Where a chunk may end: the index just after the last record boundary.
+fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
+    match format {
+        ChunkParser::Perf(_) => memchr::memmem::rfind(buf, b"\n\n").map(|i| i + 2),
+        ChunkParser::Folded(_) => memchr::memrchr(b'\n', buf).map(|i| i + 1),
+    }
+}
+
+/// Reads chunks of about `size` bytes ending at record boundaries and sends them.
+fn split<R: BufRead>(
+    mut reader: R,
+    format: &ChunkParser,
+    size: usize,
+    tx: &mpsc::SyncSender<Chunk>,
+) -> io::Result<u64> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line = 1u64;
+    loop {
+        let mut buf = std::mem::take(&mut carry);
+        let start = buf.len();
+        buf.resize(start + size, 0);
+        let mut filled = start;
+        while filled < buf.len() {
+            match reader.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let eof = filled < buf.len();
+        buf.truncate(filled);
+        let cut = if eof {
+            Some(buf.len())
+        } else {
+            boundary(&buf, format)
+        };
+        let Some(cut) = cut else {
+            // One record longer than a chunk: keep reading.
+            carry = buf;
+            continue;
+        };
+        carry = buf.split_off(cut);
+        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+        if !buf.is_empty()
+            && tx
+                .send(Chunk {
+                    first_line: line,
+                    bytes: buf,
+                })
+                .is_err()
+        {
+            break;
+        }
+        line += lines;
+        if eof {
+            break;
+        }
+    }
+    Ok(line - 1)
+}
+
+/// Parses one chunk into `out`.
+fn parse_chunk(chunk: &Chunk, format: &ChunkParser, out: &mut Collector) -> io::Result<()> {
+    let mut lines = LineReader::new(&chunk.bytes[..]);
+    let mut state = ParseState {
+        line_no: chunk.first_line - 1,
+    };
+    match format {
+        ChunkParser::Perf(opts) => {
+            let mut p = perf::PerfParser::new(opts.clone());
+            while let Some(line) = lines.next_line()? {
+                state.line_no += 1;
+                p.line(&line, &mut state, out);
+            }
+            p.finish(out);
+        }
+        ChunkParser::Folded(diff) => {
+            let mut p = folded::FoldedParser::with_diff(*diff);
+            while let Some(line) = lines.next_line()? {
+                state.line_no += 1;
+                p.line(&line, &mut state, out);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses the whole input on `threads` workers in chunks of about `chunk_size` bytes.
+///
+/// # Errors
+/// I/O errors of the reader.
+pub fn parse<R: BufRead>(
+    reader: R,
+    format: &ChunkParser,
+    threads: usize,
+    chunk_size: usize,
+) -> io::Result<Collector> {
+    let (tx, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
+    let rx = Arc::new(Mutex::new(rx));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                let rx = Arc::clone(&rx);
+                scope.spawn(move || -> io::Result<Collector> {
+                    let mut out = Collector::default();
+                    loop {
+                        let next = rx
+                            .lock()
+                            .map_err(|_| io::Error::other("worker lock"))?
+                            .recv();
+                        let Ok(chunk) = next else { break };
+                        parse_chunk(&chunk, format, &mut out)?;
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        let lines = split(reader, format, chunk_size, &tx);
+        drop(tx);
+        let mut merged = Collector::default();
+        for w in workers {
+            let part = w
+                .join()
+                .map_err(|_| io::Error::other("parser thread panicked"))??;
+            merged.merge(part);
+        }
+        merged.stats.lines = lines?;
+        merged.stats.format = Some(match format {
+            ChunkParser::Perf(_) => Format::Perf,
+            ChunkParser::Folded(true) => Format::DiffFolded,
+            ChunkParser::Folded(false) => Format::Folded,
+        });
+        if let ChunkParser::Perf(o) = format {
+            merged.stats.event.clone_from(&o.event);
+        }
+        Ok(merged)
+    })
+}

@@ -65,6 +65,10 @@ pub struct Args {
     #[arg(long)]
     pub print: bool,
 
+    /// Print where every input line went (samples, dropped, comments, blank, skipped).
+    #[arg(long)]
+    pub stats: bool,
+
     /// Leave frames under this share of the total out of the printed call tree.
     #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
     pub min_percent: f64,

@@ -55,6 +55,14 @@ fn run(args: &Args) -> Result<()> {
     for p in &paths {
         let l = input::load_path(p, &opts)?;
         warn_about(l.main());
+        if args.stats {
+            let text = report::line_accounting(l.main());
+            if args.export.is_some() || args.top.is_some() || args.print {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+        }
         loaded.push(l.transformed(&transforms));
     }
     let mut out: Box<dyn Write> = match &args.output {
@@ -79,6 +87,7 @@ fn run(args: &Args) -> Result<()> {
             let p = loaded.first().context("no profile")?.main();
             export::svg(p, &p.source, &mut out)?;
         }
+        None if args.stats && args.top.is_none() && !args.print => {}
         None => {
             let p = loaded.last().context("no profile")?.main();
             let text = match args.top {

@@ -73,6 +73,45 @@ pub fn header(profile: &Profile) -> String {
     out
 }
 
+/// Where every input line went: the `--stats` summary.
+pub fn line_accounting(profile: &Profile) -> String {
+    let s = &profile.stats;
+    let c = &s.line_counts;
+    let n = |v: u64| thousands_str(&v.to_string());
+    let mut out = format!("{}: {} lines read\n", sanitize(&profile.source), n(s.lines));
+    let rows = [
+        ("in samples", c.in_samples, String::new()),
+        (
+            "dropped",
+            c.dropped,
+            "samples of other events or without a usable frame".to_owned(),
+        ),
+        ("comments", c.comments, String::new()),
+        ("blank", c.blank, String::new()),
+    ];
+    for (what, v, why) in rows {
+        let row = format!("  {what:<12} {:>12}  {why}", n(v));
+        let _ = writeln!(out, "{}", row.trim_end());
+    }
+    for (reason, v) in &s.skipped {
+        let _ = writeln!(out, "  {:<12} {:>12}  {reason}", "skipped", n(*v));
+    }
+    let accounted = s.accounted_lines();
+    let verdict = if accounted == s.lines {
+        "every line accounted for"
+    } else {
+        "LINES UNACCOUNTED FOR"
+    };
+    let _ = writeln!(out, "  {:<12} {:>12}  {verdict}", "total", n(accounted));
+    let _ = writeln!(
+        out,
+        "{} samples in the tree, {} samples of other events left out",
+        n(s.samples),
+        n(s.filtered_samples)
+    );
+    out
+}
+
 /// The call tree as indented text, frames below `min_percent` of the total left out.
 pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
     let tree = &profile.tree;

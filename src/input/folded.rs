@@ -78,7 +78,12 @@ impl FoldedParser {
 
     /// Feeds one line.
     pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
-        if line.trim().is_empty() || is_comment(line) {
+        if line.trim().is_empty() {
+            out.stats.line_counts.blank += 1;
+            return;
+        }
+        if is_comment(line) {
+            out.stats.line_counts.comments += 1;
             return;
         }
         let Some((rest, last)) = trailing_count(line) else {
@@ -127,6 +132,7 @@ impl FoldedParser {
         }
         out.stats.fractional |= !last.1.is_empty() || (diff && !first.1.is_empty());
         out.stats.samples += 1;
+        out.stats.line_counts.in_samples += 1;
     }
 }
 

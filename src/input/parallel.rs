@@ -71,7 +71,8 @@ fn split<R: BufRead>(
             continue;
         };
         carry = buf.split_off(cut);
-        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+        let unterminated = eof && !buf.is_empty() && !buf.ends_with(b"\n");
+        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64 + u64::from(unterminated);
         if !buf.is_empty()
             && tx
                 .send(Chunk {

@@ -389,6 +389,8 @@ pub struct PerfParser {
     /// Frames of the current sample, leaf first.
     frames: FramePool,
     period: Option<u64>,
+    /// Lines of the current sample (event line and stack lines).
+    sample_lines: u64,
     kept_period: bool,
     kept_clock: bool,
 }
@@ -407,10 +409,12 @@ impl PerfParser {
     /// Feeds one line.
     pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
         if line.starts_with('#') {
+            out.stats.line_counts.comments += 1;
             return;
         }
         let line = line.trim_end();
         if line.is_empty() {
+            out.stats.line_counts.blank += 1;
             self.end_sample(out);
             self.discarding = false;
         } else if self.discarding {
@@ -440,6 +444,7 @@ impl PerfParser {
             return;
         };
         self.in_event = true;
+        self.sample_lines = 1;
         *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
         let wanted = self
             .event
@@ -464,19 +469,29 @@ impl PerfParser {
             self.pname.push_str(ev.tid);
         }
         if let Some(frame) = ev.inline_frame {
-            self.stack(frame, state, out);
+            // A frame on the event line itself (inferno reads it; Perl ignores the sample).
+            if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
+                self.frame(sl);
+            }
             self.end_sample(out);
         }
     }
 
     fn stack(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
         if self.dropping {
+            self.sample_lines += 1;
             return;
         }
         let Some(sl) = stack_line(line) else {
             state.skip(out, "unreadable perf stack line", line);
             return;
         };
+        self.sample_lines += 1;
+        self.frame(sl);
+    }
+
+    /// Adds the frame(s) of one stack line to the current sample.
+    fn frame(&mut self, sl: StackLine<'_>) {
         let symbol = strip_offset(sl.symbol);
         if symbol.starts_with('(') {
             return;
@@ -517,7 +532,11 @@ impl PerfParser {
                 .chain(self.frames.as_slice().iter().rev().map(String::as_str));
             out.tree.insert(frames, self.period.unwrap_or(1));
             out.stats.samples += 1;
+            out.stats.line_counts.in_samples += self.sample_lines;
+        } else {
+            out.stats.line_counts.dropped += self.sample_lines;
         }
+        self.sample_lines = 0;
         self.frames.clear();
         self.in_event = false;
         self.dropping = false;

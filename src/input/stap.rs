@@ -87,6 +87,8 @@ pub struct StapParser {
     /// Frames of the current block, leaf first.
     frames: Vec<String>,
     offcpu: bool,
+    /// Lines of the current block so far.
+    block_lines: u64,
     /// Off-CPU blocks seen: every stack carries the on/off pseudo-frame from then on.
     split: bool,
 }
@@ -96,6 +98,7 @@ impl StapParser {
     pub fn line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
         let trimmed = line.trim();
         if trimmed.is_empty() {
+            out.stats.line_counts.blank += 1;
             return;
         }
         if let Some(count) = count_line(line) {
@@ -109,21 +112,26 @@ impl StapParser {
                 return;
             }
             self.offcpu = true;
+            self.block_lines += 1;
             if rest.trim().is_empty() {
                 return;
             }
+            self.block_lines -= 1;
             frame = rest;
         }
         if trimmed.starts_with("<no ") && trimmed.ends_with('>') {
             state.skip(out, "SystemTap backtrace failure", line);
             return;
         }
+        self.block_lines += 1;
         self.frames.push(frame_name(frame));
     }
 
     fn end_block(&mut self, count: u64, state: &mut ParseState, out: &mut Collector, line: &str) {
         if self.frames.is_empty() {
             state.skip(out, "count line without frames", line);
+            out.stats.line_counts.dropped += self.block_lines;
+            self.block_lines = 0;
             self.offcpu = false;
             return;
         }
@@ -142,6 +150,8 @@ impl StapParser {
             .chain(self.frames.iter().rev().map(String::as_str));
         out.tree.insert(frames, count);
         out.stats.samples += 1;
+        out.stats.line_counts.in_samples += self.block_lines + 1;
+        self.block_lines = 0;
         if self.offcpu {
             out.stats.offcpu_samples += 1;
         }
@@ -153,12 +163,16 @@ impl StapParser {
     pub fn finish(&mut self, state: &mut ParseState, out: &mut Collector) {
         if !self.frames.is_empty() {
             let n = self.frames.len();
-            state.skip(
-                out,
-                "stack without a count at the end of the input",
+            out.stats.note(
+                state.line_no,
+                "stack without a count at the end of the input, dropped",
                 &format!("({n} frames)"),
             );
             self.frames.clear();
+        }
+        if self.block_lines > 0 {
+            out.stats.line_counts.dropped += self.block_lines;
+            self.block_lines = 0;
         }
         if self.split {
             out.stats.unit = crate::profile::Unit::OnOffCpu;

@@ -78,9 +78,24 @@ pub struct BadLine {
 /// How many skipped lines are kept verbatim for reports.
 pub const MAX_BAD_LINES_KEPT: usize = 5;
 
+/// What every input line became (with [`Stats::skipped`], accounts for all of them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    /// Lines of samples that went into the tree.
+    pub in_samples: u64,
+    /// Lines of samples left out on purpose: other events, or no usable frame.
+    pub dropped: u64,
+    /// Comment lines (`#`).
+    pub comments: u64,
+    /// Empty or white-space lines.
+    pub blank: u64,
+}
+
 /// How the input was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
+    /// What the lines became.
+    pub line_counts: LineCounts,
     /// Detected or forced format.
     pub format: Option<Format>,
     /// Lines read from the input.
@@ -106,6 +121,17 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Keeps a warning about `line` for the report without counting a skipped line.
+    pub fn note(&mut self, line: u64, reason: &'static str, text: &str) {
+        if self.bad_lines.len() < MAX_BAD_LINES_KEPT {
+            self.bad_lines.push(BadLine {
+                line,
+                reason,
+                text: text.chars().take(200).collect(),
+            });
+        }
+    }
+
     /// Records a skipped line.
     pub fn skip(&mut self, line: u64, reason: &'static str, text: &str) {
         *self.skipped.entry(reason).or_insert(0) += 1;
@@ -122,8 +148,19 @@ impl Stats {
         }
     }
 
+    /// Lines accounted for: in samples, dropped, comments, blank and skipped. Equal to
+    /// [`Stats::lines`] when nothing was lost.
+    pub fn accounted_lines(&self) -> u64 {
+        let c = &self.line_counts;
+        c.in_samples + c.dropped + c.comments + c.blank + self.skipped_lines()
+    }
+
     /// Adds the counts of `other` (stats of another piece of the same input).
     pub fn merge(&mut self, other: Stats) {
+        self.line_counts.in_samples += other.line_counts.in_samples;
+        self.line_counts.dropped += other.line_counts.dropped;
+        self.line_counts.comments += other.line_counts.comments;
+        self.line_counts.blank += other.line_counts.blank;
         self.samples += other.samples;
         self.filtered_samples += other.filtered_samples;
         self.offcpu_samples += other.offcpu_samples;

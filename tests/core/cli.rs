@@ -193,3 +193,29 @@ fn completions_and_man_page_come_from_the_clap_definition() {
         "{man}"
     );
 }
+
+#[test]
+fn stats_account_for_every_line() {
+    let perf = b"# header\nx 1 1.0: 5 cycles: \n\t1 f+0x1 (/bin/x)\n\tWEIRD\n\ny 1 1.1: 5 instructions: \n\t1 g+0x1 (/bin/x)\n\n";
+    let out = run(&["--stats", "-"], Some(perf));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("8 lines read"), "{s}");
+    for (what, n) in [
+        ("in samples", 2),
+        ("dropped", 2),
+        ("comments", 1),
+        ("blank", 2),
+        ("skipped", 1),
+    ] {
+        let line = s
+            .lines()
+            .find(|l| l.trim_start().starts_with(what))
+            .unwrap();
+        assert!(
+            line.split_whitespace().any(|w| w == n.to_string()),
+            "{what}: {line}"
+        );
+    }
+    assert!(s.contains("every line accounted for"), "{s}");
+}

@@ -37,7 +37,19 @@ fn sorted_lines(text: &str) -> Vec<String> {
 
 fn folded_of(path: &Path, opts: &LoadOptions) -> Vec<String> {
     match input::load_path(path.to_str().unwrap(), opts) {
-        Ok(Loaded::Single(p)) => export::folded_lines(&p.tree),
+        Ok(Loaded::Single(p)) => {
+            // Nothing lost: every line is in a sample, dropped on purpose, a comment,
+            // blank, or skipped with a reason.
+            let s = &p.stats;
+            assert_eq!(
+                s.accounted_lines(),
+                s.lines,
+                "{}: {:?}",
+                path.display(),
+                s.line_counts
+            );
+            export::folded_lines(&p.tree)
+        }
         Ok(Loaded::Diff { .. }) => panic!("{}: unexpected differential", path.display()),
         // No usable sample: the peers write an empty file.
         Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => Vec::new(),

@@ -120,7 +120,10 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
         for format in [FormatChoice::Auto, FormatChoice::Folded, FormatChoice::Perf, FormatChoice::Stap] {
             let opts = LoadOptions { format, ..LoadOptions::default() };
-            let _ = input::load_reader(&bytes[..], "fuzz", &opts);
+            if let Ok(l) = input::load_reader(&bytes[..], "fuzz", &opts) {
+                let s = &l.main().stats;
+                prop_assert_eq!(s.accounted_lines(), s.lines);
+            }
         }
     }
 }

@@ -133,6 +133,12 @@ fn warn_about(p: &Profile) {
     if s.fractional {
         eprintln!("flametui: {src}: fractional counts kept exactly");
     }
+    if let Some(e) = &s.read_error {
+        eprintln!(
+            "flametui: {src}: the input ended early ({}); showing what was read before",
+            sanitize(e)
+        );
+    }
     if p.tree.saturated() {
         eprintln!("flametui: {src}: weights overflowed 64 bits and were clamped");
     }

@@ -112,6 +112,9 @@ pub fn line_accounting(profile: &Profile) -> String {
     out
 }
 
+/// Deepest indentation of the printed tree; deeper frames show their depth instead.
+const MAX_INDENT: usize = 48;
+
 /// The call tree as indented text, frames below `min_percent` of the total left out.
 pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
     let tree = &profile.tree;
@@ -130,7 +133,13 @@ pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
         if pct < min_percent {
             continue;
         }
-        let indent = "  ".repeat(node.depth.saturating_sub(1) as usize);
+        // Indentation is capped so a pathological depth stays linear in output size.
+        let depth = node.depth.saturating_sub(1) as usize;
+        let indent = if depth <= MAX_INDENT {
+            "  ".repeat(depth)
+        } else {
+            format!("{}[{depth}] ", "  ".repeat(MAX_INDENT))
+        };
         let _ = writeln!(
             out,
             "{pct:>6.2}% {:>14}  {indent}{}",

@@ -8,28 +8,36 @@ use crate::profile::Format;
 
 /// How many lines detection looks at, at most.
 const PREFIX_LINES: usize = 64;
-/// How many bytes detection reads, at most.
+/// How many bytes detection reads, at most (unless the first line is longer).
 const PREFIX_BYTES: usize = 64 * 1024;
+/// How long the first line may be for detection.
+const FIRST_LINE_BYTES: usize = 16 << 20;
 
-/// Reads the first lines of the input (up to a line or byte limit).
-///
-/// # Errors
-/// I/O errors of the reader.
-pub fn read_prefix<R: BufRead>(reader: &mut R) -> io::Result<Vec<u8>> {
+/// Reads the first lines of the input (up to a line or byte limit). A read error ends
+/// the prefix early; it is returned beside what was read.
+pub fn read_prefix<R: BufRead>(reader: &mut R) -> (Vec<u8>, Option<io::Error>) {
     let mut prefix = Vec::new();
-    for _ in 0..PREFIX_LINES {
-        if prefix.len() >= PREFIX_BYTES {
+    for i in 0..PREFIX_LINES {
+        // The first line is read whole (up to a cap): detection needs one complete line.
+        let budget = if i == 0 {
+            FIRST_LINE_BYTES
+        } else {
+            PREFIX_BYTES
+        };
+        if prefix.len() >= budget {
             break;
         }
         let mut line = Vec::new();
-        let limit = (PREFIX_BYTES - prefix.len()) as u64;
-        let n = io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line)?;
-        if n == 0 {
-            break;
-        }
+        let limit = (budget - prefix.len()) as u64;
+        let n = io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line);
         prefix.extend_from_slice(&line);
+        match n {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return (prefix, Some(e)),
+        }
     }
-    Ok(prefix)
+    (prefix, None)
 }
 
 /// The format of an input, judged from its first lines; `None` when nothing fits.

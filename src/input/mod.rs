@@ -184,7 +184,10 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
         source_name: name.to_owned(),
         error,
     };
-    let prefix = detect::read_prefix(&mut reader).map_err(io_err)?;
+    let (prefix, prefix_error) = detect::read_prefix(&mut reader);
+    if let Some(error) = prefix_error.as_ref().filter(|_| prefix.is_empty()) {
+        return Err(io_err(io::Error::new(error.kind(), error.to_string())));
+    }
     if prefix.iter().all(u8::is_ascii_whitespace) {
         return Err(Error::Empty {
             source_name: name.to_owned(),
@@ -215,19 +218,51 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
         )),
         Format::Stap => None,
     };
-    let input = Cursor::new(prefix).chain(reader);
-    let out = match chunked {
+    // After a read error only the prefix is left to parse.
+    let rest: Box<dyn Read + '_> = if prefix_error.is_some() {
+        Box::new(io::empty())
+    } else {
+        Box::new(reader)
+    };
+    let input = BufReader::new(Cursor::new(prefix).chain(rest));
+    let mut out = match chunked {
         Some(parser) if threads > 1 => {
             parallel::parse(input, &parser, threads, opts.chunk_size.unwrap_or(1 << 20))
                 .map_err(io_err)?
         }
         _ => {
             let mut out = Collector::default();
-            parse_lines(&mut LineReader::new(input), format, opts, &mut out).map_err(io_err)?;
+            parse_lines(&mut LineReader::new(input), format, opts, &mut out);
             out
         }
     };
+    if let Some(e) = prefix_error {
+        out.stats.read_error.get_or_insert(e.to_string());
+    }
     finish(out, name, format)
+}
+
+/// Feeds every line to `f`; a read error ends the input early and is recorded, so what
+/// was read before it still loads (a truncated gzip, a pipe that breaks).
+fn feed<R: BufRead>(
+    lines: &mut LineReader<R>,
+    state: &mut ParseState,
+    out: &mut Collector,
+    mut f: impl FnMut(&str, &mut ParseState, &mut Collector),
+) {
+    loop {
+        match lines.next_line() {
+            Ok(Some(line)) => {
+                state.line_no += 1;
+                f(&line, state, out);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                out.stats.read_error = Some(e.to_string());
+                break;
+            }
+        }
+    }
 }
 
 /// Runs the parser of `format` over every line.
@@ -236,15 +271,12 @@ fn parse_lines<R: BufRead>(
     format: Format,
     opts: &LoadOptions,
     out: &mut Collector,
-) -> io::Result<()> {
+) {
     let mut state = ParseState::default();
     match format {
         Format::Folded | Format::DiffFolded => {
             let mut p = folded::FoldedParser::default();
-            while let Some(line) = lines.next_line()? {
-                state.line_no += 1;
-                p.line(&line, &mut state, out);
-            }
+            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
             out.stats.format = Some(if p.is_diff() {
                 Format::DiffFolded
             } else {
@@ -253,29 +285,28 @@ fn parse_lines<R: BufRead>(
         }
         Format::Perf => {
             let mut p = perf::PerfParser::new(opts.perf.clone());
-            while let Some(line) = lines.next_line()? {
-                state.line_no += 1;
-                p.line(&line, &mut state, out);
-            }
+            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
         Format::Stap => {
             let mut p = stap::StapParser::default();
-            while let Some(line) = lines.next_line()? {
-                state.line_no += 1;
-                p.line(&line, &mut state, out);
-            }
+            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
             p.finish(&mut state, out);
             out.stats.format = Some(Format::Stap);
         }
     }
     out.stats.lines = state.line_no;
-    Ok(())
 }
 
 fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
     if out.stats.samples == 0 {
+        if let Some(e) = out.stats.read_error.take() {
+            return Err(Error::Read {
+                source_name: name.to_owned(),
+                error: io::Error::other(e),
+            });
+        }
         let detail = if out.stats.skipped.is_empty() {
             String::new()
         } else {

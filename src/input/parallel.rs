@@ -42,7 +42,8 @@ fn split<R: BufRead>(
     format: &ChunkParser,
     size: usize,
     tx: &mpsc::SyncSender<Chunk>,
-) -> io::Result<u64> {
+    error: &mut Option<String>,
+) -> u64 {
     let mut carry: Vec<u8> = Vec::new();
     let mut line = 1u64;
     loop {
@@ -55,10 +56,15 @@ fn split<R: BufRead>(
                 Ok(0) => break,
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // The input ends here; what came before still loads.
+                    *error = Some(e.to_string());
+                    buf.truncate(filled);
+                    break;
+                }
             }
         }
-        let eof = filled < buf.len();
+        let eof = filled < buf.len() || error.is_some();
         buf.truncate(filled);
         let cut = if eof {
             Some(buf.len())
@@ -88,7 +94,7 @@ fn split<R: BufRead>(
             break;
         }
     }
-    Ok(line - 1)
+    line - 1
 }
 
 /// Parses one chunk into `out`.
@@ -147,7 +153,8 @@ pub fn parse<R: BufRead>(
                 })
             })
             .collect();
-        let lines = split(reader, format, chunk_size, &tx);
+        let mut read_error = None;
+        let lines = split(reader, format, chunk_size, &tx, &mut read_error);
         drop(tx);
         let mut merged = Collector::default();
         for w in workers {
@@ -156,7 +163,8 @@ pub fn parse<R: BufRead>(
                 .map_err(|_| io::Error::other("parser thread panicked"))??;
             merged.merge(part);
         }
-        merged.stats.lines = lines?;
+        merged.stats.lines = lines;
+        merged.stats.read_error = read_error;
         merged.stats.format = Some(match format {
             ChunkParser::Perf(_) => Format::Perf,
             ChunkParser::Folded(true) => Format::DiffFolded,

@@ -417,7 +417,7 @@ impl PerfParser {
             out.stats.line_counts.blank += 1;
             self.end_sample(out);
             self.discarding = false;
-        } else if self.discarding {
+        } else if self.discarding && event_line(line).is_none() {
             state.skip(out, "line of an unreadable perf sample", line);
         } else if self.in_event {
             self.stack(line, state, out);
@@ -438,6 +438,7 @@ impl PerfParser {
     }
 
     fn event_line(&mut self, line: &str, state: &mut ParseState, out: &mut Collector) {
+        self.discarding = false;
         let Some(ev) = event_line(line) else {
             state.skip(out, "unreadable perf event line", line);
             self.discarding = true;

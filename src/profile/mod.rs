@@ -118,6 +118,9 @@ pub struct Stats {
     pub offcpu_samples: u64,
     /// Folded: fractional counts were seen.
     pub fractional: bool,
+    /// The input ended with a read error (truncated gzip, I/O error); what was read
+    /// before it is kept.
+    pub read_error: Option<String>,
 }
 
 impl Stats {
@@ -165,6 +168,9 @@ impl Stats {
         self.filtered_samples += other.filtered_samples;
         self.offcpu_samples += other.offcpu_samples;
         self.fractional |= other.fractional;
+        if self.read_error.is_none() {
+            self.read_error = other.read_error;
+        }
         for (e, n) in other.events {
             *self.events.entry(e).or_insert(0) += n;
         }

@@ -12,6 +12,7 @@
 mod cli;
 mod conformance;
 mod golden;
+mod hostile;
 mod props;
 
 use std::path::PathBuf;

@@ -1,0 +1,157 @@
+//! Hostile and broken inputs: none may panic; each gets a clear message and loads what
+//! it can.
+
+use std::io::Write;
+
+use flametui::export;
+use flametui::input::{self, FormatChoice, LoadOptions, Loaded};
+use flametui::report;
+
+fn load(bytes: &[u8]) -> flametui::Result<Loaded> {
+    input::load_reader(bytes, "hostile", &LoadOptions::default())
+}
+
+#[test]
+fn binary_garbage_is_an_unknown_format() {
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let err = load(&garbage).unwrap_err().to_string();
+    assert!(
+        err.contains("hostile") && err.contains("not a known profile format"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'));
+}
+
+#[test]
+fn a_one_mebibyte_line_loads() {
+    let name = "x".repeat(1 << 20);
+    let text = format!("main;{name} 3\nmain;y 1\n");
+    let Loaded::Single(p) = load(text.as_bytes()).unwrap() else {
+        panic!()
+    };
+    assert_eq!(p.tree.total(), 4);
+    assert_eq!(export::folded_lines(&p.tree)[0].len(), 5 + (1 << 20) + 2);
+}
+
+#[test]
+fn a_stack_100000_frames_deep_goes_through_every_stage() {
+    let frames: Vec<String> = (0..100_000).map(|i| format!("f{}", i % 13)).collect();
+    let folded = format!("{} 7\n", frames.join(";"));
+    let Loaded::Single(p) = load(folded.as_bytes()).unwrap() else {
+        panic!()
+    };
+    assert_eq!(p.tree.max_depth(), 100_000);
+    assert_eq!(export::folded_lines(&p.tree).len(), 1);
+    assert!(report::report(&p, 5, 0.0).lines().count() > 100_000);
+    let inverted = flametui::profile::transform::apply(
+        &p.tree,
+        &flametui::profile::transform::Transform::Invert,
+    );
+    assert_eq!(inverted.max_depth(), 100_000);
+    drop(inverted);
+    // The same depth from perf script.
+    let mut perf = String::from("deep 1 1.0: 1 cycles: \n");
+    for f in &frames {
+        perf.push_str(&format!("\t1 {f}+0x1 (/bin/deep)\n"));
+    }
+    let Loaded::Single(p) = load(perf.as_bytes()).unwrap() else {
+        panic!()
+    };
+    assert_eq!(p.tree.max_depth(), 100_001);
+}
+
+#[test]
+fn counts_that_overflow_u64_saturate_and_warn() {
+    let text = format!("a;b {}\na;c {}\n", u64::MAX, u64::MAX);
+    let Loaded::Single(p) = load(text.as_bytes()).unwrap() else {
+        panic!()
+    };
+    assert!(p.tree.saturated());
+    assert_eq!(p.tree.total(), u64::MAX);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(["--top", "1", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(text.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("overflowed"));
+}
+
+#[test]
+fn truncated_gzip_keeps_what_was_read() {
+    let mut text = String::new();
+    for i in 0..20_000 {
+        text.push_str(&format!("main;func{} {}\n", i % 50, i % 7 + 1));
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let bytes = gz.finish().unwrap();
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    for threads in [1, 2] {
+        let opts = LoadOptions {
+            threads: Some(threads),
+            ..LoadOptions::default()
+        };
+        let loaded = input::load_reader(cut, "cut.gz", &opts).unwrap();
+        let s = &loaded.main().stats;
+        assert!(s.read_error.is_some(), "{threads} threads");
+        assert!(
+            s.samples > 1000 && s.samples < 20_000,
+            "{threads} threads: {}",
+            s.samples
+        );
+        assert_eq!(s.accounted_lines(), s.lines);
+    }
+    // Cut inside the header: nothing to show, a clear error.
+    let err = load(&bytes[..5]).unwrap_err().to_string();
+    assert!(err.contains("hostile"), "{err}");
+}
+
+#[test]
+fn perf_warnings_mixed_into_perf_script_are_skipped() {
+    let text = b"Warning:\nProcessed 120 events and lost 2 chunks!\n\nx 1 1.0: 5 cycles: \n\t1 f+0x1 (/bin/x)\n\nFailed to open /tmp/perf-1.map, continuing without symbols\nx 1 1.1: 5 cycles: \n\t1 g+0x1 (/bin/x)\n\n";
+    let opts = LoadOptions {
+        format: FormatChoice::Perf,
+        ..LoadOptions::default()
+    };
+    let Loaded::Single(p) = input::load_reader(&text[..], "w", &opts).unwrap() else {
+        panic!()
+    };
+    assert_eq!(export::folded_lines(&p.tree), ["x;f 5", "x;g 5"]);
+    assert_eq!(p.stats.skipped_lines(), 3);
+    assert_eq!(p.stats.accounted_lines(), p.stats.lines);
+}
+
+#[test]
+fn export_into_a_closed_pipe_exits_quietly() {
+    let dir = std::env::temp_dir().join(format!("flametui-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("many.folded");
+    let text: String = (0..200_000).map(|i| format!("main;f{i} 1\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let script = format!(
+        "{} --export folded {} | head -n 1 >/dev/null; echo \"status=${{PIPESTATUS[0]}}\"",
+        env!("CARGO_BIN_EXE_flametui"),
+        path.display()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("status=0"), "{stdout}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

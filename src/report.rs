@@ -3,23 +3,52 @@
 
 use std::fmt::Write as _;
 
-use crate::profile::functions::top_functions;
+use crate::input::stap::{OFF_CPU, ON_CPU};
+use crate::profile::Unit;
+use crate::profile::functions::top_functions_in;
 use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, thousands_str};
 
-/// A `pprof -top` style table of the `n` heaviest functions by self weight.
-pub fn top_table(profile: &Profile, n: usize) -> String {
+/// The parts a table or tree is computed over: the whole profile, or each half of a
+/// profile with on- and off-CPU stacks (their units differ, so shares are per half).
+fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
     let tree = &profile.tree;
-    let total = tree.total();
-    let rows = top_functions(tree, n);
+    let on = tree.child_named(NodeId::ROOT, ON_CPU);
+    let off = tree.child_named(NodeId::ROOT, OFF_CPU);
+    if profile.stats.unit == Unit::OnOffCpu {
+        let mut v = Vec::new();
+        if let Some(on) = on {
+            v.push(("on-CPU, samples".to_owned(), on));
+        }
+        if let Some(off) = off {
+            v.push(("off-CPU, script units (usually µs)".to_owned(), off));
+        }
+        return v;
+    }
+    vec![(profile.stats.unit.to_string(), NodeId::ROOT)]
+}
+
+/// A `pprof -top` style table of the `n` heaviest functions by self weight (one table
+/// per half for on/off-CPU profiles).
+pub fn top_table(profile: &Profile, n: usize) -> String {
+    scopes(profile)
+        .into_iter()
+        .map(|(label, scope)| top_table_in(profile, scope, &label, n))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
+    let tree = &profile.tree;
+    let total = tree.node(scope).total;
+    let rows = top_functions_in(tree, scope, n);
     let w = |v: u64| thousands_str(&tree.format_weight(v));
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Top {} functions by self weight (total {} {})",
+        "Top {} functions by self weight (total {} {label})",
         rows.len(),
         w(total),
-        profile.stats.unit
     );
     let width = rows
         .iter()
@@ -49,13 +78,19 @@ pub fn top_table(profile: &Profile, n: usize) -> String {
 /// One header line: source, format, samples, total and unit, and what was skipped.
 pub fn header(profile: &Profile) -> String {
     let s = &profile.stats;
+    let totals: Vec<String> = scopes(profile)
+        .into_iter()
+        .map(|(label, scope)| {
+            let total = profile.format_weight(profile.tree.node(scope).total);
+            format!("{} {label}", thousands_str(&total))
+        })
+        .collect();
     let mut out = format!(
-        "{}: {} — {} samples, total {} {}",
+        "{}: {} — {} samples, total {}",
         sanitize(&profile.source),
         s.format.map_or_else(|| "?".to_owned(), |f| f.to_string()),
         thousands_str(&s.samples.to_string()),
-        thousands_str(&profile.format_weight(profile.tree.total())),
-        s.unit
+        totals.join(" + "),
     );
     if let Some(e) = &s.event {
         let _ = write!(out, ", event {}", sanitize(e));
@@ -115,18 +150,29 @@ pub fn line_accounting(profile: &Profile) -> String {
 /// Deepest indentation of the printed tree; deeper frames show their depth instead.
 const MAX_INDENT: usize = 48;
 
-/// The call tree as indented text, frames below `min_percent` of the total left out.
+/// The call tree as indented text, frames below `min_percent` of the total (of their
+/// half, for on/off-CPU profiles) left out.
 pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
+    scopes(profile)
+        .into_iter()
+        .map(|(_, scope)| tree_text_in(profile, scope, min_percent))
+        .collect()
+}
+
+fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
     let tree = &profile.tree;
-    let total = tree.total();
+    let total = tree.node(scope).total;
     let mut out = String::new();
-    let mut todo: Vec<NodeId> = tree
-        .node(NodeId::ROOT)
-        .children
-        .iter()
-        .rev()
-        .copied()
-        .collect();
+    if scope != NodeId::ROOT {
+        let _ = writeln!(
+            out,
+            "{:>6.2}% {:>14}  {}",
+            100.0,
+            thousands_str(&tree.format_weight(total)),
+            tree.name(scope)
+        );
+    }
+    let mut todo: Vec<NodeId> = tree.node(scope).children.iter().rev().copied().collect();
     while let Some(id) = todo.pop() {
         let node = tree.node(id);
         let pct = percent(node.total, total);

@@ -18,6 +18,11 @@ pub struct FunctionTotals {
 /// Self and inclusive totals of every function in the tree (the root excluded),
 /// indexed by `NameId`; names that only label the root have zero totals.
 pub fn function_totals(tree: &CallTree) -> Vec<FunctionTotals> {
+    function_totals_in(tree, NodeId::ROOT)
+}
+
+/// As [`function_totals`], over the subtree below `scope` only (`scope` itself excluded).
+pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals> {
     let n = tree.names().len();
     let mut out: Vec<FunctionTotals> = (0..n)
         .map(|i| FunctionTotals {
@@ -28,7 +33,7 @@ pub fn function_totals(tree: &CallTree) -> Vec<FunctionTotals> {
         .collect();
     let mut on_path = vec![0u32; n];
     let mut todo: Vec<(NodeId, bool)> = tree
-        .node(NodeId::ROOT)
+        .node(scope)
         .children
         .iter()
         .rev()
@@ -55,7 +60,12 @@ pub fn function_totals(tree: &CallTree) -> Vec<FunctionTotals> {
 
 /// The `n` heaviest functions by self weight (then total, then name), like `pprof -top`.
 pub fn top_functions(tree: &CallTree, n: usize) -> Vec<FunctionTotals> {
-    let mut all: Vec<FunctionTotals> = function_totals(tree)
+    top_functions_in(tree, NodeId::ROOT, n)
+}
+
+/// As [`top_functions`], below `scope`.
+pub fn top_functions_in(tree: &CallTree, scope: NodeId, n: usize) -> Vec<FunctionTotals> {
+    let mut all: Vec<FunctionTotals> = function_totals_in(tree, scope)
         .into_iter()
         .filter(|f| f.total > 0 || f.self_weight > 0)
         .collect();

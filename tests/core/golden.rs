@@ -103,3 +103,24 @@ fn report_lists_header_top_and_tree() {
     assert!(text.contains("100.00%"), "{text}");
     assert!(text.contains("  dd") || text.contains(" dd\n"), "{text}");
 }
+
+#[test]
+fn on_off_cpu_report_gives_shares_within_each_half() {
+    let p = load("stap-mysqld-on-off.txt", &LoadOptions::default());
+    let top = report::top_table(&p, 3);
+    let halves: Vec<&str> = top.split("\n\n").collect();
+    assert_eq!(halves.len(), 2, "{top}");
+    assert!(
+        halves[0].contains("total 310 on-CPU") && halves[0].contains("36.13%"),
+        "{top}"
+    );
+    assert!(
+        halves[1].contains("off-CPU") && halves[1].contains("99.05%  __schedule"),
+        "{top}"
+    );
+    let head = report::header(&p);
+    assert!(
+        head.contains("310 on-CPU, samples + 5,066,105 off-CPU"),
+        "{head}"
+    );
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Whole-process comparison of `flametui --export folded` with inferno-collapse-perf on a
+# large real `perf script` (wall time, CPU time, peak RSS, output equality).
+#
+#   scripts/bench-vs-peers.sh [SIZE_MB]      (default 190)
+#
+# The input is made here, never committed: a system-wide `perf record -a -g` of a cargo
+# build, `perf script`, and copies concatenated up to SIZE_MB. Without perf, the real
+# capture from ../shared/corpus is used instead. inferno is installed into a temporary
+# root when it is not on PATH. Needs: perf (optional), /usr/bin/time, cargo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size_mb=${1:-190}
+runs=${RUNS:-3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/flametui-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cargo build --release --quiet
+ft=target/release/flametui
+
+if command -v inferno-collapse-perf >/dev/null 2>&1; then
+  inferno=$(command -v inferno-collapse-perf)
+else
+  echo "installing inferno into $work/inferno ..." >&2
+  cargo install --quiet inferno --root "$work/inferno" >&2
+  inferno="$work/inferno/bin/inferno-collapse-perf"
+fi
+
+one="$work/one.perf.txt"
+if command -v perf >/dev/null 2>&1 && perf record -o "$work/probe.data" -- true >/dev/null 2>&1; then
+  echo "recording a cargo build with perf record -a -g ..." >&2
+  mkdir -p "$work/proj" && cp -r Cargo.toml Cargo.lock src benches "$work/proj/"
+  (cd "$work/proj" && timeout 40 perf record -a -g -F 499 -o "$work/rec.data" -- \
+      cargo build --release --quiet >/dev/null 2>&1 || true)
+  perf script -i "$work/rec.data" > "$one" 2>/dev/null
+else
+  corpus=../shared/corpus/perf/local-cargo-build-fp.txt.gz
+  [ -f "$corpus" ] || { echo "no perf and no corpus: cannot make an input" >&2; exit 1; }
+  echo "perf unavailable: using $corpus" >&2
+  zcat "$corpus" > "$one"
+fi
+big="$work/big.perf.txt"
+: > "$big"
+while [ "$(stat -c %s "$big")" -lt $((size_mb * 1024 * 1024)) ]; do cat "$one" >> "$big"; done
+bytes=$(stat -c %s "$big")
+
+measure() { # name, command...
+  local name=$1; shift
+  for i in $(seq "$runs"); do
+    /usr/bin/time -f "%e %U %S %M" -o "$work/t.$name.$i" "$@" > "$work/out.$name" 2>/dev/null
+  done
+  # median wall time of the runs
+  sort -n "$work"/t."$name".* | awk -v n="$runs" 'NR == int((n + 1) / 2)'
+}
+
+ft_t=$(measure flametui "$ft" --export folded "$big")
+inf_t=$(measure inferno "$inferno" "$big")
+if cmp -s "$work/out.flametui" "$work/out.inferno"; then same=identical; else same=DIFFERENT; fi
+
+printf 'input: %s MB of perf script, %s runs each (median wall), output %s\n' \
+  "$((bytes / 1024 / 1024))" "$runs" "$same"
+printf '%-28s %8s %8s %10s\n' tool "wall s" "cpu s" "peak RSS"
+print_row() { # name, "wall user sys rss"
+  set -- "$1" $2
+  awk -v n="$1" -v w="$2" -v u="$3" -v s="$4" -v m="$5" \
+    'BEGIN { printf "%-28s %8.2f %8.2f %7d MB\n", n, w, u + s, m / 1024 }'
+}
+print_row "inferno-collapse-perf" "$inf_t"
+print_row "flametui --export folded" "$ft_t"
+awk -v a="$ft_t" -v b="$inf_t" 'BEGIN { split(a, x, " "); split(b, y, " ");
+  printf "ratio flametui/inferno: wall %.2f, cpu %.2f\n", x[1] / y[1], (x[2] + x[3]) / (y[2] + y[3]) }'

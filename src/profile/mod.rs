@@ -1,6 +1,7 @@
 //! Stage: samples → call tree. A [`Profile`] is a finished [`CallTree`] plus the
 //! [`Stats`] of how it was read (format, events, unit, skipped lines).
 
+pub mod diff;
 pub mod finder;
 pub mod functions;
 pub mod intern;

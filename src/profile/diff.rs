@@ -1,0 +1,207 @@
+//! Stage: two call trees → differences. Nodes are matched by stack *path* (names from
+//! the root), never by id, so two profiles of different shape compare fairly; shares are
+//! percentages of each profile's own total, and changes are in percentage points.
+
+use rustc_hash::FxHashMap;
+
+use super::functions::function_totals;
+use super::tree::{CallTree, NodeId};
+use crate::text::percent;
+
+/// The names from the root's child down to `id`.
+pub fn path_names(tree: &CallTree, id: NodeId) -> Vec<&str> {
+    tree.path(id).into_iter().map(|n| tree.name(n)).collect()
+}
+
+/// The node at `path` in `tree`, if that stack exists there.
+pub fn find_path<S: AsRef<str>>(tree: &CallTree, path: &[S]) -> Option<NodeId> {
+    path.iter()
+        .try_fold(NodeId::ROOT, |at, name| tree.child_named(at, name.as_ref()))
+}
+
+/// Weights and shares of one stack path in both profiles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Delta {
+    /// Inclusive weight in BEFORE (0 when the path is absent there).
+    pub before: u64,
+    /// Inclusive weight in AFTER.
+    pub after: u64,
+    /// Self weight in BEFORE.
+    pub before_self: u64,
+    /// Self weight in AFTER.
+    pub after_self: u64,
+    /// Share of BEFORE's total, in percent.
+    pub before_pct: f64,
+    /// Share of AFTER's total, in percent.
+    pub after_pct: f64,
+}
+
+impl Delta {
+    /// Change of the share in percentage points (AFTER − BEFORE).
+    pub fn points(&self) -> f64 {
+        self.after_pct - self.before_pct
+    }
+
+    /// Relative change of the share (`None` when it was 0 before).
+    pub fn relative(&self) -> Option<f64> {
+        (self.before_pct > 0.0).then(|| self.after_pct / self.before_pct - 1.0)
+    }
+}
+
+/// The delta of one path (as names) between the two trees.
+pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) -> Delta {
+    let get = |t: &CallTree| {
+        find_path(t, path).map_or((0, 0), |id| (t.node(id).total, t.node(id).self_weight))
+    };
+    let (b, bs) = get(before);
+    let (a, a_s) = get(after);
+    Delta {
+        before: b,
+        after: a,
+        before_self: bs,
+        after_self: a_s,
+        before_pct: percent(b, before.total()),
+        after_pct: percent(a, after.total()),
+    }
+}
+
+/// For every node of `shape`, the change of its share in percentage points against the
+/// same path in `other` (`shape_is_after` says which side `shape` is). Indexed by NodeId.
+pub fn points_by_node(shape: &CallTree, other: &CallTree, shape_is_after: bool) -> Vec<f64> {
+    let mut map: Vec<Option<NodeId>> = vec![None; shape.len()];
+    map[0] = Some(NodeId::ROOT);
+    let mut out = vec![0.0; shape.len()];
+    for id in shape.preorder().into_iter().skip(1) {
+        let node = shape.node(id);
+        let twin = node
+            .parent
+            .and_then(|p| map[p.0 as usize])
+            .and_then(|p| other.child_named(p, shape.name(id)));
+        map[id.0 as usize] = twin;
+        let here = percent(node.total, shape.total());
+        let there = twin.map_or(0.0, |t| percent(other.node(t).total, other.total()));
+        out[id.0 as usize] = if shape_is_after {
+            here - there
+        } else {
+            there - here
+        };
+    }
+    out
+}
+
+/// A function's inclusive totals (counted once per stack) in both profiles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDelta {
+    /// Function name.
+    pub name: String,
+    /// Totals and shares (self fields are the function's self weights).
+    pub delta: Delta,
+}
+
+/// Every function of either profile, sorted by the size of the change of its total share
+/// (largest first, then by name).
+pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta> {
+    let mut by_name: FxHashMap<&str, (u64, u64, u64, u64)> = FxHashMap::default();
+    for f in function_totals(before)
+        .iter()
+        .filter(|f| f.total > 0 || f.self_weight > 0)
+    {
+        let e = by_name.entry(before.names().resolve(f.name)).or_default();
+        e.0 = f.total;
+        e.2 = f.self_weight;
+    }
+    for f in function_totals(after)
+        .iter()
+        .filter(|f| f.total > 0 || f.self_weight > 0)
+    {
+        let e = by_name.entry(after.names().resolve(f.name)).or_default();
+        e.1 = f.total;
+        e.3 = f.self_weight;
+    }
+    let mut out: Vec<FunctionDelta> = by_name
+        .into_iter()
+        .map(|(name, (b, a, bs, a_s))| FunctionDelta {
+            name: name.to_owned(),
+            delta: Delta {
+                before: b,
+                after: a,
+                before_self: bs,
+                after_self: a_s,
+                before_pct: percent(b, before.total()),
+                after_pct: percent(a, after.total()),
+            },
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        y.delta
+            .points()
+            .abs()
+            .total_cmp(&x.delta.points().abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(stacks: &[(&str, u64)]) -> CallTree {
+        let mut t = CallTree::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn deltas_by_path_in_percentage_points() {
+        // b0e1 → b0e0: the redo flush disappears.
+        let b0e1 = tree(&[
+            ("mysqld;commit;log_write_flush_to_disk_low", 3123),
+            ("mysqld;insert", 6877),
+        ]);
+        let b0e0 = tree(&[("mysqld;insert", 500)]);
+        let d = delta_at(
+            &b0e1,
+            &b0e0,
+            &["mysqld", "commit", "log_write_flush_to_disk_low"],
+        );
+        assert!((d.before_pct - 31.23).abs() < 1e-9);
+        assert_eq!((d.after, d.after_pct), (0, 0.0));
+        assert!((d.points() + 31.23).abs() < 1e-9);
+        assert!((d.relative().unwrap() + 1.0).abs() < 1e-9);
+        let ins = delta_at(&b0e1, &b0e0, &["mysqld", "insert"]);
+        assert!((ins.points() - 31.23).abs() < 1e-9);
+        assert!(find_path(&b0e0, &["mysqld", "commit"]).is_none());
+        let id = find_path(&b0e1, &["mysqld", "commit"]).unwrap();
+        assert_eq!(path_names(&b0e1, id), ["mysqld", "commit"]);
+    }
+
+    #[test]
+    fn points_by_node_follow_the_shape() {
+        let before = tree(&[("a;b", 50), ("a;c", 50)]);
+        let after = tree(&[("a;b", 75), ("a;d", 25)]);
+        let pts = points_by_node(&after, &before, true);
+        let b = find_path(&after, &["a", "b"]).unwrap();
+        let d = find_path(&after, &["a", "d"]).unwrap();
+        assert!((pts[b.0 as usize] - 25.0).abs() < 1e-9);
+        assert!((pts[d.0 as usize] - 25.0).abs() < 1e-9);
+        // Negated view: the shape of BEFORE shows what vanished.
+        let neg = points_by_node(&before, &after, false);
+        let c = find_path(&before, &["a", "c"]).unwrap();
+        assert!((neg[c.0 as usize] + 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn function_deltas_sorted_by_magnitude() {
+        let before = tree(&[("m;f;f", 30), ("m;g", 70)]);
+        let after = tree(&[("m;g", 100)]);
+        let d = function_deltas(&before, &after);
+        assert_eq!(d[0].name, "f");
+        assert!((d[0].delta.points() + 30.0).abs() < 1e-9);
+        assert_eq!(d[1].name, "g");
+        assert_eq!(d.last().unwrap().name, "m");
+    }
+}

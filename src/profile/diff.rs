@@ -66,7 +66,7 @@ pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) 
 }
 
 /// For every node of `shape`, the change of its share in percentage points against the
-/// same path in `other` (`shape_is_after` says which side `shape` is). Indexed by NodeId.
+/// same path in `other` (`shape_is_after` says which side `shape` is). Indexed by `NodeId`.
 pub fn points_by_node(shape: &CallTree, other: &CallTree, shape_is_after: bool) -> Vec<f64> {
     let mut map: Vec<Option<NodeId>> = vec![None; shape.len()];
     map[0] = Some(NodeId::ROOT);

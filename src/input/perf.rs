@@ -72,9 +72,14 @@ pub struct StackLine<'a> {
     pub dso: &'a str,
 }
 
-/// `ids := [0-9]+ ( "/" [0-9]+ )?` followed by a space.
+/// `id := "-"? [0-9]+` — perf prints -1 for a task that has exited.
+fn id(i: &str) -> IResult<&str, &str> {
+    recognize(preceded(opt(char('-')), uint)).parse(i)
+}
+
+/// `ids := id ( "/" id )?` followed by a space.
 fn ids(i: &str) -> IResult<&str, (&str, Option<&str>)> {
-    terminated((uint, opt(preceded(char('/'), uint))), char(' ')).parse(i)
+    terminated((id, opt(preceded(char('/'), id))), char(' ')).parse(i)
 }
 
 /// `cpu := "[" [0-9]+ "]"`
@@ -595,6 +600,8 @@ mod tests {
             (ev.comm, ev.event, ev.event_spec),
             ("opt cgu.13", "cycles", "cycles:u")
         );
+        let ev = event_line(":-1    -1 [000]  1877.831967:    2004008 cpu-clock:ppp: ").unwrap();
+        assert_eq!((ev.comm, ev.tid, ev.event), (":-1", "-1", "cpu-clock"));
         let ev = event_line("java 19983 cycles:").unwrap();
         assert_eq!((ev.event, ev.period), ("cycles", None));
         let ev = event_line(

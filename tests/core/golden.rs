@@ -124,3 +124,32 @@ fn on_off_cpu_report_gives_shares_within_each_half() {
         "{head}"
     );
 }
+
+#[test]
+fn seed_shaped_profiles_have_the_studys_shares() {
+    use flametui::profile::diff::function_deltas;
+    use flametui::profile::functions::function_totals;
+    let share = |p: &flametui::profile::Profile, name: &str| {
+        let id = p.tree.names().lookup(name).unwrap();
+        let f = function_totals(&p.tree)[id.0 as usize];
+        flametui::text::percent(f.total, p.tree.total())
+    };
+    let b1e1 = load("stap-seed-b1e1.txt", &LoadOptions::default());
+    let b0e1 = load("stap-seed-b0e1.txt", &LoadOptions::default());
+    let b0e0 = load("stap-seed-b0e0.txt", &LoadOptions::default());
+    assert!((share(&b1e1, "_ZN13MYSQL_BIN_LOG16sync_binlog_fileEb") - 36.80).abs() < 1e-9);
+    assert!((share(&b0e1, "_ZL27log_write_flush_to_disk_lowv") - 31.23).abs() < 1e-9);
+    assert!(
+        b0e0.tree
+            .names()
+            .lookup("_ZL27log_write_flush_to_disk_lowv")
+            .is_none()
+    );
+    let deltas = function_deltas(&b0e1.tree, &b0e0.tree);
+    let lw = deltas
+        .iter()
+        .find(|d| d.name == "_ZL27log_write_flush_to_disk_lowv")
+        .unwrap();
+    assert!((lw.delta.points() + 31.23).abs() < 1e-9);
+    assert_eq!(lw.delta.after, 0);
+}

@@ -8,6 +8,7 @@ use regex::Regex;
 
 use crate::input::{FormatChoice, LoadOptions, PerfOptions};
 use crate::profile::transform::Transform;
+use crate::view::color::ColorChoice;
 
 /// Input format on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -21,6 +22,39 @@ pub enum FormatArg {
     Perf,
     /// `SystemTap` `print_stack()/print_ustack()` output.
     Stap,
+}
+
+/// When the viewer uses colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorArg {
+    /// Detect the depth (`COLORTERM`, `TERM`); none with `NO_COLOR` or `TERM=dumb`.
+    #[default]
+    Auto,
+    /// Colours even with `NO_COLOR`.
+    Always,
+    /// No colours: reverse video and bold instead.
+    Never,
+    /// 24-bit colour.
+    Truecolor,
+    /// 256 colours.
+    #[value(name = "256")]
+    Ansi256,
+    /// 16 colours.
+    #[value(name = "16")]
+    Ansi16,
+}
+
+impl From<ColorArg> for ColorChoice {
+    fn from(c: ColorArg) -> Self {
+        match c {
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
+            ColorArg::Truecolor => ColorChoice::TrueColor,
+            ColorArg::Ansi256 => ColorChoice::Ansi256,
+            ColorArg::Ansi16 => ColorChoice::Ansi16,
+        }
+    }
 }
 
 /// What `--export` writes.
@@ -104,6 +138,10 @@ pub struct Args {
     /// Parser threads (default: one per core, at most 8).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub threads: Option<usize>,
+
+    /// Colours of the viewer.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]

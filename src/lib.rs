@@ -2,16 +2,22 @@
 //!
 //! ```text
 //! bytes ─▶ input::detect ─▶ input::{folded,perf,stap} (nom) ─▶ samples ─▶ profile::CallTree
-//!       ─▶ export / report (text)                       ─▶ (viewer, later stages)
+//!       ─▶ export / report (text)
+//!       ─▶ view::layout(&CallTree, &Viewport) ─▶ FrameLayout ─▶ ui::draw(&App) ─▶ terminal
+//! keys/mouse ─▶ app::keymap ─▶ Action ─▶ app::update(&mut App)
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod app;
 pub mod cli;
 pub mod error;
 pub mod export;
 pub mod input;
 pub mod profile;
 pub mod report;
+pub mod terminal;
 pub mod text;
+pub mod ui;
+pub mod view;
 
 pub use error::{Error, Result};

@@ -8,10 +8,13 @@ use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser};
 use flametui::cli::{Args, ExportArg};
 use flametui::export;
-use flametui::input::{self, Loaded};
+use flametui::input::{self, LoadOptions, Loaded};
+use flametui::profile::transform::Transform;
 use flametui::profile::{Profile, Stats};
 use flametui::report;
+use flametui::terminal;
 use flametui::text::sanitize;
+use flametui::view::color::{self, ColorEnv};
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -51,6 +54,9 @@ fn run(args: &Args) -> Result<()> {
     }
     let opts = args.load_options();
     let transforms = args.transforms()?;
+    if wants_viewer(args) {
+        return explore(args, paths.last().context("no profile")?, &opts, transforms);
+    }
     let mut loaded = Vec::new();
     for p in &paths {
         let l = input::load_path(p, &opts)?;
@@ -98,6 +104,30 @@ fn run(args: &Args) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// The viewer starts on a terminal unless plain output was asked for; else the report.
+fn wants_viewer(args: &Args) -> bool {
+    args.export.is_none()
+        && args.output.is_none()
+        && args.top.is_none()
+        && !args.print
+        && !args.stats
+        && io::stdout().is_terminal()
+}
+
+/// Explores the last profile full-screen (it loads in the background, showing progress);
+/// warnings about the input are printed once the terminal is restored.
+fn explore(args: &Args, path: &str, opts: &LoadOptions, transforms: Vec<Transform>) -> Result<()> {
+    let colors = color::detect(args.color.into(), &ColorEnv::from_env());
+    let app = terminal::explore(path, opts, transforms, colors)?;
+    if let Some(failure) = app.failure {
+        bail!(failure);
+    }
+    if let Some(p) = app.profile() {
+        warn_about(p);
+    }
     Ok(())
 }
 

@@ -1,0 +1,81 @@
+//! Stage: application state — the verbs. Keys, mouse events, resizes and loading progress
+//! all become one of these before `update` sees them.
+
+use super::Progress;
+use crate::profile::Profile;
+
+/// A direction on screen (what it means in the tree depends on flame vs icicle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Up the screen.
+    Up,
+    /// Down the screen.
+    Down,
+    /// Previous frame in the row.
+    Left,
+    /// Next frame in the row.
+    Right,
+}
+
+/// Something that changes the [`super::App`].
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Leave the program.
+    Quit,
+    /// Open or close the help overlay.
+    ToggleHelp,
+    /// Move the selection.
+    Move(Dir),
+    /// Scroll by rows, negative is up the screen.
+    Scroll(i32),
+    /// Scroll up a page.
+    PageUp,
+    /// Scroll down a page.
+    PageDown,
+    /// Scroll to the top of the screen's content.
+    Top,
+    /// Scroll to the bottom.
+    Bottom,
+    /// Zoom into the selection.
+    Zoom,
+    /// Back to the previous zoom.
+    Back,
+    /// Forward again after going back.
+    Forward,
+    /// Show the whole graph.
+    Reset,
+    /// Toggle flame (root at the bottom) and icicle (root on top).
+    Flip,
+    /// Clear the search if there is one, else go back.
+    Escape,
+    /// Open the search prompt.
+    SearchStart,
+    /// Type a character into the prompt.
+    SearchType(char),
+    /// Delete the last character of the prompt.
+    SearchDelete,
+    /// Close the prompt, keeping the search.
+    SearchAccept,
+    /// Close the prompt and clear the search.
+    SearchCancel,
+    /// Toggle case-insensitive search.
+    ToggleCase,
+    /// Select the next match.
+    NextMatch,
+    /// Select the previous match.
+    PrevMatch,
+    /// Mouse click at a screen position.
+    Click(u16, u16),
+    /// Second click at the same position.
+    DoubleClick(u16, u16),
+    /// Mouse moved to a screen position.
+    Hover(u16, u16),
+    /// The terminal was resized.
+    Resize(u16, u16),
+    /// More of the input was read.
+    Progress(Progress),
+    /// The input is loaded.
+    Loaded(Box<Profile>),
+    /// The input could not be loaded.
+    Failed(String),
+}

@@ -1,0 +1,246 @@
+//! Stage: application state — one loaded profile being explored: zoom history, selection,
+//! scroll and search, plus the layout, screen areas and status text that `update` keeps in
+//! step with them, so that drawing only reads.
+
+use ratatui::layout::Rect;
+
+use super::search::SearchState;
+use super::{Mode, Size};
+use crate::profile::Profile;
+use crate::profile::functions::{FunctionTotals, function_totals};
+use crate::view::tooltip::{Context, TipLine, Tooltip};
+use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
+
+/// Where each part of the screen goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Areas {
+    /// File, format, total, breadcrumbs.
+    pub header: Rect,
+    /// The flame graph.
+    pub graph: Rect,
+    /// Facts about the selection.
+    pub status: Rect,
+    /// Search results (empty when there is no search).
+    pub search: Rect,
+    /// Key hints or the search prompt.
+    pub footer: Rect,
+}
+
+/// The mouse is over a cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hover {
+    /// Mouse column.
+    pub x: u16,
+    /// Mouse row.
+    pub y: u16,
+    /// The cell under it.
+    pub target: Target,
+    /// Its tooltip.
+    pub tip: Tooltip,
+}
+
+/// A loaded profile on screen.
+#[derive(Debug)]
+pub struct Explorer {
+    /// The profile.
+    pub profile: Profile,
+    /// Offsets and heights of its frames.
+    pub index: TreeIndex,
+    /// Per-function totals, indexed by name.
+    pub functions: Vec<FunctionTotals>,
+    /// Root at the bottom (flame) instead of on top (icicle).
+    pub flame: bool,
+    /// What fills the width.
+    pub zoom: Viewport,
+    /// Earlier zooms.
+    pub back: Vec<Viewport>,
+    /// Zooms undone with back.
+    pub forward: Vec<Viewport>,
+    /// The selection.
+    pub selected: Target,
+    /// The cell showing the selection, as (depth, index in row).
+    pub selected_cell: Option<(u32, usize)>,
+    /// The cell under the mouse.
+    pub hover: Option<Hover>,
+    /// First depth shown on the root side of the graph.
+    pub scroll: u32,
+    /// The search.
+    pub search: SearchState,
+    /// Cells of the visible rows.
+    pub layout: FrameLayout,
+    /// Screen areas.
+    pub areas: Areas,
+    /// Status lines about the selection, wrapped.
+    pub status: Vec<TipLine>,
+    layout_rows: u32,
+}
+
+impl Explorer {
+    /// Starts on the whole graph with the root selected.
+    pub fn new(profile: Profile) -> Self {
+        let index = TreeIndex::new(&profile.tree);
+        let functions = function_totals(&profile.tree);
+        let zoom = Viewport::whole(&index);
+        let layout = layout(&profile.tree, &index, &zoom, 0, 0);
+        Self {
+            profile,
+            index,
+            functions,
+            flame: false,
+            zoom,
+            back: Vec::new(),
+            forward: Vec::new(),
+            selected: Target::Frame(crate::profile::NodeId::ROOT),
+            selected_cell: None,
+            hover: None,
+            scroll: 0,
+            search: SearchState::default(),
+            layout,
+            areas: Areas::default(),
+            status: Vec::new(),
+            layout_rows: 0,
+        }
+    }
+
+    /// The facts about a target.
+    pub fn describe(&self, target: &Target) -> Tooltip {
+        let cx = Context {
+            profile: &self.profile,
+            index: &self.index,
+            functions: &self.functions,
+            viewport: &self.zoom,
+        };
+        crate::view::tooltip::describe(&cx, target)
+    }
+
+    /// Brings layout, areas, status and selection in step with the state; called after
+    /// every action.
+    pub fn refresh(&mut self, size: Size, mode: Mode) {
+        self.place(size, mode);
+        self.relayout();
+        self.clamp_scroll();
+        self.relayout();
+        if self.normalize_selection() {
+            self.place(size, mode);
+            self.relayout();
+        }
+        self.selected_cell = self.layout.locate(&self.index, &self.selected);
+    }
+
+    fn place(&mut self, size: Size, mode: Mode) {
+        let (w, h) = (size.width, size.height);
+        let max_status = usize::from((h / 3).max(2));
+        self.status = self
+            .describe(&self.selected)
+            .lines(usize::from(w), max_status);
+        let status_h = u16::try_from(self.status.len()).unwrap_or(0);
+        let search_h = u16::from(mode == Mode::Search || self.search.is_active());
+        let footer = Rect::new(0, h.saturating_sub(1), w, h.min(1));
+        let search = Rect::new(0, footer.y.saturating_sub(search_h), w, search_h);
+        let status = Rect::new(0, search.y.saturating_sub(status_h), w, status_h);
+        let header = Rect::new(0, 0, w, h.min(1));
+        let graph_h = status.y.saturating_sub(header.bottom());
+        let graph = Rect::new(0, header.bottom(), w, graph_h);
+        self.areas = Areas {
+            header,
+            graph,
+            status,
+            search,
+            footer,
+        };
+    }
+
+    /// Lays out the rows on screen (and one more, for moving down), if anything changed.
+    pub(crate) fn relayout(&mut self) {
+        let rows = self.scroll + u32::from(self.areas.graph.height) + 1;
+        let same = self.layout.viewport == self.zoom
+            && self.layout.width == self.areas.graph.width
+            && self.layout_rows == rows;
+        if !same {
+            let tree = &self.profile.tree;
+            self.layout = layout(tree, &self.index, &self.zoom, self.areas.graph.width, rows);
+            self.layout_rows = rows;
+        }
+    }
+
+    fn clamp_scroll(&mut self) {
+        let max = self
+            .layout
+            .total_rows()
+            .saturating_sub(u32::from(self.areas.graph.height));
+        self.scroll = self.scroll.min(max);
+    }
+
+    /// Keeps the selection on something drawn: a group selection follows the cell that now
+    /// shows it; a selection outside the zoom falls back to the zoomed frame.
+    fn normalize_selection(&mut self) -> bool {
+        let (lo, hi) = self.selected.interval(&self.index);
+        let next = if self.zoom.overlaps(lo, hi) {
+            match self.selected {
+                Target::Frame(_) => self.selected,
+                Target::Span { depth, .. } => self
+                    .layout
+                    .locate(&self.index, &self.selected)
+                    .and_then(|(d, i)| self.layout.row(d)?.cells.get(i))
+                    .map_or(self.selected, |c| c.target(depth)),
+            }
+        } else {
+            Target::Frame(self.zoom.root)
+        };
+        let changed = next != self.selected;
+        self.selected = next;
+        changed
+    }
+
+    /// Rows the graph area shows.
+    pub fn graph_rows(&self) -> u32 {
+        u32::from(self.areas.graph.height)
+    }
+
+    /// Screen row of a depth, if it is on screen.
+    pub fn screen_y(&self, depth: u32) -> Option<u16> {
+        let g = self.areas.graph;
+        let off = depth.checked_sub(self.scroll)?;
+        let off = u16::try_from(off).ok().filter(|&o| o < g.height)?;
+        Some(if self.flame {
+            g.bottom() - 1 - off
+        } else {
+            g.y + off
+        })
+    }
+
+    /// Depth shown on a screen row.
+    pub fn depth_at(&self, y: u16) -> Option<u32> {
+        let g = self.areas.graph;
+        if y < g.y || y >= g.bottom() {
+            return None;
+        }
+        let off = if self.flame {
+            g.bottom() - 1 - y
+        } else {
+            y - g.y
+        };
+        Some(self.scroll + u32::from(off))
+    }
+
+    /// Hit-testing: the target under a screen position.
+    pub fn hit(&self, x: u16, y: u16) -> Option<Target> {
+        let g = self.areas.graph;
+        if x < g.x || x >= g.right() {
+            return None;
+        }
+        let depth = self.depth_at(y)?;
+        let (_, cell) = self.layout.cell_at(depth, x - g.x)?;
+        Some(cell.target(depth))
+    }
+
+    /// Scrolls so that `depth` is on screen.
+    pub(crate) fn ensure_visible(&mut self, depth: u32) {
+        let h = self.graph_rows().max(1);
+        if depth < self.scroll {
+            self.scroll = depth;
+        } else if depth >= self.scroll + h {
+            self.scroll = depth + 1 - h;
+        }
+    }
+}

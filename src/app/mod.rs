@@ -1,0 +1,109 @@
+//! Stage: application state. Events become [`Action`]s (through the [`keymap`] for keys),
+//! [`update()`] applies them to an [`App`], and `ui::draw(&App)` only reads the result:
+//!
+//! ```text
+//! crossterm Event ─▶ keymap / mouse ─▶ Action ─▶ update(&mut App) ─▶ ui::draw(&App)
+//! ```
+//!
+//! Everything here is pure data and functions over it; the terminal lives in `terminal`.
+
+pub mod action;
+pub mod explorer;
+pub mod keymap;
+pub mod mode;
+mod navigate;
+pub mod search;
+pub mod update;
+
+use std::time::Duration;
+
+pub use action::{Action, Dir};
+pub use explorer::{Areas, Explorer};
+pub use mode::Mode;
+pub use update::update;
+
+use crate::profile::Profile;
+use crate::view::color::ColorMode;
+
+/// Terminal size in cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Size {
+    /// Columns.
+    pub width: u16,
+    /// Rows.
+    pub height: u16,
+}
+
+/// How far reading the input has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Bytes read so far (compressed bytes for gzip input).
+    pub bytes: u64,
+    /// Size of the input, when it is a regular file.
+    pub total: Option<u64>,
+    /// Time since reading started.
+    pub elapsed: Duration,
+}
+
+/// Loading, or exploring a loaded profile.
+#[derive(Debug)]
+pub enum Phase {
+    /// The input is still being read.
+    Loading(Progress),
+    /// The profile is on screen.
+    Ready(Box<Explorer>),
+}
+
+/// The whole state of the program.
+#[derive(Debug)]
+pub struct App {
+    /// Where keys go.
+    pub mode: Mode,
+    /// Terminal size.
+    pub size: Size,
+    /// Colour depth in use.
+    pub colors: ColorMode,
+    /// Display name of the input.
+    pub source: String,
+    /// Loading or exploring.
+    pub phase: Phase,
+    /// Set when the program should end.
+    pub quit: bool,
+    /// Why loading failed, reported after the terminal is restored.
+    pub failure: Option<String>,
+}
+
+impl App {
+    /// An app waiting for `source` to load.
+    pub fn loading(source: &str, colors: ColorMode) -> Self {
+        Self {
+            mode: Mode::Normal,
+            size: Size::default(),
+            colors,
+            source: source.to_owned(),
+            phase: Phase::Loading(Progress::default()),
+            quit: false,
+            failure: None,
+        }
+    }
+
+    /// An app exploring a loaded profile.
+    pub fn new(profile: Profile, colors: ColorMode) -> Self {
+        let mut app = Self::loading(&profile.source, colors);
+        update(&mut app, Action::Loaded(Box::new(profile)));
+        app
+    }
+
+    /// The explorer, once the profile is loaded.
+    pub fn explorer(&self) -> Option<&Explorer> {
+        match &self.phase {
+            Phase::Ready(ex) => Some(ex),
+            Phase::Loading(_) => None,
+        }
+    }
+
+    /// The loaded profile.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.explorer().map(|ex| &ex.profile)
+    }
+}

@@ -1,0 +1,25 @@
+//! Stage: application state — which part of the screen the keyboard talks to. The keymap
+//! is looked up per mode, so a key means one thing at a time.
+
+/// Input focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Mode {
+    /// Keys move, zoom and scroll the graph.
+    #[default]
+    Normal,
+    /// Keys edit the search prompt.
+    Search,
+    /// The help overlay is open.
+    Help,
+}
+
+impl Mode {
+    /// Name shown in the help overlay.
+    pub fn title(self) -> &'static str {
+        match self {
+            Mode::Normal => "Graph",
+            Mode::Search => "Search prompt",
+            Mode::Help => "Help",
+        }
+    }
+}

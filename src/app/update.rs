@@ -1,0 +1,105 @@
+//! Stage: application state — `App × Action → App`. One arm per verb; the explorer then
+//! brings layout, areas and status in step, so `ui::draw` only reads.
+
+use super::explorer::Explorer;
+use super::{Action, App, Mode, Phase, Size};
+
+/// Applies one action.
+pub fn update(app: &mut App, action: Action) {
+    match action {
+        Action::Quit => app.quit = true,
+        Action::Resize(width, height) => app.size = Size { width, height },
+        Action::Progress(p) => {
+            if let Phase::Loading(cur) = &mut app.phase {
+                *cur = p;
+            }
+        }
+        Action::Loaded(profile) => {
+            app.source.clone_from(&profile.source);
+            app.phase = Phase::Ready(Box::new(Explorer::new(*profile)));
+        }
+        Action::Failed(message) => {
+            app.failure = Some(message);
+            app.quit = true;
+        }
+        Action::ToggleHelp if app.explorer().is_some() => {
+            app.mode = if app.mode == Mode::Help {
+                Mode::Normal
+            } else {
+                Mode::Help
+            };
+        }
+        other => {
+            if let Phase::Ready(ex) = &mut app.phase
+                && app.mode != Mode::Help
+            {
+                explore(ex, &mut app.mode, &other);
+            }
+        }
+    }
+    if let Phase::Ready(ex) = &mut app.phase {
+        ex.refresh(app.size, app.mode);
+    }
+}
+
+fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
+    if !matches!(action, Action::Hover(..)) {
+        ex.hover = None;
+    }
+    match *action {
+        Action::Move(dir) => ex.move_selection(dir),
+        Action::Scroll(rows) => ex.scroll_rows(rows),
+        Action::PageUp => ex.page(false),
+        Action::PageDown => ex.page(true),
+        Action::Top => ex.scroll_edge(true),
+        Action::Bottom => ex.scroll_edge(false),
+        Action::Zoom => ex.zoom_in(),
+        Action::Forward => ex.forward(),
+        Action::Reset => ex.reset(),
+        Action::Flip => ex.flame = !ex.flame,
+        Action::Escape if ex.search.is_active() => ex.search.clear(),
+        Action::Back | Action::Escape => ex.back(),
+        Action::SearchStart => {
+            ex.search.clear();
+            *mode = Mode::Search;
+        }
+        Action::SearchType(c) => {
+            ex.search.query.push(c);
+            ex.run_search();
+        }
+        Action::SearchDelete => {
+            ex.search.query.pop();
+            ex.run_search();
+        }
+        Action::SearchAccept => *mode = Mode::Normal,
+        Action::SearchCancel => {
+            ex.search.clear();
+            *mode = Mode::Normal;
+        }
+        Action::ToggleCase => {
+            ex.search.ignore_case = !ex.search.ignore_case;
+            ex.run_search();
+        }
+        Action::NextMatch => ex.jump(true),
+        Action::PrevMatch => ex.jump(false),
+        Action::Click(x, y) => {
+            ex.click(x, y);
+        }
+        Action::DoubleClick(x, y) => {
+            if ex.click(x, y) {
+                ex.zoom_in();
+            }
+        }
+        Action::Hover(x, y) => ex.hover_at(x, y),
+        Action::Quit
+        | Action::ToggleHelp
+        | Action::Resize(..)
+        | Action::Progress(_)
+        | Action::Loaded(_)
+        | Action::Failed(_) => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "update_tests.rs"]
+mod tests;

@@ -1,0 +1,81 @@
+//! Stage: layout → buffer. Each cell of the visible rows becomes a coloured bar with its
+//! (sanitized) name cut with `…` to the bar; group cells are shaded; ancestors of the zoomed
+//! frame are dimmed; matches and the selection are marked.
+
+use ratatui::buffer::Buffer;
+
+use super::{fill, put};
+use crate::app::Explorer;
+use crate::text::sanitize;
+use crate::view::color::{self, ColorMode, Hue};
+use crate::view::tooltip::ellipsize;
+use crate::view::{Cell, CellKind};
+
+/// Shortest bar that gets a name.
+const MIN_LABEL: u16 = 3;
+
+/// Draws the graph area.
+pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
+    let root_depth = ex.index.depth(ex.zoom.root);
+    let partial = !ex.zoom.is_frame(&ex.index);
+    for row in &ex.layout.rows {
+        let Some(y) = ex.screen_y(row.depth) else {
+            continue;
+        };
+        let dim = row.depth < root_depth || (partial && row.depth == root_depth);
+        for (i, cell) in row.cells.iter().enumerate() {
+            let selected = ex.selected_cell == Some((row.depth, i));
+            draw_cell(ex, colors, cell, (row.depth, y), (dim, selected), buf);
+        }
+    }
+}
+
+fn draw_cell(
+    ex: &Explorer,
+    colors: ColorMode,
+    cell: &Cell,
+    (depth, y): (u32, u16),
+    (dim, selected): (bool, bool),
+    buf: &mut Buffer,
+) {
+    let tree = &ex.profile.tree;
+    let (lo, hi) = cell.interval(&ex.index);
+    let offcpu = ex.index.is_offcpu(lo, hi);
+    let (name, hue) = match cell.kind {
+        CellKind::Frame(id) => {
+            let name = tree.name(id);
+            (name, color::hue(name, offcpu))
+        }
+        CellKind::Group(_) => ("", Hue::Group),
+    };
+    let mut style = color::frame_style(colors, name, hue, dim);
+    let matched = ex.search.matches.as_ref().is_some_and(|m| match cell.kind {
+        CellKind::Frame(id) => m.frame_matches(tree, id),
+        CellKind::Group(g) => m.any_in(depth, g.lo, g.hi),
+    });
+    if matched {
+        style = color::matched(colors, style);
+    }
+    if selected {
+        style = color::selected(style);
+    }
+    let x0 = ex.areas.graph.x + cell.x0;
+    let x1 = ex.areas.graph.x + cell.x1;
+    let mono_edge = colors == ColorMode::Mono && matches!(cell.kind, CellKind::Frame(_));
+    let blank = if matches!(cell.kind, CellKind::Group(_)) {
+        "░"
+    } else {
+        " "
+    };
+    fill(buf, x0, x1, y, blank, style);
+    let mut text_x = x0;
+    if mono_edge {
+        fill(buf, x0, x0 + 1, y, "|", style);
+        text_x += 1;
+    }
+    let room = x1.saturating_sub(text_x);
+    if room >= MIN_LABEL && !name.is_empty() {
+        let label = ellipsize(&sanitize(name), usize::from(room));
+        put(buf, text_x, y, &label, usize::from(room), style);
+    }
+}

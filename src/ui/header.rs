@@ -1,0 +1,110 @@
+//! Stage: state → header line: file name, format, total weight with its unit, and the zoom
+//! path as breadcrumbs (cut from the left when long), with the view's orientation.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+
+use super::{fill, put};
+use crate::app::Explorer;
+use crate::input::stap::{OFF_CPU, ON_CPU};
+use crate::profile::{NodeId, Unit};
+use crate::text::{sanitize, thousands_str};
+use crate::view::color::{self, ColorMode};
+use crate::view::tooltip::{display_width, ellipsize, weight_text};
+
+/// Separator between breadcrumbs.
+const CRUMB: &str = " › ";
+/// Separator between the summary and the breadcrumbs.
+const BAR: &str = " │ ";
+
+/// Draws the header.
+pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
+    let area = ex.areas.header;
+    if area.height == 0 {
+        return;
+    }
+    let style = color::chrome(colors);
+    fill(buf, area.x, area.right(), area.y, " ", style);
+    let right = if ex.flame { " flame " } else { " icicle " };
+    let right_w = display_width(right);
+    let room = usize::from(area.width).saturating_sub(right_w);
+    // The breadcrumbs may take up to half the line; the summary gets the rest.
+    let crumbs_w = display_width(&breadcrumbs(ex, room.saturating_sub(3).div_ceil(2)));
+    let left = ellipsize(
+        &summary(ex),
+        room.saturating_sub(crumbs_w + 3).max(room / 2),
+    );
+    let bold = style.add_modifier(Modifier::BOLD);
+    let x = put(buf, area.x, area.y, &left, room, bold);
+    let used = usize::from(x - area.x);
+    let crumbs = breadcrumbs(ex, room.saturating_sub(used + 3));
+    if !crumbs.is_empty() && used + 3 < room {
+        put(buf, x, area.y, BAR, 3, style);
+        put(buf, x + 3, area.y, &crumbs, room - used - 3, style);
+    }
+    let rx = area
+        .right()
+        .saturating_sub(u16::try_from(right_w).unwrap_or(0));
+    put(buf, rx, area.y, right, right_w, style);
+}
+
+/// `file · format · total (event)`, and skipped lines if any.
+fn summary(ex: &Explorer) -> String {
+    let p = &ex.profile;
+    let file = Path::new(&p.source)
+        .file_name()
+        .map_or_else(|| p.source.clone(), |f| f.to_string_lossy().into_owned());
+    let format = p
+        .stats
+        .format
+        .map_or_else(|| "?".to_owned(), |f| f.to_string());
+    let total = match p.stats.unit {
+        Unit::OnOffCpu => {
+            let half = |name| {
+                p.tree
+                    .child_named(NodeId::ROOT, name)
+                    .map_or(0, |id| p.tree.node(id).total)
+            };
+            format!(
+                "{} on-CPU samples + {} off-CPU units",
+                thousands_str(&p.format_weight(half(ON_CPU))),
+                thousands_str(&p.format_weight(half(OFF_CPU)))
+            )
+        }
+        _ => weight_text(p, p.tree.total(), false),
+    };
+    let mut out = format!(" {} · {format} · {total}", sanitize(&file));
+    if let Some(e) = &p.stats.event {
+        let _ = write!(out, " ({})", sanitize(e));
+    }
+    let skipped = p.stats.skipped_lines();
+    if skipped > 0 {
+        let _ = write!(out, " · {skipped} lines skipped");
+    }
+    out
+}
+
+/// The zoom path `all › a › b`, cut from the left to `max` columns.
+fn breadcrumbs(ex: &Explorer, max: usize) -> String {
+    let tree = &ex.profile.tree;
+    let mut names: Vec<String> = std::iter::once(NodeId::ROOT)
+        .chain(tree.path(ex.zoom.root))
+        .map(|id| sanitize(tree.name(id)).into_owned())
+        .collect();
+    if !ex.zoom.is_frame(&ex.index) {
+        names.push("[part]".to_owned());
+    }
+    let mut out = names.join(CRUMB);
+    let mut first = 0;
+    while display_width(&out) > max && first + 1 < names.len() {
+        first += 1;
+        out = format!("…{CRUMB}{}", names[first..].join(CRUMB));
+    }
+    if display_width(&out) > max {
+        out = ellipsize(&out, max);
+    }
+    out
+}

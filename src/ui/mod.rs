@@ -1,0 +1,73 @@
+//! Stage: application state → ratatui buffer. `draw(&App)` only reads: layout, areas and
+//! status text were prepared by `update`, so rendering is a walk over visible cells.
+//!
+//! ```text
+//! App ─▶ header (file, format, total, breadcrumbs) ─▶ flame (cells of FrameLayout)
+//!     ─▶ status (selection facts, search result, footer hints or prompt)
+//!     ─▶ overlays (hover tooltip, help, loading, terminal too small)
+//! ```
+
+mod flame;
+mod header;
+mod help;
+mod overlay;
+mod status;
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::widgets::Widget;
+
+use crate::app::{App, Mode, Phase};
+
+/// Smallest terminal the explorer draws in.
+pub const MIN_WIDTH: u16 = 30;
+/// Smallest terminal height the explorer draws in.
+pub const MIN_HEIGHT: u16 = 8;
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    frame.render_widget(app, frame.area());
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            overlay::too_small(area, buf);
+            return;
+        }
+        match &self.phase {
+            Phase::Loading(progress) => overlay::loading(self, progress, area, buf),
+            Phase::Ready(ex) => {
+                header::render(ex, self.colors, buf);
+                flame::render(ex, self.colors, buf);
+                status::render(ex, self, buf);
+                if let Some(hover) = &ex.hover {
+                    overlay::tooltip(hover, ex.areas.graph, buf);
+                }
+                if self.mode == Mode::Help {
+                    help::render(area, buf);
+                }
+            }
+        }
+    }
+}
+
+/// Writes text clipped to the buffer and to `max` columns; out-of-range rows are skipped.
+fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) -> u16 {
+    let area = buf.area;
+    if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
+        return x;
+    }
+    buf.set_stringn(x, y, text, max, style).0
+}
+
+/// Fills a row segment with one symbol and style.
+fn fill(buf: &mut Buffer, x0: u16, x1: u16, y: u16, symbol: &str, style: Style) {
+    for x in x0..x1 {
+        if let Some(cell) = buf.cell_mut((x, y)) {
+            cell.set_symbol(symbol).set_style(style);
+        }
+    }
+}

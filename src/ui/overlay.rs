@@ -1,0 +1,126 @@
+//! Stage: state → boxes drawn over the screen: the hover tooltip, the loading progress
+//! while input still streams in, and the "terminal too small" message.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+
+use super::{MIN_HEIGHT, MIN_WIDTH};
+use crate::app::explorer::Hover;
+use crate::app::{App, Progress};
+use crate::text::sanitize;
+use crate::view::tooltip::display_width;
+
+/// Widest hover tooltip.
+const TIP_WIDTH: u16 = 64;
+
+/// The tooltip of the cell under the mouse, beside the pointer and inside the graph.
+pub fn tooltip(hover: &Hover, graph: Rect, buf: &mut Buffer) {
+    let inner_w = graph.width.saturating_sub(4).min(TIP_WIDTH - 2);
+    if inner_w < 10 || graph.height < 4 {
+        return;
+    }
+    let max_lines = usize::from(graph.height.saturating_sub(2));
+    let lines = hover.tip.lines(usize::from(inner_w), max_lines);
+    let text_w = lines
+        .iter()
+        .map(|l| display_width(&l.text))
+        .max()
+        .unwrap_or(0);
+    let w = u16::try_from(text_w).unwrap_or(inner_w).min(inner_w) + 2;
+    let h = u16::try_from(lines.len()).unwrap_or(0) + 2;
+    let x = if hover.x + 2 + w <= graph.right() {
+        hover.x + 2
+    } else {
+        hover.x.saturating_sub(w + 1).max(graph.x)
+    };
+    let y = if hover.y + 1 + h <= graph.bottom() {
+        hover.y + 1
+    } else {
+        hover.y.saturating_sub(h).max(graph.y)
+    };
+    let rect = Rect::new(x, y, w, h).intersection(graph);
+    Clear.render(rect, buf);
+    let text: Vec<Line<'_>> = lines
+        .iter()
+        .map(|l| {
+            let style = if l.title {
+                Style::new().add_modifier(Modifier::BOLD)
+            } else {
+                Style::new()
+            };
+            Line::styled(l.text.as_str(), style)
+        })
+        .collect();
+    Paragraph::new(text)
+        .block(Block::bordered())
+        .render(rect, buf);
+}
+
+/// The loading screen: what is read, how much, how fast.
+pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
+    let secs = p.elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        format!(" · {}/s", bytes(p.bytes as f64 / secs))
+    } else {
+        String::new()
+    };
+    let amount = match p.total {
+        Some(t) if t > 0 => format!(
+            "{:.0}% of {}{rate}",
+            p.bytes as f64 * 100.0 / t as f64,
+            bytes(t as f64)
+        ),
+        _ => format!("{} read{rate}", bytes(p.bytes as f64)),
+    };
+    let mut lines = vec![
+        Line::styled(
+            format!("Reading {}…", sanitize(&app.source)),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Line::raw(amount),
+    ];
+    if let Some(t) = p.total.filter(|&t| t > 0) {
+        let width = usize::from(area.width.saturating_sub(10)).min(50);
+        let done = (u128::from(p.bytes.min(t)) * width as u128 / u128::from(t)) as usize;
+        lines.push(Line::raw(format!(
+            "{}{}",
+            "█".repeat(done),
+            "░".repeat(width - done)
+        )));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::raw("q quits"));
+    let h = u16::try_from(lines.len()).unwrap_or(0);
+    let top = area.y + area.height.saturating_sub(h) / 2;
+    let rect = Rect::new(area.x, top, area.width, h.min(area.height));
+    Paragraph::new(lines)
+        .alignment(ratatui::layout::Alignment::Center)
+        .render(rect, buf);
+}
+
+/// Says the terminal is too small instead of drawing a broken screen.
+pub fn too_small(area: Rect, buf: &mut Buffer) {
+    let text = format!(
+        "Terminal too small ({}×{}); flametui needs {MIN_WIDTH}×{MIN_HEIGHT}. q quits.",
+        area.width, area.height
+    );
+    Paragraph::new(text)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
+}
+
+/// Bytes as `12.3 MB`.
+fn bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut v = n;
+    let mut unit = 0;
+    while v >= 1000.0 && unit + 1 < UNITS.len() {
+        v /= 1000.0;
+        unit += 1;
+    }
+    let digits = usize::from(unit != 0);
+    format!("{v:.digits$} {}", UNITS.get(unit).copied().unwrap_or("B"))
+}

@@ -1,0 +1,137 @@
+//! Stage: call tree → per-frame geometry facts the view reads in O(1): where each frame
+//! starts (in weight units from the left edge of the whole graph) and how deep its
+//! subtree goes. Built once per profile in O(nodes); layout then only visits what it draws.
+
+use crate::profile::{CallTree, NodeId};
+
+/// Name of the SystemTap group frame whose subtree is drawn in blue.
+pub const OFF_CPU: &str = "[off-cpu]";
+
+/// Offsets and subtree heights of every node of one tree.
+#[derive(Debug, Clone, Default)]
+pub struct TreeIndex {
+    start: Vec<u64>,
+    height: Vec<u32>,
+    depth: Vec<u32>,
+    total: Vec<u64>,
+    offcpu: Option<(u64, u64)>,
+}
+
+impl TreeIndex {
+    /// Indexes `tree`: children are laid out left to right in their stored order.
+    pub fn new(tree: &CallTree) -> Self {
+        let n = tree.len();
+        let mut start = vec![0u64; n];
+        let mut height = vec![0u32; n];
+        let order = tree.preorder();
+        for &id in &order {
+            let mut offset = start[ix(id)];
+            for &c in &tree.node(id).children {
+                start[ix(c)] = offset;
+                offset = offset.saturating_add(tree.node(c).total);
+            }
+        }
+        for &id in order.iter().rev() {
+            if let Some(p) = tree.node(id).parent {
+                let h = height[ix(id)].saturating_add(1);
+                if h > height[ix(p)] {
+                    height[ix(p)] = h;
+                }
+            }
+        }
+        let depth = tree.ids().map(|id| tree.node(id).depth).collect();
+        let total = tree.ids().map(|id| tree.node(id).total).collect();
+        let mut index = Self {
+            start,
+            height,
+            depth,
+            total,
+            offcpu: None,
+        };
+        index.offcpu = tree
+            .child_named(NodeId::ROOT, OFF_CPU)
+            .map(|id| (index.start(id), index.end(id)));
+        index
+    }
+
+    /// Weight offset of the frame's left edge.
+    pub fn start(&self, id: NodeId) -> u64 {
+        self.start.get(ix(id)).copied().unwrap_or(0)
+    }
+
+    /// Weight offset of the frame's right edge (exclusive).
+    pub fn end(&self, id: NodeId) -> u64 {
+        self.start(id).saturating_add(self.total(id))
+    }
+
+    /// Inclusive weight of the frame.
+    pub fn total(&self, id: NodeId) -> u64 {
+        self.total.get(ix(id)).copied().unwrap_or(0)
+    }
+
+    /// Depth of the frame (the root is 0).
+    pub fn depth(&self, id: NodeId) -> u32 {
+        self.depth.get(ix(id)).copied().unwrap_or(0)
+    }
+
+    /// Levels below the frame (0 for a leaf).
+    pub fn height(&self, id: NodeId) -> u32 {
+        self.height.get(ix(id)).copied().unwrap_or(0)
+    }
+
+    /// Depth of the deepest frame in the subtree of `id`.
+    pub fn deepest(&self, id: NodeId) -> u32 {
+        self.depth(id).saturating_add(self.height(id))
+    }
+
+    /// True when the weight interval lies in the `[off-cpu]` subtree.
+    pub fn is_offcpu(&self, lo: u64, hi: u64) -> bool {
+        self.offcpu
+            .is_some_and(|(a, b)| lo >= a && hi <= b && lo < b)
+    }
+}
+
+fn ix(id: NodeId) -> usize {
+    id.0 as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::many_single_char_names)] // one letter per frame of the example tree
+    fn offsets_and_heights() {
+        let mut t = CallTree::new();
+        t.insert(["a", "b", "c"], 3);
+        t.insert(["a", "d"], 5);
+        t.insert(["e"], 2);
+        t.finish();
+        let ix = TreeIndex::new(&t);
+        let a = t.child_named(NodeId::ROOT, "a").unwrap();
+        let b = t.child_named(a, "b").unwrap();
+        let d = t.child_named(a, "d").unwrap();
+        let e = t.child_named(NodeId::ROOT, "e").unwrap();
+        assert_eq!((ix.start(a), ix.end(a)), (0, 8));
+        assert_eq!((ix.start(b), ix.start(d), ix.start(e)), (0, 3, 8));
+        assert_eq!(ix.height(NodeId::ROOT), 3);
+        assert_eq!(ix.height(a), 2);
+        assert_eq!(ix.height(e), 0);
+        assert_eq!(ix.deepest(b), 3);
+        assert!(!ix.is_offcpu(0, 1));
+    }
+
+    #[test]
+    fn offcpu_interval() {
+        let mut t = CallTree::new();
+        t.insert(["[on-cpu]", "x"], 4);
+        t.insert([OFF_CPU, "y"], 6);
+        t.finish();
+        let ix = TreeIndex::new(&t);
+        let off = t.child_named(NodeId::ROOT, OFF_CPU).unwrap();
+        let on = t.child_named(NodeId::ROOT, "[on-cpu]").unwrap();
+        assert!(ix.is_offcpu(ix.start(off), ix.end(off)));
+        assert!(ix.is_offcpu(ix.start(off) + 1, ix.start(off) + 2));
+        assert!(!ix.is_offcpu(ix.start(on), ix.end(on)));
+    }
+}

@@ -1,0 +1,19 @@
+//! Stage: call tree → what the screen shows. Pure functions over the tree:
+//!
+//! ```text
+//! CallTree ─▶ index (offsets, subtree heights) ─▶ layout(&Viewport, width) ─▶ FrameLayout
+//!          ─▶ search (regex over distinct names) ─▶ highlights, n/N order
+//!          ─▶ tooltip (facts about one frame)   ─▶ color (palette per name and mode)
+//! ```
+//!
+//! Nothing here touches the terminal; `ui` turns these values into a ratatui buffer.
+
+pub mod color;
+pub mod index;
+pub mod layout;
+pub mod search;
+pub mod tooltip;
+pub mod viewport;
+
+pub use index::TreeIndex;
+pub use layout::{Cell, CellKind, FrameLayout, Group, Row, Target, Viewport, layout};

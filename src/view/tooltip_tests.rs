@@ -1,0 +1,123 @@
+use std::io::Cursor;
+
+use super::*;
+use crate::input::{LoadOptions, load_reader};
+use crate::profile::functions::function_totals;
+
+fn profile(text: &str) -> Profile {
+    load_reader(Cursor::new(text), "t.folded", &LoadOptions::default())
+        .unwrap()
+        .main()
+        .clone()
+}
+
+fn find(t: &CallTree, path: &str) -> NodeId {
+    path.split(';')
+        .fold(NodeId::ROOT, |at, n| t.child_named(at, n).unwrap())
+}
+
+#[test]
+fn frame_facts() {
+    let p = profile("main;f;g 30\nmain;h;f 10\nmain 60\n");
+    let ix = TreeIndex::new(&p.tree);
+    let functions = function_totals(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &functions,
+        viewport: &vp,
+    };
+    let f = find(&p.tree, "main;f");
+    let tip = describe(&cx, &Target::Frame(f));
+    assert_eq!(tip.title, "f");
+    assert_eq!(
+        tip.facts,
+        [
+            "30 samples",
+            "30.00% of total",
+            "30.00% of parent",
+            "self 0 samples (0.00%)",
+            "all frames of this function: 40 samples (40.00%)",
+        ]
+    );
+    let zoomed = Viewport::frame(&ix, find(&p.tree, "main;h"));
+    let cx = Context {
+        viewport: &zoomed,
+        ..cx
+    };
+    let hf = find(&p.tree, "main;h;f");
+    let tip = describe(&cx, &Target::Frame(hf));
+    assert!(tip.facts.contains(&"100.00% of zoom".to_owned()));
+}
+
+#[test]
+fn span_facts_count_frames() {
+    let p = profile("p;a 1\np;b 1\np;c 1\nq 7\n");
+    let ix = TreeIndex::new(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &[],
+        viewport: &vp,
+    };
+    let p_id = find(&p.tree, "p");
+    let target = Target::Span {
+        depth: 2,
+        lo: ix.start(p_id),
+        hi: ix.start(p_id) + 2,
+    };
+    let tip = describe(&cx, &target);
+    assert_eq!(tip.title, "2 frames narrower than a column");
+    assert_eq!(tip.facts[0], "2 samples");
+}
+
+#[test]
+fn names_are_sanitized() {
+    let p = profile("evil\u{1b}]0;x\u{7} 1\n");
+    let ix = TreeIndex::new(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &[],
+        viewport: &vp,
+    };
+    let id = p.tree.node(NodeId::ROOT).children[0];
+    let tip = describe(&cx, &Target::Frame(id));
+    assert!(!tip.title.contains('\u{1b}'));
+}
+
+#[test]
+fn times() {
+    assert_eq!(time_text(1_234_000_000, 0), "1.23 s");
+    assert_eq!(time_text(45_600_000, 0), "45.6 ms");
+    assert_eq!(time_text(999, 0), "999 ns");
+    assert_eq!(time_text(250_000_000_000, 0), "250 s");
+}
+
+#[test]
+fn wrapping_keeps_the_whole_title_when_there_is_room() {
+    let tip = Tooltip {
+        title: "a".repeat(25),
+        facts: vec!["one".into(), "two".into(), "three".into()],
+    };
+    let lines = tip.lines(10, 10);
+    let text: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        text,
+        ["aaaaaaaaaa", "aaaaaaaaaa", "aaaaa", "one · two", "three"]
+    );
+    let short = tip.lines(10, 3);
+    assert_eq!(short.len(), 3);
+    assert_eq!(short[0].text, "aaaaaaaaa…");
+    assert!(short[0].title && !short[1].title);
+}
+
+#[test]
+fn ellipsis() {
+    assert_eq!(ellipsize("abcdef", 4), "abc…");
+    assert_eq!(ellipsize("abc", 4), "abc");
+    assert_eq!(ellipsize("日本語", 4), "日…");
+}

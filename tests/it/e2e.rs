@@ -1,0 +1,186 @@
+//! End-to-end sessions of the real binary in a detached tmux pane: send keys, poll
+//! `capture-pane` until the screen shows what is expected (no fixed sleeps), and check that
+//! the terminal is given back on exit. Skipped, with a message, when tmux is missing.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use crate::support::testdata;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+const BIN: &str = env!("CARGO_BIN_EXE_flametui");
+
+/// A tmux server of our own (its own socket), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+fn tmux_available() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: tmux is not installed; end-to-end tests need it (.ci/run installs it)");
+    }
+    ok
+}
+
+impl Tmux {
+    /// Starts `command` under `sh` in an 80×24 pane; it reports its exit status and waits.
+    fn start(name: &str, command: &str) -> Self {
+        let t = Tmux {
+            socket: format!("flametui-e2e-{}-{name}", std::process::id()),
+        };
+        let script = format!("{command}; echo EXITED:$?; sleep 60");
+        let out = t.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-s",
+            "e2e",
+            "sh",
+            "-c",
+            &script,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("run tmux")
+    }
+
+    /// Sends keys (tmux key names: `Enter`, `Escape`, or literal text).
+    fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    fn capture(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// Polls the pane until `want` holds; fails with the last screen after the timeout.
+    fn wait_for(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if want(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn quote(path: &std::path::Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+#[test]
+fn open_search_zoom_quit() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-gzip-fp.txt.gz");
+    let t = Tmux::start("open", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the header", |s| {
+        s.contains("perf-gzip-fp.txt.gz · perf script") && s.contains("Enter zoom")
+    });
+    t.send(&["/", "chacha"]);
+    t.wait_for("the search result", |s| {
+        s.contains("Matched: 6.01%") && s.contains("/chacha")
+    });
+    t.send(&["Enter"]);
+    t.wait_for("the prompt to close", |s| s.contains("? help"));
+    t.send(&["n"]);
+    t.wait_for("the first match", |s| s.contains("selection is #1"));
+    t.send(&["Enter"]);
+    t.wait_for("the zoom breadcrumbs", |s| {
+        s.contains("› chacha_block_generic") && s.contains("100.00% of zoom")
+    });
+    t.send(&["BSpace"]);
+    t.wait_for("zoom back", |s| {
+        s.contains("│ all ") && !s.contains("of zoom")
+    });
+    t.send(&["q"]);
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:0"));
+    assert!(
+        !screen.contains("icicle"),
+        "alternate screen left:\n{screen}"
+    );
+}
+
+#[test]
+fn reads_the_profile_from_a_pipe() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-gzip-fp.txt.gz");
+    let t = Tmux::start("pipe", &format!("cat {} | {BIN} -", quote(&file)));
+    t.wait_for("the header", |s| s.contains("<stdin> · perf script"));
+    t.send(&["j"]);
+    t.wait_for("keys from the tty", |s| s.contains("89.06% of total"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("folded-small.txt");
+    let pid_file = std::env::temp_dir().join(format!("flametui-e2e-{}.pid", std::process::id()));
+    let command = format!(
+        "{BIN} {} & echo $! > {}; wait",
+        quote(&file),
+        quote(&pid_file)
+    );
+    let t = Tmux::start("term", &command);
+    t.wait_for("the header", |s| s.contains("folded-small.txt"));
+    let pid = std::fs::read_to_string(&pid_file).expect("pid file");
+    let _ = std::fs::remove_file(&pid_file);
+    let killed = Command::new("kill").args(["-TERM", pid.trim()]).status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+    assert!(
+        !screen.contains("icicle"),
+        "alternate screen left:\n{screen}"
+    );
+}
+
+#[test]
+fn without_a_terminal_prints_the_report() {
+    let file = testdata("folded-small.txt");
+    let out = Command::new(BIN).arg(&file).output().expect("run flametui");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Call tree"), "{text}");
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the interactive viewer, in one binary to keep link time low:
+//! whole-frame snapshots driven through `terminal::run` (the loop the binary uses) and
+//! end-to-end sessions of the real binary in tmux.
+// Test helpers may fail loudly: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod e2e;
+mod snapshots;
+mod support;

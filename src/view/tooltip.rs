@@ -5,7 +5,9 @@ use unicode_width::UnicodeWidthChar;
 
 use super::index::TreeIndex;
 use super::layout::{Target, Viewport};
+use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::functions::FunctionTotals;
+use crate::profile::sandwich::total_under;
 use crate::profile::{CallTree, NodeId, Profile, Unit};
 use crate::text::{percent, sanitize, thousands, thousands_str};
 
@@ -68,9 +70,10 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
         }
     };
     let mut facts = vec![format!(
-        "{} in {} samples",
+        "{} in {} sample{}",
         w(node.total),
-        thousands(node.samples)
+        thousands(node.samples),
+        if node.samples == 1 { "" } else { "s" }
     )];
     if cx.profile.stats.unit == Unit::Samples {
         facts[0] = w(node.total);
@@ -93,7 +96,9 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             w(node.self_weight),
             percent(node.self_weight, total)
         ));
-        if let Some(f) = cx.functions.get(node.name.0 as usize) {
+        if cx.profile.stats.unit == Unit::OnOffCpu {
+            facts.extend(on_off_facts(cx, id));
+        } else if let Some(f) = cx.functions.get(node.name.0 as usize) {
             facts.push(format!(
                 "all frames of this function: {} ({:.2}%)",
                 w(f.total),
@@ -105,6 +110,51 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
         title: sanitize(tree.name(id)).into_owned(),
         facts,
     }
+}
+
+/// On- and off-CPU weights have different units, so shares are given within each half:
+/// this frame's share of its half, and the function's total (counted once per stack) in
+/// each half — the seed study's "x% of on-CPU, y% of off-CPU".
+fn on_off_facts(cx: &Context<'_>, id: NodeId) -> Vec<String> {
+    let tree = &cx.profile.tree;
+    let node = tree.node(id);
+    let mut facts = Vec::new();
+    let label = |half: NodeId| {
+        if tree.name(half) == OFF_CPU {
+            "off-CPU"
+        } else {
+            "on-CPU"
+        }
+    };
+    if let Some(&half) = tree.path(id).first().filter(|&&h| h != id) {
+        facts.push(format!(
+            "{:.2}% of {}",
+            percent(node.total, tree.node(half).total),
+            label(half)
+        ));
+    }
+    let halves: Vec<String> = [ON_CPU, OFF_CPU]
+        .into_iter()
+        .filter_map(|name| {
+            let h = tree.child_named(NodeId::ROOT, name)?;
+            let w = total_under(tree, h, node.name);
+            let amount = if name == OFF_CPU {
+                format!("{} units", thousands_str(&cx.profile.format_weight(w)))
+            } else {
+                weight_text(cx.profile, w, false)
+            };
+            Some(format!(
+                "{}: {amount} ({:.2}%)",
+                label(h),
+                percent(w, tree.node(h).total)
+            ))
+        })
+        .collect();
+    facts.push(format!(
+        "all frames of this function: {}",
+        halves.join(", ")
+    ));
+    facts
 }
 
 fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {

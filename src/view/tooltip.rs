@@ -1,7 +1,8 @@
 //! Stage: call tree → the facts shown about one frame (or group of narrow frames), for the
 //! status area and the hover tooltip, and their wrapping to a width. Names are sanitized.
 
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 use super::index::TreeIndex;
 use super::layout::{Target, Viewport};
@@ -274,14 +275,14 @@ impl Tooltip {
 pub fn chop(text: &str, width: usize) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for g in text.graphemes(true) {
+        let w = g.width();
         if used + w > width && used > 0 {
             out.push(String::new());
             used = 0;
         }
         if let Some(line) = out.last_mut() {
-            line.push(c);
+            line.push_str(g);
         }
         used += w;
     }
@@ -314,7 +315,7 @@ fn pack(pieces: &[String], width: usize) -> Vec<String> {
 
 /// Display width of text.
 pub fn display_width(text: &str) -> usize {
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+    text.graphemes(true).map(UnicodeWidthStr::width).sum()
 }
 
 /// Text cut to `width` columns, ending with `…` when cut.
@@ -322,14 +323,16 @@ pub fn ellipsize(text: &str, width: usize) -> String {
     if display_width(text) <= width {
         return text.to_owned();
     }
+    // Whole grapheme clusters only: a base letter keeps its combining marks, an emoji
+    // sequence is never split, and wide (CJK) characters count two columns.
     let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for g in text.graphemes(true) {
+        let w = g.width();
         if used + w + 1 > width {
             break;
         }
-        out.push(c);
+        out.push_str(g);
         used += w;
     }
     if width > 0 {

@@ -121,3 +121,31 @@ fn ellipsis() {
     assert_eq!(ellipsize("abc", 4), "abc");
     assert_eq!(ellipsize("日本語", 4), "日…");
 }
+
+#[test]
+fn wide_and_combining_text_is_cut_between_graphemes() {
+    // CJK counts two columns; a combining accent stays with its letter; an emoji
+    // family (ZWJ sequence) is never split.
+    assert_eq!(display_width("函数名"), 6);
+    assert_eq!(ellipsize("函数名字", 5), "函数…");
+    let e_acute = "e\u{301}";
+    assert_eq!(display_width(&format!("{e_acute}x")), 2);
+    assert_eq!(
+        ellipsize(&format!("a{e_acute}bcdef"), 3),
+        format!("a{e_acute}…")
+    );
+    let family = "👨\u{200d}👩\u{200d}👧";
+    let cut = ellipsize(&format!("{family}{family}xyz"), 4);
+    assert!(cut == format!("{family}…") || cut == "…", "{cut:?}");
+    assert!(!cut.ends_with('\u{200d}'));
+    for line in chop(&format!("ab{e_acute}函数{family}"), 3) {
+        assert!(
+            display_width(&line) <= 3 || line.chars().count() <= 5,
+            "{line:?}"
+        );
+        assert!(
+            !line.starts_with('\u{301}') && !line.starts_with('\u{200d}'),
+            "{line:?}"
+        );
+    }
+}

@@ -5,5 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod e2e;
+mod hostile_names;
 mod snapshots;
 mod support;

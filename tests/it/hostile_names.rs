@@ -1,0 +1,80 @@
+//! Untrusted frame names on screen: terminal control sequences and bidi overrides never
+//! reach the terminal raw (they show as visible escapes), and wide or combining text keeps
+//! the columns aligned.
+
+use crossterm::event::KeyCode;
+use flametui::app::App;
+use flametui::input::{LoadOptions, load_reader};
+use flametui::view::color::ColorMode;
+
+use crate::support::{key, session, text, typing};
+
+fn app(folded: &str) -> App {
+    let loaded = load_reader(folded.as_bytes(), "hostile.folded", &LoadOptions::default()).unwrap();
+    App::new(loaded.main().clone(), ColorMode::Mono)
+}
+
+fn is_raw_control(c: char) -> bool {
+    (c.is_control() && c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[test]
+fn control_sequences_in_names_are_shown_escaped() {
+    let folded = "main;\u{1b}]52;c;ZXZpbA==\u{7};\u{1b}[2Jclear 5\nmain;bidi\u{202e}txt.exe;back\u{8}space\rcr 3\n";
+    // Select down the widest path so the status line shows the hostile names too.
+    let inputs = || vec![key(KeyCode::Down), key(KeyCode::Down), key(KeyCode::Down)];
+    for (w, h) in [(80, 24), (160, 45)] {
+        let (buf, _) = session(app(folded), w, h, inputs());
+        let screen = text(&buf);
+        assert!(!screen.chars().any(is_raw_control), "{screen:?}");
+        // (`;` separates frames in folded text, so the OSC sequence spans three frames.)
+        assert!(
+            screen.contains("\\x1b]52") && screen.contains("ZXZpbA==\\x07"),
+            "{screen}"
+        );
+        assert!(screen.contains("\\x1b[2Jclear") && screen.contains("back\\x08space\\x0dcr"));
+        for cell in buf.content() {
+            assert!(
+                !cell.symbol().chars().any(is_raw_control),
+                "{:?}",
+                cell.symbol()
+            );
+        }
+    }
+    // Searching for them works on the real names and still shows only escapes.
+    let mut inputs = vec![key(KeyCode::Char('/'))];
+    inputs.extend(typing("bidi"));
+    inputs.push(key(KeyCode::Enter));
+    let (buf, _) = session(app(folded), 80, 24, inputs);
+    let screen = text(&buf);
+    assert!(screen.contains("bidi\\u{202e}txt.exe"), "{screen}");
+    assert!(!screen.chars().any(is_raw_control));
+}
+
+#[test]
+fn wide_and_combining_names_keep_columns_aligned() {
+    let folded = "main;函数名字很长的函数;e\u{301}e\u{301}e\u{301} 6\nmain;👨\u{200d}👩\u{200d}👧_family 4\n";
+    let (buf, _) = session(app(folded), 80, 24, vec![]);
+    // No row is wider than the terminal: a wide grapheme covers the cell after it.
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let (mut x, mut width) = (area.left(), 0usize);
+        while x < area.right() {
+            let w = unicode_width::UnicodeWidthStr::width(buf[(x, y)].symbol()).max(1);
+            width += w;
+            x += u16::try_from(w).unwrap();
+        }
+        assert!(
+            width <= usize::from(area.width),
+            "row {y} is {width} columns"
+        );
+    }
+    let screen = text(&buf);
+    // (`text` shows the cell covered by a wide character as a space.)
+    assert!(screen.contains("函 数 名"), "{screen}");
+    assert!(screen.contains("e\u{301}e\u{301}e\u{301}"), "{screen}");
+    assert!(
+        !screen.contains('\u{200d}') || screen.contains("👨\u{200d}👩\u{200d}👧"),
+        "{screen}"
+    );
+}

@@ -67,6 +67,27 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// Calls `f` with every line of an in-memory chunk (no copy: lines are borrowed, and
+/// decoded lossily only when they are not valid UTF-8), without `\n` / `\r\n`.
+pub fn for_each_line(bytes: &[u8], mut f: impl FnMut(&str)) {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+    for end in ends {
+        if start >= bytes.len() && end == bytes.len() {
+            break;
+        }
+        let mut line = &bytes[start..end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        match std::str::from_utf8(line) {
+            Ok(s) => f(s),
+            Err(_) => f(&String::from_utf8_lossy(line)),
+        }
+        start = end + 1;
+    }
+}
+
 /// `hex := [0-9a-fA-F]+`
 pub(crate) fn hex(i: &str) -> IResult<&str, &str> {
     take_while1(|c: char| c.is_ascii_hexdigit()).parse(i)
@@ -114,6 +135,20 @@ mod tests {
         assert_eq!(r.line_no(), 3);
         assert!(r.next_line().unwrap().is_none());
         assert_eq!(r.bytes(), data.len() as u64);
+    }
+
+    #[test]
+    fn chunk_lines_match_the_reader() {
+        for data in [&b"a\r\nb\n\nc"[..], b"a\n", b"", b"\n", b"x\xffy\n"] {
+            let mut from_chunk = Vec::new();
+            for_each_line(data, |l| from_chunk.push(l.to_owned()));
+            let mut r = LineReader::new(data);
+            let mut from_reader = Vec::new();
+            while let Some(l) = r.next_line().unwrap() {
+                from_reader.push(l.into_owned());
+            }
+            assert_eq!(from_chunk, from_reader, "{data:?}");
+        }
     }
 
     #[test]

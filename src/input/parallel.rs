@@ -9,7 +9,7 @@ use std::io::{self, BufRead};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use super::common::LineReader;
+use super::common::for_each_line;
 use super::{Collector, ParseState, folded, perf};
 use crate::profile::Format;
 
@@ -97,30 +97,45 @@ fn split<R: BufRead>(
     line - 1
 }
 
-/// Parses one chunk into `out`.
-fn parse_chunk(chunk: &Chunk, format: &ChunkParser, out: &mut Collector) -> io::Result<()> {
-    let mut lines = LineReader::new(&chunk.bytes[..]);
-    let mut state = ParseState {
-        line_no: chunk.first_line - 1,
-    };
-    match format {
-        ChunkParser::Perf(opts) => {
-            let mut p = perf::PerfParser::new(opts.clone());
-            while let Some(line) = lines.next_line()? {
-                state.line_no += 1;
-                p.line(&line, &mut state, out);
-            }
-            p.finish(out);
-        }
-        ChunkParser::Folded(diff) => {
-            let mut p = folded::FoldedParser::with_diff(*diff);
-            while let Some(line) = lines.next_line()? {
-                state.line_no += 1;
-                p.line(&line, &mut state, out);
-            }
+/// A worker's parser, kept across its chunks (the perf parser's name cache stays warm).
+enum Worker {
+    Perf(Box<perf::PerfParser>),
+    Folded(folded::FoldedParser),
+}
+
+impl Worker {
+    fn new(format: &ChunkParser) -> Self {
+        match format {
+            ChunkParser::Perf(opts) => Worker::Perf(Box::new(perf::PerfParser::new(opts.clone()))),
+            ChunkParser::Folded(diff) => Worker::Folded(folded::FoldedParser::with_diff(*diff)),
         }
     }
-    Ok(())
+
+    /// Parses one chunk into `out`; chunks end at record boundaries, so no sample spans two.
+    fn chunk(&mut self, chunk: &Chunk, out: &mut Collector) {
+        let mut state = ParseState {
+            line_no: chunk.first_line - 1,
+        };
+        match self {
+            Worker::Perf(p) => {
+                for_each_line(&chunk.bytes, |line| {
+                    state.line_no += 1;
+                    p.line(line, &mut state, out);
+                });
+                p.end_chunk(out);
+            }
+            Worker::Folded(p) => for_each_line(&chunk.bytes, |line| {
+                state.line_no += 1;
+                p.line(line, &mut state, out);
+            }),
+        }
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        if let Worker::Perf(p) = self {
+            p.finish(out);
+        }
+    }
 }
 
 /// Parses the whole input on `threads` workers in chunks of about `chunk_size` bytes.
@@ -141,14 +156,16 @@ pub fn parse<R: BufRead>(
                 let rx = Arc::clone(&rx);
                 scope.spawn(move || -> io::Result<Collector> {
                     let mut out = Collector::default();
+                    let mut worker = Worker::new(format);
                     loop {
                         let next = rx
                             .lock()
                             .map_err(|_| io::Error::other("worker lock"))?
                             .recv();
                         let Ok(chunk) = next else { break };
-                        parse_chunk(&chunk, format, &mut out)?;
+                        worker.chunk(&chunk, &mut out);
                     }
+                    worker.finish(&mut out);
                     Ok(out)
                 })
             })

@@ -17,7 +17,9 @@ use std::borrow::Cow;
 
 use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
-use crate::profile::Unit;
+use rustc_hash::FxHashMap;
+
+use crate::profile::{CallTree, NameId, Unit};
 use nom::IResult;
 use nom::Parser;
 use nom::bytes::complete::{tag, take_till1, take_while1};
@@ -338,47 +340,6 @@ pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// Frame names of the current sample in reused string buffers (no allocation per frame
-/// once warmed up).
-#[derive(Debug, Default)]
-struct FramePool {
-    bufs: Vec<String>,
-    len: usize,
-}
-
-impl FramePool {
-    /// An emptied buffer at the end of the list.
-    fn next_buf(&mut self) -> &mut String {
-        if self.len == self.bufs.len() {
-            self.bufs.push(String::new());
-        }
-        let buf = &mut self.bufs[self.len];
-        buf.clear();
-        self.len += 1;
-        buf
-    }
-
-    fn as_slice(&self) -> &[String] {
-        &self.bufs[..self.len]
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    fn reverse_from(&mut self, start: usize) {
-        self.bufs[start..self.len].reverse();
-    }
-
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
 /// Line-at-a-time `perf script` parser.
 #[derive(Debug, Default)]
 pub struct PerfParser {
@@ -392,7 +353,13 @@ pub struct PerfParser {
     discarding: bool,
     pname: String,
     /// Frames of the current sample, leaf first.
-    frames: FramePool,
+    frames: Vec<NameId>,
+    /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
+    /// sample.
+    cache: FxHashMap<Box<str>, Box<[NameId]>>,
+    /// Reused buffers for the cache key and for building names.
+    key: String,
+    scratch: String,
     period: Option<u64>,
     /// Lines of the current sample (event line and stack lines).
     sample_lines: u64,
@@ -429,6 +396,12 @@ impl PerfParser {
         } else {
             self.event_line(line, state, out);
         }
+    }
+
+    /// Call at the end of a piece of input that ends at a sample boundary.
+    pub fn end_chunk(&mut self, out: &mut Collector) {
+        self.end_sample(out);
+        self.discarding = false;
     }
 
     /// Call at the end of the input.
@@ -477,7 +450,7 @@ impl PerfParser {
         if let Some(frame) = ev.inline_frame {
             // A frame on the event line itself (inferno reads it; Perl ignores the sample).
             if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
-                self.frame(sl);
+                self.frame(sl, &mut out.tree);
             }
             self.end_sample(out);
         }
@@ -493,29 +466,59 @@ impl PerfParser {
             return;
         };
         self.sample_lines += 1;
-        self.frame(sl);
+        self.frame(sl, &mut out.tree);
     }
 
     /// Adds the frame(s) of one stack line to the current sample.
-    fn frame(&mut self, sl: StackLine<'_>) {
+    fn frame(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let symbol = strip_offset(sl.symbol);
         if symbol.starts_with('(') {
             return;
         }
+        let java = self.pname.starts_with("java");
+        self.key.clear();
+        self.key.push(if java { 'j' } else { '-' });
+        self.key.push_str(symbol);
+        self.key.push('\0');
+        self.key.push_str(sl.dso);
+        if self.opts.include_addrs && symbol == "[unknown]" {
+            self.key.push('\0');
+            self.key.push_str(sl.pc);
+        }
+        if let Some(ids) = self.cache.get(self.key.as_str()) {
+            // Cached root→leaf; the sample's frames are leaf first.
+            self.frames.extend(ids.iter().rev());
+            return;
+        }
+        let ids = self.clean_up(symbol, sl, java, tree);
+        self.frames.extend(ids.iter().rev());
+        self.cache
+            .insert(self.key.as_str().into(), ids.into_boxed_slice());
+    }
+
+    /// The frame names of one symbol as inferno makes them, root→leaf (Java `A->B`
+    /// inlining gives several), interned in `tree`.
+    fn clean_up(
+        &mut self,
+        symbol: &str,
+        sl: StackLine<'_>,
+        java: bool,
+        tree: &mut CallTree,
+    ) -> Vec<NameId> {
         let symbol = fix_rust_symbol(symbol);
-        let first_new = self.frames.len();
         let has_arrow = memchr::memmem::find(symbol.as_bytes(), b"->").is_some();
         let (split, whole) = if has_arrow {
             (Some(symbol.split("->")), None)
         } else {
             (None, Some(&*symbol))
         };
-        let parts = split.into_iter().flatten().chain(whole);
-        for (i, part) in parts.enumerate() {
-            let func = self.frames.next_buf();
+        let mut ids = Vec::with_capacity(1);
+        for (i, part) in split.into_iter().flatten().chain(whole).enumerate() {
+            let func = &mut self.scratch;
+            func.clear();
             let name = unknown_fallback(part, sl.dso, sl.pc, self.opts.include_addrs);
             tidy_generic_into(&name, func);
-            if self.pname.starts_with("java") {
+            if java {
                 tidy_java(func);
             }
             if i > 0 {
@@ -527,16 +530,16 @@ impl PerfParser {
             } else if self.opts.annotate_jit && is_jit(sl.dso) && !func.contains("_[j]") {
                 func.push_str("_[j]");
             }
+            ids.push(tree.intern(func));
         }
-        // The parts of one line are root→leaf; the sample's frames are leaf first.
-        self.frames.reverse_from(first_new);
+        ids
     }
 
     fn end_sample(&mut self, out: &mut Collector) {
         if !self.dropping && !self.frames.is_empty() {
-            let frames = std::iter::once(self.pname.as_str())
-                .chain(self.frames.as_slice().iter().rev().map(String::as_str));
-            out.tree.insert(frames, self.period.unwrap_or(1));
+            let process = out.tree.intern(&self.pname);
+            let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());
+            out.tree.insert_ids(frames, self.period.unwrap_or(1));
             out.stats.samples += 1;
             out.stats.line_counts.in_samples += self.sample_lines;
         } else {

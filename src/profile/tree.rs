@@ -55,6 +55,8 @@ pub struct CallTree {
     scale: u32,
     saturated: bool,
     max_depth: u32,
+    /// Nodes of the previous `insert_ids` path, by depth.
+    last_path: Vec<NodeId>,
 }
 
 impl Default for CallTree {
@@ -84,6 +86,7 @@ impl CallTree {
             scale: 0,
             saturated: false,
             max_depth: 0,
+            last_path: Vec::new(),
         }
     }
 
@@ -104,6 +107,51 @@ impl CallTree {
         self.insert_counted(frames, weight, 1)
     }
 
+    /// The id of `name` in this tree's interner, adding it on first sight.
+    pub fn intern(&mut self, name: &str) -> NameId {
+        self.names.intern(name)
+    }
+
+    /// As [`CallTree::insert`], with frames already interned in this tree.
+    ///
+    /// Consecutive samples usually share most of their root side, so the path of the
+    /// previous sample is tried before the hash index.
+    pub fn insert_ids<I: IntoIterator<Item = NameId>>(&mut self, frames: I, weight: u64) -> NodeId {
+        let mut at = NodeId::ROOT;
+        self.add_weight(at, weight, 1);
+        let mut last = std::mem::take(&mut self.last_path);
+        let mut depth = 0;
+        for name in frames {
+            let same = last.get(depth).copied().filter(|&n| {
+                self.nodes[n.index()].name == name && self.nodes[n.index()].parent == Some(at)
+            });
+            at = match same {
+                Some(n) => n,
+                None => self.child_or_insert(at, name),
+            };
+            if depth < last.len() {
+                last[depth] = at;
+            } else {
+                last.push(at);
+            }
+            depth += 1;
+            self.add_weight(at, weight, 1);
+        }
+        last.truncate(depth);
+        self.last_path = last;
+        self.add_self(at, weight, 1);
+        at
+    }
+
+    fn add_self(&mut self, at: NodeId, weight: u64, samples: u64) {
+        let leaf = &mut self.nodes[at.index()];
+        leaf.self_weight = leaf.self_weight.checked_add(weight).unwrap_or_else(|| {
+            self.saturated = true;
+            u64::MAX
+        });
+        leaf.self_samples = leaf.self_samples.saturating_add(samples);
+    }
+
     /// Adds `samples` samples of one stack with `weight` in all (used by transforms).
     pub fn insert_counted<I, S>(&mut self, frames: I, weight: u64, samples: u64) -> NodeId
     where
@@ -117,12 +165,7 @@ impl CallTree {
             at = self.child_or_insert(at, name);
             self.add_weight(at, weight, samples);
         }
-        let leaf = &mut self.nodes[at.index()];
-        leaf.self_weight = leaf.self_weight.checked_add(weight).unwrap_or_else(|| {
-            self.saturated = true;
-            u64::MAX
-        });
-        leaf.self_samples = leaf.self_samples.saturating_add(samples);
+        self.add_self(at, weight, samples);
         at
     }
 
@@ -168,6 +211,20 @@ impl CallTree {
                 names
                     .resolve(keys[a.index()])
                     .cmp(names.resolve(keys[b.index()]))
+            });
+        }
+    }
+
+    /// Sorts every child list heaviest first, ties alphabetically ([`CallTree::finish`]
+    /// restores the alphabetical order).
+    pub fn sort_by_weight(&mut self) {
+        let names = &self.names;
+        let keys: Vec<(u64, NameId)> = self.nodes.iter().map(|n| (n.total, n.name)).collect();
+        for node in &mut self.nodes {
+            node.children.sort_by(|a, b| {
+                let (ka, kb) = (keys[a.index()], keys[b.index()]);
+                kb.0.cmp(&ka.0)
+                    .then_with(|| names.resolve(ka.1).cmp(names.resolve(kb.1)))
             });
         }
     }

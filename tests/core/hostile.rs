@@ -161,7 +161,11 @@ fn svg_export_escapes_xml_in_names() {
     let dir = std::env::temp_dir().join(format!("flametui-svg-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("x.folded");
-    std::fs::write(&input, "main;<script>alert(\"&\")</script>;a&b<c> 5\nmain;ok 1\n").unwrap();
+    std::fs::write(
+        &input,
+        "main;<script>alert(\"&\")</script>;a&b<c> 5\nmain;ok 1\n",
+    )
+    .unwrap();
     let svg = dir.join("x.svg");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
         .args(["--export", "svg", "-o"])
@@ -169,9 +173,16 @@ fn svg_export_escapes_xml_in_names() {
         .arg(&input)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
-    assert!(!text.contains("<script>alert"), "raw markup from a frame name");
+    assert!(
+        !text.contains("<script>alert"),
+        "raw markup from a frame name"
+    );
     assert!(text.contains("&lt;script&gt;"), "name not escaped");
 }
 
@@ -179,7 +190,10 @@ fn svg_export_escapes_xml_in_names() {
 fn a_pipe_that_closes_mid_sample_loads_what_came_before() {
     let mut perf = String::new();
     for i in 0..2000 {
-        perf.push_str(&format!("app 7 {i}.5: 1000 cpu-clock: \n\t1 work{}+0x1 (/bin/app)\n\t2 main+0x2 (/bin/app)\n\n", i % 3));
+        perf.push_str(&format!(
+            "app 7 {i}.5: 1000 cpu-clock: \n\t1 work{}+0x1 (/bin/app)\n\t2 main+0x2 (/bin/app)\n\n",
+            i % 3
+        ));
     }
     // The producer dies in the middle of a line.
     let cut = &perf.as_bytes()[..perf.len() / 2 + 7];

@@ -115,5 +115,37 @@ fn bench_export(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_parsers, bench_export);
+fn bench_tree_and_finder(c: &mut Criterion) {
+    use flametui::profile::CallTree;
+    use flametui::profile::finder::find;
+    use flametui::profile::functions::function_totals;
+    let data = stacks(100_000);
+    c.bench_function("build tree, 100k stacks", |b| {
+        b.iter(|| {
+            let mut t = CallTree::new();
+            for (frames, w) in &data {
+                t.insert(frames.iter(), *w);
+            }
+            t.finish();
+            black_box(t)
+        });
+    });
+    // 100k distinct names: the fuzzy finder scores each once per keystroke.
+    let mut t = CallTree::new();
+    for i in 0..100_000u32 {
+        let name = format!(
+            "{}::{}_{i}",
+            FUNCS[i as usize % FUNCS.len()],
+            FUNCS[(i as usize / 7) % FUNCS.len()]
+        );
+        t.insert(["main", name.as_str()], 1 + u64::from(i % 13));
+    }
+    t.finish();
+    let weights: Vec<u64> = function_totals(&t).iter().map(|f| f.total).collect();
+    c.bench_function("finder keystroke, 100k names", |b| {
+        b.iter(|| black_box(find(&t, &weights, "logflush", 50)));
+    });
+}
+
+criterion_group!(benches, bench_parsers, bench_export, bench_tree_and_finder);
 criterion_main!(benches);

@@ -25,40 +25,63 @@ pub struct FinderHit {
 pub fn find(tree: &CallTree, weight: &[u64], query: &str, limit: usize) -> Vec<FinderHit> {
     let matcher = SkimMatcherV2::default().smart_case();
     let names = tree.names();
-    let mut hits: Vec<(FinderHit, u64)> = names
+    let lower: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
+    // Score every candidate (cheap subsequence test first), rank, and compute the
+    // highlight indices only for the hits that are kept.
+    let mut hits: Vec<(NameId, i64, u64)> = names
         .iter()
         .filter(|(id, _)| weight.get(id.0 as usize).copied().unwrap_or(0) > 0)
         .filter_map(|(id, name)| {
             let w = weight[id.0 as usize];
             if query.is_empty() {
-                return Some((
-                    FinderHit {
-                        name: id,
-                        score: 0,
-                        indices: Vec::new(),
-                    },
-                    w,
-                ));
+                return Some((id, 0, w));
             }
-            let (score, indices) = matcher.fuzzy_indices(name, query)?;
-            Some((
-                FinderHit {
-                    name: id,
-                    score,
-                    indices,
-                },
-                w,
-            ))
+            if !is_subsequence(&lower, name) {
+                return None;
+            }
+            Some((id, matcher.fuzzy_match(name, query)?, w))
         })
         .collect();
-    hits.sort_by(|(a, wa), (b, wb)| {
-        b.score
-            .cmp(&a.score)
-            .then(wb.cmp(wa))
-            .then_with(|| names.resolve(a.name).cmp(names.resolve(b.name)))
-    });
-    hits.truncate(limit);
-    hits.into_iter().map(|(h, _)| h).collect()
+    let order = |a: &(NameId, i64, u64), b: &(NameId, i64, u64)| {
+        b.1.cmp(&a.1)
+            .then(b.2.cmp(&a.2))
+            .then_with(|| names.resolve(a.0).cmp(names.resolve(b.0)))
+    };
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit, order);
+        hits.truncate(limit);
+    }
+    hits.sort_by(order);
+    hits.into_iter()
+        .map(|(name, score, _)| FinderHit {
+            name,
+            score,
+            indices: if query.is_empty() {
+                Vec::new()
+            } else {
+                matcher
+                    .fuzzy_indices(names.resolve(name), query)
+                    .map(|(_, i)| i)
+                    .unwrap_or_default()
+            },
+        })
+        .collect()
+}
+
+/// True when the (lower-cased) query characters appear in order in `name`, ignoring
+/// case: a necessary condition for a skim match, much cheaper to test.
+fn is_subsequence(query: &[char], name: &str) -> bool {
+    let mut want = query.iter().peekable();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        match want.peek() {
+            Some(&&q) if q == c => {
+                want.next();
+            }
+            Some(_) => {}
+            None => return true,
+        }
+    }
+    want.peek().is_none()
 }
 
 #[cfg(test)]

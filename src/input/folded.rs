@@ -62,11 +62,13 @@ impl FoldedParser {
     }
 
     /// Decides from the first lines whether a folded file is differential.
+    /// The first line with a count decides; unusable lines before it are skipped.
+    /// Parsing, sequential or in chunks, follows this decision so both agree.
     pub fn sniff_diff(lines: &[&str]) -> bool {
         lines
             .iter()
-            .find(|l| !l.trim().is_empty() && !is_comment(l))
-            .and_then(|l| trailing_count(l))
+            .filter(|l| !l.trim().is_empty() && !is_comment(l))
+            .find_map(|l| trailing_count(l))
             .and_then(|(rest, _)| trailing_count(rest))
             .is_some_and(|(stack, _)| !stack.is_empty())
     }

@@ -232,7 +232,8 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
         }
         _ => {
             let mut out = Collector::default();
-            parse_lines(&mut LineReader::new(input), format, opts, &mut out);
+            let diff = folded::FoldedParser::sniff_diff(&head);
+            parse_lines(&mut LineReader::new(input), format, opts, diff, &mut out);
             out
         }
     };
@@ -270,12 +271,13 @@ fn parse_lines<R: BufRead>(
     lines: &mut LineReader<R>,
     format: Format,
     opts: &LoadOptions,
+    folded_diff: bool,
     out: &mut Collector,
 ) {
     let mut state = ParseState::default();
     match format {
         Format::Folded | Format::DiffFolded => {
-            let mut p = folded::FoldedParser::default();
+            let mut p = folded::FoldedParser::with_diff(folded_diff);
             feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
             out.stats.format = Some(if p.is_diff() {
                 Format::DiffFolded

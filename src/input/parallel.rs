@@ -66,10 +66,13 @@ fn split<R: BufRead>(
         }
         let eof = filled < buf.len() || error.is_some();
         buf.truncate(filled);
+        // The carried part holds no boundary: search only from the junction on, so a
+        // record far longer than a chunk does not make the search quadratic.
+        let from = start.saturating_sub(1);
         let cut = if eof {
             Some(buf.len())
         } else {
-            boundary(&buf, format)
+            boundary(&buf[from..], format).map(|i| i + from)
         };
         let Some(cut) = cut else {
             // One record longer than a chunk: keep reading.

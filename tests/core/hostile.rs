@@ -202,3 +202,21 @@ fn a_pipe_that_closes_mid_sample_loads_what_came_before() {
     assert!(s.samples > 900 && s.samples < 1100, "{}", s.samples);
     assert_eq!(s.accounted_lines(), s.lines);
 }
+
+#[test]
+fn a_record_much_longer_than_a_chunk_stays_linear() {
+    // One perf sample of 200,000 frames parsed in 64-byte chunks: the chunk splitter must
+    // not rescan what it already searched (this took seconds before, under a fuzzer).
+    let mut perf = String::from("app 1 1.0: 1 cycles: \n");
+    for i in 0..200_000 {
+        perf.push_str(&format!("\t1 f{}+0x1 (/bin/app)\n", i % 5));
+    }
+    perf.push('\n');
+    let opts = LoadOptions {
+        threads: Some(2),
+        chunk_size: Some(64),
+        ..LoadOptions::default()
+    };
+    let loaded = input::load_reader(perf.as_bytes(), "long", &opts).unwrap();
+    assert_eq!(loaded.main().tree.max_depth(), 200_001);
+}

@@ -7,6 +7,7 @@ use clap::{Parser, ValueEnum};
 use regex::Regex;
 
 use crate::input::{FormatChoice, LoadOptions, PerfOptions};
+use crate::profile::order::Order;
 use crate::profile::transform::Transform;
 use crate::view::color::ColorChoice;
 
@@ -53,6 +54,25 @@ impl From<ColorArg> for ColorChoice {
             ColorArg::Truecolor => ColorChoice::TrueColor,
             ColorArg::Ansi256 => ColorChoice::Ansi256,
             ColorArg::Ansi16 => ColorChoice::Ansi16,
+        }
+    }
+}
+
+/// Sibling order on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OrderArg {
+    /// Alphabetical, as FlameGraph (stable when comparing profiles).
+    #[default]
+    Alpha,
+    /// Heaviest first.
+    Weight,
+}
+
+impl From<OrderArg> for Order {
+    fn from(o: OrderArg) -> Self {
+        match o {
+            OrderArg::Alpha => Order::Alpha,
+            OrderArg::Weight => Order::Weight,
         }
     }
 }
@@ -126,6 +146,10 @@ pub struct Args {
     /// Bottom-up view: leaves become roots.
     #[arg(long)]
     pub invert: bool,
+
+    /// Order of sibling frames in the viewer and the printed call tree.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = OrderArg::Alpha)]
+    pub order: OrderArg,
 
     /// Print a shell completion script and exit.
     #[arg(long, value_enum, value_name = "SHELL", exclusive = true)]

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser};
+use flametui::app::TransformStack;
 use flametui::cli::{Args, ExportArg};
 use flametui::export;
 use flametui::input::{self, LoadOptions, Loaded};
@@ -55,7 +56,7 @@ fn run(args: &Args) -> Result<()> {
     let opts = args.load_options();
     let transforms = args.transforms()?;
     if wants_viewer(args) {
-        return explore(args, paths.last().context("no profile")?, &opts, transforms);
+        return explore(args, &paths, &opts, transforms);
     }
     let mut loaded = Vec::new();
     for p in &paths {
@@ -69,7 +70,7 @@ fn run(args: &Args) -> Result<()> {
                 print!("{text}");
             }
         }
-        loaded.push(l.transformed(&transforms));
+        loaded.push(l.transformed(&transforms).sorted(args.order.into()));
     }
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => Box::new(io::BufWriter::new(
@@ -95,10 +96,19 @@ fn run(args: &Args) -> Result<()> {
         }
         None if args.stats && args.top.is_none() && !args.print => {}
         None => {
+            // Two profiles (or a differential file): the functions that changed most.
+            let pair = match loaded.as_slice() {
+                [Loaded::Diff { before, after }] => Some((before, after)),
+                [a, b] => Some((a.main(), b.main())),
+                _ => None,
+            };
             let p = loaded.last().context("no profile")?.main();
-            let text = match args.top {
-                Some(n) if !args.print => report::top_table(p, n),
-                top => report::report(p, top.unwrap_or(20), args.min_percent),
+            let text = match (pair, args.top) {
+                (Some((before, after)), top) => {
+                    report::delta_table(before, after, top.unwrap_or(20))
+                }
+                (None, Some(n)) if !args.print => report::top_table(p, n),
+                (None, top) => report::report(p, top.unwrap_or(20), args.min_percent),
             };
             out.write_all(text.as_bytes())?;
         }
@@ -117,15 +127,29 @@ fn wants_viewer(args: &Args) -> bool {
         && io::stdout().is_terminal()
 }
 
-/// Explores the last profile full-screen (it loads in the background, showing progress);
-/// warnings about the input are printed once the terminal is restored.
-fn explore(args: &Args, path: &str, opts: &LoadOptions, transforms: Vec<Transform>) -> Result<()> {
+/// Explores the profile full-screen, or compares two (they load in the background, showing
+/// progress); warnings about the inputs are printed once the terminal is restored.
+fn explore(
+    args: &Args,
+    paths: &[String],
+    opts: &LoadOptions,
+    transforms: Vec<Transform>,
+) -> Result<()> {
     let colors = color::detect(args.color.into(), &ColorEnv::from_env());
-    let app = terminal::explore(path, opts, transforms, colors)?;
+    let app = if let [before, after] = paths {
+        terminal::compare(before, after, opts, &transforms, colors)?
+    } else {
+        let path = paths.last().context("no profile")?;
+        let view = TransformStack::new(transforms, args.order.into());
+        terminal::explore_view(path, opts, view, colors)?
+    };
     if let Some(failure) = app.failure {
         bail!(failure);
     }
-    if let Some(p) = app.profile() {
+    if let Some(cmp) = app.comparison() {
+        warn_about(&cmp.before.profile);
+        warn_about(&cmp.after.profile);
+    } else if let Some(p) = app.profile() {
         warn_about(p);
     }
     Ok(())

@@ -7,8 +7,9 @@
 //! Input ─▶ Action (keymap, mouse) ─▶ app::update ─▶ ui::draw ─▶ Terminal<B: Backend>
 //! ```
 
-use std::io::{self, Read, Stdout};
+use std::io::{self, Read, Stdout, Write};
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Once};
@@ -24,9 +25,10 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::Terminal;
-use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
 
-use crate::app::{Action, App, Progress, keymap, update};
+use crate::app::effects::osc52;
+use crate::app::{Action, App, Effect, Progress, ToolAction, TransformStack, keymap, update};
 use crate::input::{self, LoadOptions, Loaded};
 use crate::profile::Profile;
 use crate::profile::transform::Transform;
@@ -42,6 +44,8 @@ pub enum Input {
     Progress(Progress),
     /// Loading finished (or failed, with the message).
     Loaded(Result<Box<Profile>, String>),
+    /// Loading two profiles to compare (BEFORE, AFTER) finished, or failed.
+    LoadedPair(Result<Box<(Profile, Profile)>, String>),
     /// A signal asked the program to end.
     Stop,
 }
@@ -58,7 +62,7 @@ const WHEEL_ROWS: i32 = 3;
 /// Drawing failed.
 pub fn run<B, I>(terminal: &mut Terminal<B>, inputs: I, app: &mut App) -> Result<(), B::Error>
 where
-    B: Backend,
+    B: Backend + RawOutput,
     I: IntoIterator<Item = Input>,
 {
     let size = terminal.size()?;
@@ -69,12 +73,82 @@ where
         if let Some(action) = translate(input, app, &mut clicks) {
             update(app, action);
         }
+        perform_effects(terminal.backend_mut(), app);
         if app.quit {
             break;
         }
         terminal.draw(|f| ui::draw(f, app))?;
     }
     Ok(())
+}
+
+/// A backend that can pass a control sequence to the terminal as it is (OSC 52).
+pub trait RawOutput {
+    /// Writes `bytes` to the terminal unchanged.
+    ///
+    /// # Errors
+    /// The terminal cannot be written to.
+    fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()>;
+}
+
+impl<W: Write> RawOutput for CrosstermBackend<W> {
+    fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write_all(bytes)?;
+        Write::flush(self)
+    }
+}
+
+/// Tests have no terminal: nothing to pass through.
+impl RawOutput for TestBackend {
+    fn write_raw(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Performs what `update` asked for and tells the app how it went.
+fn perform_effects<B: RawOutput>(backend: &mut B, app: &mut App) {
+    let tmux = std::env::var_os("TMUX").is_some();
+    for effect in std::mem::take(&mut app.effects) {
+        let message = perform(backend, effect, tmux);
+        update(app, Action::Tool(ToolAction::Notify(message)));
+    }
+}
+
+/// Performs one effect; returns the status line about it. Inside tmux the OSC 52 sequence
+/// is sent both as is (tmux's `set-clipboard on`) and wrapped in tmux's passthrough
+/// (`allow-passthrough on`).
+pub fn perform<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> String {
+    match effect {
+        Effect::Copy { text, what } => {
+            let mut seq = osc52(&text, false);
+            if tmux {
+                seq.push_str(&osc52(&text, true));
+            }
+            match backend.write_raw(seq.as_bytes()) {
+                Ok(()) => format!("Copied {what} to the clipboard (OSC 52)"),
+                Err(e) => format!("Could not copy: {e}"),
+            }
+        }
+        Effect::Write { path, bytes, what } => {
+            let path = home(path);
+            match std::fs::write(&path, &bytes) {
+                Ok(()) => format!(
+                    "Wrote {what} to {} ({} bytes)",
+                    path.display(),
+                    crate::text::thousands(bytes.len() as u64)
+                ),
+                Err(e) => format!("Could not write {}: {e}", path.display()),
+            }
+        }
+    }
+}
+
+/// `~/x` is `$HOME/x`.
+fn home(path: PathBuf) -> PathBuf {
+    match (path.strip_prefix("~"), std::env::var_os("HOME")) {
+        (Ok(rest), Some(h)) => PathBuf::from(h).join(rest),
+        _ => path,
+    }
 }
 
 /// Remembers the last click, to tell double clicks.
@@ -101,7 +175,7 @@ impl Clicks {
 
 fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
     match input {
-        Input::Event(Event::Key(key)) => keymap::action_for(app.mode, &key),
+        Input::Event(Event::Key(key)) => keymap::action_in(app.mode, app.comparing(), &key),
         Input::Event(Event::Mouse(m)) => match m.kind {
             MouseEventKind::Down(MouseButton::Left) => Some(clicks.click(m.column, m.row)),
             MouseEventKind::Moved => Some(Action::Hover(m.column, m.row)),
@@ -113,7 +187,8 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
         Input::Event(_) => None,
         Input::Progress(p) => Some(Action::Progress(p)),
         Input::Loaded(Ok(p)) => Some(Action::Loaded(p)),
-        Input::Loaded(Err(e)) => Some(Action::Failed(e)),
+        Input::LoadedPair(Ok(pair)) => Some(Action::LoadedPair(pair)),
+        Input::Loaded(Err(e)) | Input::LoadedPair(Err(e)) => Some(Action::Failed(e)),
         Input::Stop => Some(Action::Quit),
     }
 }
@@ -126,9 +201,49 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
 pub fn explore(
     path: &str,
     opts: &LoadOptions,
-    transforms: Vec<Transform>,
+    transforms: &[Transform],
     colors: ColorMode,
 ) -> io::Result<App> {
+    explore_paths(&[path], opts, transforms, TransformStack::default(), colors)
+}
+
+/// As [`explore`], with the command line's transforms and order applied by the viewer
+/// (shown as breadcrumbs, undoable) instead of while reading.
+///
+/// # Errors
+/// The file cannot be opened, or the terminal cannot be set up or drawn to.
+pub fn explore_view(
+    path: &str,
+    opts: &LoadOptions,
+    view: TransformStack,
+    colors: ColorMode,
+) -> io::Result<App> {
+    explore_paths(&[path], opts, &[], view, colors)
+}
+
+/// Reads BEFORE and AFTER in the background (one progress for both) and compares them
+/// full-screen until the user quits.
+///
+/// # Errors
+/// A file cannot be opened, or the terminal cannot be set up or drawn to.
+pub fn compare(
+    before: &str,
+    after: &str,
+    opts: &LoadOptions,
+    transforms: &[Transform],
+    colors: ColorMode,
+) -> io::Result<App> {
+    explore_paths(
+        &[before, after],
+        opts,
+        transforms,
+        TransformStack::default(),
+        colors,
+    )
+}
+
+/// Opens an input for a loading job.
+fn open_job(path: &str, opts: &LoadOptions, transforms: &[Transform]) -> io::Result<LoadJob> {
     let source = input::source_name(path);
     let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(io::stdin()), None)
@@ -142,19 +257,40 @@ pub fn explore(
             .map(|m| m.len());
         (Box::new(file), size)
     };
-    let (tx, rx) = mpsc::channel();
-    let job = LoadJob {
+    Ok(LoadJob {
         reader,
         total,
-        name: source.clone(),
+        name: source,
         opts: opts.clone(),
-        transforms,
-    };
-    spawn_loader(job, tx.clone());
+        transforms: transforms.to_vec(),
+    })
+}
+
+/// One profile is explored; two (or a differential file) are compared.
+fn explore_paths(
+    paths: &[&str],
+    opts: &LoadOptions,
+    transforms: &[Transform],
+    view: TransformStack,
+    colors: ColorMode,
+) -> io::Result<App> {
+    let jobs = paths
+        .iter()
+        .map(|p| open_job(p, opts, transforms))
+        .collect::<io::Result<Vec<_>>>()?;
+    let source = jobs
+        .iter()
+        .map(|j| j.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let (tx, rx) = mpsc::channel();
+    spawn_loader(jobs, tx.clone());
     let mut terminal = init()?;
+    debug_panic_for_tests(&mut terminal, &App::loading(&source, colors))?;
     spawn_events(tx.clone());
     spawn_signals(tx);
     let mut app = App::loading(&source, colors);
+    app.view = view;
     let result = run(&mut terminal, rx, &mut app);
     restore();
     result.map(|()| app)
@@ -184,6 +320,20 @@ pub fn restore() {
         LeaveAlternateScreen,
         Show
     );
+}
+
+/// Debug builds only: with `FLAMETUI_DEBUG_PANIC` set, panic right after the first frame,
+/// so the end-to-end tests can check that a panic restores the terminal and is readable.
+#[allow(clippy::panic)] // the whole point
+fn debug_panic_for_tests<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &App,
+) -> Result<(), B::Error> {
+    if cfg!(debug_assertions) && std::env::var_os("FLAMETUI_DEBUG_PANIC").is_some() {
+        terminal.draw(|f| ui::draw(f, app))?;
+        panic!("FLAMETUI_DEBUG_PANIC is set: panicking on purpose");
+    }
+    Ok(())
 }
 
 /// On panic: restore the terminal first, then print the panic as usual.
@@ -255,15 +405,11 @@ struct LoadJob {
     transforms: Vec<Transform>,
 }
 
-/// Loads on a thread; another reports progress ten times a second until it is done.
-fn spawn_loader(job: LoadJob, tx: Sender<Input>) {
-    let LoadJob {
-        reader,
-        total,
-        name,
-        opts,
-        transforms,
-    } = job;
+/// Loads on a thread, one input after the other; another reports progress (over all the
+/// inputs) ten times a second until it is done. One profile is sent as loaded, two (or the
+/// two sides of a differential file) as a pair.
+fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
+    let total = jobs.iter().map(|j| j.total).sum::<Option<u64>>();
     let bytes = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
@@ -284,19 +430,50 @@ fn spawn_loader(job: LoadJob, tx: Sender<Input>) {
         });
     }
     thread::spawn(move || {
-        let counting = Counting {
-            inner: reader,
-            bytes,
-        };
-        let loaded = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            input::load_reader(counting, &name, &opts).map(|l| l.transformed(&transforms))
-        }));
+        let mut loaded = Vec::new();
+        for job in jobs {
+            let counting = Counting {
+                inner: job.reader,
+                bytes: Arc::clone(&bytes),
+            };
+            let name = job.name;
+            let one = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                input::load_reader(counting, &name, &job.opts)
+                    .map(|l| l.transformed(&job.transforms))
+            }));
+            match one {
+                Ok(Ok(l)) => loaded.push(l),
+                Ok(Err(e)) => loaded_err(&tx, &done, e.to_string()),
+                Err(_) => loaded_err(&tx, &done, format!("{name}: internal error while reading")),
+            }
+            if done.load(Ordering::Relaxed) {
+                return;
+            }
+        }
         done.store(true, Ordering::Relaxed);
-        let result = match loaded {
-            Ok(Ok(Loaded::Single(p) | Loaded::Diff { after: p, .. })) => Ok(Box::new(p)),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!("{name}: internal error while reading")),
+        let input = match <[Loaded; 2]>::try_from(loaded) {
+            Ok([a, b]) => Input::LoadedPair(Ok(Box::new((into_main(a), into_main(b))))),
+            Err(mut one) => match one.pop() {
+                Some(Loaded::Diff { before, after }) => {
+                    Input::LoadedPair(Ok(Box::new((before, after))))
+                }
+                Some(Loaded::Single(p)) => Input::Loaded(Ok(Box::new(p))),
+                None => Input::Loaded(Err("nothing to read".to_owned())),
+            },
         };
-        let _ = tx.send(Input::Loaded(result));
+        let _ = tx.send(input);
     });
+}
+
+/// The profile of an input (AFTER, for a differential file).
+fn into_main(loaded: Loaded) -> Profile {
+    match loaded {
+        Loaded::Single(p) | Loaded::Diff { after: p, .. } => p,
+    }
+}
+
+/// Ends loading with an error.
+fn loaded_err(tx: &Sender<Input>, done: &AtomicBool, message: String) {
+    done.store(true, Ordering::Relaxed);
+    let _ = tx.send(Input::Loaded(Err(message)));
 }

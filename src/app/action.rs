@@ -2,6 +2,7 @@
 //! all become one of these before `update` sees them.
 
 use super::Progress;
+use super::tools::ToolAction;
 use crate::profile::Profile;
 
 /// A direction on screen (what it means in the tree depends on flame vs icicle).
@@ -78,4 +79,16 @@ pub enum Action {
     Loaded(Box<Profile>),
     /// The input could not be loaded.
     Failed(String),
+    /// Two profiles to compare are loaded: BEFORE, AFTER.
+    LoadedPair(Box<(Profile, Profile)>),
+    /// Compare mode: next view (side by side, differential, delta table).
+    CycleView,
+    /// Compare mode: keys go to the other pane.
+    SwitchPane,
+    /// Compare mode: the differential graph takes the shape of the other profile.
+    SwapShape,
+    /// Compare mode: show the delta table's function in the graph.
+    ShowInGraph,
+    /// Function table, finder, callers / callees, transforms, export and copy.
+    Tool(ToolAction),
 }

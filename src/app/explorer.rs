@@ -72,6 +72,8 @@ pub struct Explorer {
     pub areas: Areas,
     /// Status lines about the selection, wrapped.
     pub status: Vec<TipLine>,
+    /// Function table, finder, callers / callees, transforms, prompt and messages.
+    pub tools: super::tools::Tools,
     layout_rows: u32,
 }
 
@@ -98,6 +100,7 @@ impl Explorer {
             layout,
             areas: Areas::default(),
             status: Vec::new(),
+            tools: super::tools::Tools::default(),
             layout_rows: 0,
         }
     }
@@ -116,6 +119,7 @@ impl Explorer {
     /// Brings layout, areas, status and selection in step with the state; called after
     /// every action.
     pub fn refresh(&mut self, size: Size, mode: Mode) {
+        self.sync_tools();
         self.place(size, mode);
         self.relayout();
         self.clamp_scroll();
@@ -125,16 +129,30 @@ impl Explorer {
             self.relayout();
         }
         self.selected_cell = self.layout.locate(&self.index, &self.selected);
+        self.place_tools();
+    }
+
+    /// As [`Explorer::refresh`], with the screen areas given (a compare pane): the caller
+    /// owns the status lines.
+    pub(crate) fn refresh_in(&mut self, areas: Areas) {
+        self.areas = areas;
+        self.relayout();
+        self.clamp_scroll();
+        self.relayout();
+        if self.normalize_selection() {
+            self.relayout();
+        }
+        self.selected_cell = self.layout.locate(&self.index, &self.selected);
     }
 
     fn place(&mut self, size: Size, mode: Mode) {
         let (w, h) = (size.width, size.height);
         let max_status = usize::from((h / 3).max(2));
-        self.status = self
-            .describe(&self.selected)
-            .lines(usize::from(w), max_status);
+        self.status = self.status_tip().lines(usize::from(w), max_status);
         let status_h = u16::try_from(self.status.len()).unwrap_or(0);
-        let search_h = u16::from(mode == Mode::Search || self.search.is_active());
+        let search_h = u16::from(
+            mode == Mode::Search || self.search.is_active() || self.tools.message.is_some(),
+        );
         let footer = Rect::new(0, h.saturating_sub(1), w, h.min(1));
         let search = Rect::new(0, footer.y.saturating_sub(search_h), w, search_h);
         let status = Rect::new(0, search.y.saturating_sub(status_h), w, status_h);

@@ -6,6 +6,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::{Action, Dir};
 use super::mode::Mode;
+use super::tools::ToolAction;
 
 /// A key with its modifiers (Shift is ignored for characters: `N` is `N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,11 @@ const fn key(code: KeyCode) -> Key {
     }
 }
 
+#[allow(clippy::unnecessary_wraps)] // rows hold an `Option<Action>`
+const fn tool(t: ToolAction) -> Option<Action> {
+    Some(Action::Tool(t))
+}
+
 /// One row of the keymap.
 #[derive(Debug)]
 pub struct Binding {
@@ -52,10 +58,18 @@ pub struct Binding {
     pub help: &'static str,
     /// Footer hint (keys, word), for the keys worth one.
     pub hint: Option<(&'static str, &'static str)>,
+    /// Only in compare mode (two profiles).
+    pub compare: bool,
 }
 
 macro_rules! bind {
     ($mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
+        bind!(@ false, $mode, [$($k),*], $action, $label, $help, $hint)
+    };
+    (compare $mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
+        bind!(@ true, $mode, [$($k),*], $action, $label, $help, $hint)
+    };
+    (@ $compare:expr, $mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
         Binding {
             mode: Mode::$mode,
             keys: &[$($k),*],
@@ -63,6 +77,7 @@ macro_rules! bind {
             label: $label,
             help: $help,
             hint: $hint,
+            compare: $compare,
         }
     };
 }
@@ -222,6 +237,135 @@ pub static KEYMAP: &[Binding] = &[
         "quit",
         Some(("q", "quit"))
     ),
+    bind!(
+        Normal,
+        [ch('t')],
+        tool(ToolAction::Table),
+        "t",
+        "function table",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('p'), ctrl('p')],
+        tool(ToolAction::Finder),
+        "p Ctrl-P",
+        "find a function (fuzzy)",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('s')],
+        tool(ToolAction::Sandwich),
+        "s",
+        "callers / callees",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('r')],
+        tool(ToolAction::Invert),
+        "r",
+        "bottom-up (inverted)",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('o')],
+        tool(ToolAction::Order),
+        "o",
+        "order: name / weight",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('x')],
+        tool(ToolAction::Exclude),
+        "x X",
+        "exclude function / regex",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('X')],
+        tool(ToolAction::ExcludeRegex),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('F')],
+        tool(ToolAction::Focus),
+        "F",
+        "focus on the function",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('H')],
+        tool(ToolAction::Hide),
+        "H",
+        "hide (merge) function",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('R')],
+        tool(ToolAction::CollapseRecursion),
+        "R",
+        "collapse recursion",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('u')],
+        tool(ToolAction::Undo),
+        "u",
+        "undo the last transform",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('e')],
+        tool(ToolAction::Export),
+        "e",
+        "export: .svg / .folded",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('y')],
+        tool(ToolAction::CopyName),
+        "y Y",
+        "copy name / stack",
+        None
+    ),
+    bind!(Normal, [ch('Y')], tool(ToolAction::CopyStack), "", "", None),
+    bind!(
+        compare Normal,
+        [ch('v')],
+        Some(Action::CycleView),
+        "v",
+        "next view (panes, Δ, table)",
+        None
+    ),
+    bind!(
+        compare Normal,
+        [key(KeyCode::Tab)],
+        Some(Action::SwitchPane),
+        "Tab",
+        "keys to the other pane",
+        None
+    ),
+    bind!(
+        compare Normal,
+        [ch('b')],
+        Some(Action::SwapShape),
+        "b",
+        "Δ graph: the other shape",
+        None
+    ),
     bind!(Normal, [], None, "click", "select a frame", None),
     bind!(Normal, [], None, "double-click", "zoom into it", None),
     bind!(Normal, [], None, "hover", "show its tooltip", None),
@@ -267,6 +411,438 @@ pub static KEYMAP: &[Binding] = &[
         None
     ),
     bind!(
+        compare DeltaTable,
+        [key(KeyCode::Up), ch('k')],
+        Some(Action::Move(Dir::Up)),
+        "↑↓ k j",
+        "previous / next function",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        compare DeltaTable,
+        [key(KeyCode::Down), ch('j')],
+        Some(Action::Move(Dir::Down)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [key(KeyCode::PageUp), ctrl('b')],
+        Some(Action::PageUp),
+        "PgUp PgDn",
+        "scroll a page",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [key(KeyCode::PageDown), ctrl('f')],
+        Some(Action::PageDown),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('g'), key(KeyCode::Home)],
+        Some(Action::Top),
+        "g G",
+        "first / last function",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('G'), key(KeyCode::End)],
+        Some(Action::Bottom),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [key(KeyCode::Enter)],
+        Some(Action::ShowInGraph),
+        "Enter",
+        "show the function in the graph",
+        Some(("Enter", "show"))
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('/')],
+        Some(Action::SearchStart),
+        "/",
+        "filter names (regex)",
+        Some(("/", "filter"))
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('v')],
+        Some(Action::CycleView),
+        "v",
+        "next view",
+        Some(("v", "view"))
+    ),
+    bind!(
+        compare DeltaTable,
+        [key(KeyCode::Esc)],
+        Some(Action::Escape),
+        "Esc",
+        "clear the filter, else back to the graph",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        Some(("?", "help"))
+    ),
+    bind!(
+        compare DeltaTable,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        Some(("q", "quit"))
+    ),
+    bind!(
+        Table,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::Step(-1)),
+        "↑↓ k j",
+        "previous / next function",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        Table,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Table,
+        [key(KeyCode::PageUp), ctrl('b')],
+        tool(ToolAction::Page(false)),
+        "PgUp PgDn",
+        "scroll a page",
+        None
+    ),
+    bind!(
+        Table,
+        [key(KeyCode::PageDown), ctrl('f')],
+        tool(ToolAction::Page(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('g'), key(KeyCode::Home)],
+        tool(ToolAction::Edge(false)),
+        "g G",
+        "first / last function",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('G'), key(KeyCode::End)],
+        tool(ToolAction::Edge(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Table,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "show it in the graph",
+        Some(("Enter", "show"))
+    ),
+    bind!(
+        Table,
+        [ch('o')],
+        tool(ToolAction::Sort),
+        "o",
+        "sort: self/total/name",
+        Some(("o", "sort"))
+    ),
+    bind!(
+        Table,
+        [ch('/')],
+        Some(Action::SearchStart),
+        "/",
+        "filter (regex search)",
+        Some(("/", "filter"))
+    ),
+    bind!(
+        Table,
+        [ch('s')],
+        tool(ToolAction::Sandwich),
+        "s",
+        "callers / callees",
+        Some(("s", "callers"))
+    ),
+    bind!(
+        Table,
+        [ch('y')],
+        tool(ToolAction::CopyName),
+        "y",
+        "copy the name",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('t'), key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "t Esc",
+        "back to the graph",
+        Some(("t", "close"))
+    ),
+    bind!(
+        Table,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        None
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::Up), ctrl('p'), ctrl('k')],
+        tool(ToolAction::Step(-1)),
+        "↑↓ ^P ^N",
+        "previous / next match",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::Down), ctrl('n'), ctrl('j')],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::PageUp)],
+        tool(ToolAction::Page(false)),
+        "PgUp PgDn",
+        "scroll a page",
+        None
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::PageDown)],
+        tool(ToolAction::Page(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "highlight in the graph",
+        Some(("Enter", "pick"))
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "Esc",
+        "close",
+        Some(("Esc", "close"))
+    ),
+    bind!(
+        Finder,
+        [key(KeyCode::Backspace)],
+        tool(ToolAction::Backspace),
+        "⌫ Ctrl-U",
+        "delete a char / all",
+        None
+    ),
+    bind!(
+        Finder,
+        [ctrl('u')],
+        tool(ToolAction::ClearLine),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Finder,
+        [ctrl('c')],
+        Some(Action::Quit),
+        "Ctrl-C",
+        "quit",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Left), ch('h')],
+        tool(ToolAction::Move(Dir::Left)),
+        "←↓↑→ hjkl",
+        "move in the pane",
+        Some(("←↓↑→", "move"))
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Right), ch('l')],
+        tool(ToolAction::Move(Dir::Right)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::Move(Dir::Up)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::Move(Dir::Down)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Tab)],
+        tool(ToolAction::Pane),
+        "Tab",
+        "callers / callees pane",
+        Some(("Tab", "pane"))
+    ),
+    bind!(
+        Sandwich,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Recenter),
+        "Enter",
+        "centre on that function",
+        Some(("Enter", "centre"))
+    ),
+    bind!(
+        Sandwich,
+        [ch('y')],
+        tool(ToolAction::CopyName),
+        "y",
+        "copy the name",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [ch('s'), key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "s Esc",
+        "back to the graph",
+        Some(("Esc", "back"))
+    ),
+    bind!(
+        Sandwich,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        None
+    ),
+    bind!(
+        Sandwich,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        None
+    ),
+    bind!(
+        Prompt,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "do it",
+        Some(("Enter", "ok"))
+    ),
+    bind!(
+        Prompt,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "Esc",
+        "cancel",
+        Some(("Esc", "cancel"))
+    ),
+    bind!(
+        Prompt,
+        [key(KeyCode::Backspace)],
+        tool(ToolAction::Backspace),
+        "⌫ Ctrl-U",
+        "delete a char / all",
+        None
+    ),
+    bind!(
+        Prompt,
+        [ctrl('u')],
+        tool(ToolAction::ClearLine),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Prompt,
+        [ctrl('c')],
+        Some(Action::Quit),
+        "Ctrl-C",
+        "quit",
+        None
+    ),
+    bind!(
+        Help,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::HelpScroll(1)),
+        "↑↓ PgUp PgDn",
+        "scroll the help",
+        Some(("↑↓", "scroll"))
+    ),
+    bind!(
+        Help,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::HelpScroll(-1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Help,
+        [key(KeyCode::PageDown)],
+        tool(ToolAction::HelpScroll(10)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Help,
+        [key(KeyCode::PageUp)],
+        tool(ToolAction::HelpScroll(-10)),
+        "",
+        "",
+        None
+    ),
+    bind!(
         Help,
         [key(KeyCode::Esc), ch('?'), ch('q'), key(KeyCode::F(1))],
         Some(Action::ToggleHelp),
@@ -297,25 +873,33 @@ impl Key {
 
 /// The action of a key press in a mode; in the search prompt, other characters are typed.
 pub fn action_for(mode: Mode, ev: &KeyEvent) -> Option<Action> {
+    action_in(mode, false, ev)
+}
+
+/// As [`action_for`]; with `comparing`, the compare-mode rows count too.
+pub fn action_in(mode: Mode, comparing: bool, ev: &KeyEvent) -> Option<Action> {
     if ev.kind == KeyEventKind::Release {
         return None;
     }
     let bound = KEYMAP
         .iter()
-        .filter(|b| b.mode == mode)
+        .filter(|b| b.mode == mode && (comparing || !b.compare))
         .find(|b| b.keys.iter().any(|k| k.matches(ev)))
         .and_then(|b| b.action.clone());
     if bound.is_some() {
         return bound;
     }
     match ev.code {
-        KeyCode::Char(c)
-            if mode == Mode::Search
-                && !ev
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        KeyCode::Char(_)
+            if ev
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
         {
-            Some(Action::SearchType(c))
+            None
+        }
+        KeyCode::Char(c) if mode == Mode::Search => Some(Action::SearchType(c)),
+        KeyCode::Char(c) if matches!(mode, Mode::Finder | Mode::Prompt) => {
+            Some(Action::Tool(ToolAction::Type(c)))
         }
         _ => None,
     }
@@ -323,26 +907,97 @@ pub fn action_for(mode: Mode, ev: &KeyEvent) -> Option<Action> {
 
 /// Footer hints of a mode: `(keys, word)`.
 pub fn hints(mode: Mode) -> impl Iterator<Item = (&'static str, &'static str)> {
-    KEYMAP
-        .iter()
-        .filter(move |b| b.mode == mode)
-        .filter_map(|b| b.hint)
+    hints_in(mode, false)
+}
+
+/// As [`hints`]; with `comparing`, the compare-mode hints come first.
+pub fn hints_in(mode: Mode, comparing: bool) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let rows = move |compare: bool| {
+        KEYMAP
+            .iter()
+            .filter(move |b| b.mode == mode && b.compare == compare)
+            .filter_map(|b| b.hint)
+    };
+    rows(true).filter(move |_| comparing).chain(rows(false))
 }
 
 /// Help sections: a title and `(keys, help)` rows, mouse rows in their own section.
 pub fn help_sections() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
-    let rows = |mode: Mode, mouse: bool| -> Vec<(&'static str, &'static str)> {
+    help_sections_in(false)
+}
+
+/// As [`help_sections`]; with `comparing`, the compare-mode rows and the delta table too.
+pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    // Graph keys of the analysis tools get a section of their own.
+    let rows_where = |mode: Mode, mouse: bool, tools: Option<bool>| {
         KEYMAP
             .iter()
             .filter(|b| b.mode == mode && !b.label.is_empty() && b.keys.is_empty() == mouse)
+            .filter(|b| comparing || !b.compare)
+            .filter(|b| tools.is_none_or(|t| matches!(b.action, Some(Action::Tool(_))) == t))
             .map(|b| (b.label, b.help))
-            .collect()
+            .collect::<Vec<(&'static str, &'static str)>>()
     };
-    vec![
-        (Mode::Normal.title(), rows(Mode::Normal, false)),
-        ("Mouse", rows(Mode::Normal, true)),
-        (Mode::Search.title(), rows(Mode::Search, false)),
-    ]
+    let rows = |mode: Mode| rows_where(mode, false, None);
+    let mut sections = vec![
+        (
+            Mode::Normal.title(),
+            rows_where(Mode::Normal, false, Some(false)),
+        ),
+        ("Analysis", rows_where(Mode::Normal, false, Some(true))),
+        ("Mouse", rows_where(Mode::Normal, true, None)),
+        (Mode::Search.title(), rows(Mode::Search)),
+    ];
+    if comparing {
+        sections.push((Mode::DeltaTable.title(), rows(Mode::DeltaTable)));
+    }
+    for mode in [Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt] {
+        sections.push((mode.title(), rows(mode)));
+    }
+    sections
+}
+
+/// Screen width from which the help uses two columns.
+pub const HELP_TWO_COLUMNS: u16 = 70;
+
+/// How many of the sections (of `heights` rows each, titles included) go into the left
+/// column of the help, so that both columns are about as tall; sections are separated by
+/// a blank row.
+pub fn help_split(heights: &[usize]) -> usize {
+    let total = heights.iter().sum::<usize>() + heights.len().saturating_sub(1);
+    let half = total.div_ceil(2);
+    let mut used = 0;
+    let mut n = 0;
+    for &h in heights {
+        let next = used + h + usize::from(n > 0);
+        if n > 0 && next > half {
+            break;
+        }
+        used = next;
+        n += 1;
+    }
+    n
+}
+
+/// Rows the help needs: its taller column, or everything in one column.
+pub fn help_height(comparing: bool, two_columns: bool) -> usize {
+    let heights: Vec<usize> = help_sections_in(comparing)
+        .iter()
+        .map(|(_, rows)| rows.len() + 1)
+        .collect();
+    let column = |hs: &[usize]| hs.iter().sum::<usize>() + hs.len().saturating_sub(1);
+    if two_columns {
+        let (left, right) = heights.split_at(help_split(&heights));
+        column(left).max(column(right))
+    } else {
+        column(&heights)
+    }
+}
+
+/// How far the help can scroll on a screen of `size` (its box has a border).
+pub fn help_max_scroll(size: super::Size, comparing: bool) -> u16 {
+    let need = help_height(comparing, size.width >= HELP_TWO_COLUMNS) + 2;
+    u16::try_from(need.saturating_sub(usize::from(size.height))).unwrap_or(u16::MAX)
 }
 
 #[cfg(test)]
@@ -374,8 +1029,8 @@ mod tests {
         for mode in [Mode::Normal, Mode::Search, Mode::Help] {
             assert!(matches!(action_for(mode, &cc), Some(Action::Quit)));
         }
-        let x = press(KeyCode::Char('x'), KeyModifiers::NONE);
-        assert!(action_for(Mode::Normal, &x).is_none());
+        let w = press(KeyCode::Char('w'), KeyModifiers::NONE);
+        assert!(action_for(Mode::Normal, &w).is_none());
     }
 
     #[test]
@@ -394,8 +1049,9 @@ mod tests {
         let hints: Vec<_> = hints(Mode::Normal).map(|(_, h)| h).collect();
         assert!(hints.contains(&"zoom") && hints.contains(&"quit"));
         let sections = help_sections();
-        assert_eq!(sections.len(), 3);
-        assert!(sections[1].1.iter().any(|(k, _)| *k == "double-click"));
+        assert_eq!(sections.len(), 8);
+        assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));
+        assert!(sections[2].1.iter().any(|(k, _)| *k == "double-click"));
         assert!(sections[0].1.iter().all(|(k, _)| !k.is_empty()));
     }
 }

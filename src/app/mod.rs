@@ -8,18 +8,30 @@
 //! Everything here is pure data and functions over it; the terminal lives in `terminal`.
 
 pub mod action;
+pub mod compare;
+pub mod effects;
 pub mod explorer;
+pub mod finder;
+mod impact;
 pub mod keymap;
 pub mod mode;
 mod navigate;
+pub mod sandwich;
+mod screens;
 pub mod search;
+pub mod table;
+pub mod tools;
+pub mod transforms;
 pub mod update;
 
 use std::time::Duration;
 
 pub use action::{Action, Dir};
+pub use effects::Effect;
 pub use explorer::{Areas, Explorer};
 pub use mode::Mode;
+pub use tools::{Screen, ToolAction};
+pub use transforms::TransformStack;
 pub use update::update;
 
 use crate::profile::Profile;
@@ -52,6 +64,8 @@ pub enum Phase {
     Loading(Progress),
     /// The profile is on screen.
     Ready(Box<Explorer>),
+    /// Two profiles compared.
+    Compare(Box<compare::Compare>),
 }
 
 /// The whole state of the program.
@@ -71,6 +85,13 @@ pub struct App {
     pub quit: bool,
     /// Why loading failed, reported after the terminal is restored.
     pub failure: Option<String>,
+    /// Transforms, bottom-up toggle and sibling order of what is shown, kept across
+    /// loading; [`TransformStack::apply`] computes a side from its original profile.
+    pub view: TransformStack,
+    /// What the shell should do (copy, write a file); `terminal` performs and drains these.
+    pub effects: Vec<Effect>,
+    /// First row of the help shown (it scrolls on small screens).
+    pub help_scroll: u16,
 }
 
 impl App {
@@ -84,6 +105,9 @@ impl App {
             phase: Phase::Loading(Progress::default()),
             quit: false,
             failure: None,
+            view: TransformStack::default(),
+            effects: Vec::new(),
+            help_scroll: 0,
         }
     }
 
@@ -94,12 +118,33 @@ impl App {
         app
     }
 
-    /// The explorer, once the profile is loaded.
+    /// An app comparing two loaded profiles (BEFORE, AFTER).
+    pub fn compare(before: Profile, after: Profile, colors: ColorMode) -> Self {
+        let mut app = Self::loading("", colors);
+        update(&mut app, Action::LoadedPair(Box::new((before, after))));
+        app
+    }
+
+    /// The explorer, once the profile is loaded (in compare mode, the pane keys go to).
     pub fn explorer(&self) -> Option<&Explorer> {
         match &self.phase {
             Phase::Ready(ex) => Some(ex),
+            Phase::Compare(cmp) => Some(cmp.driver()),
             Phase::Loading(_) => None,
         }
+    }
+
+    /// The comparison, in compare mode.
+    pub fn comparison(&self) -> Option<&compare::Compare> {
+        match &self.phase {
+            Phase::Compare(cmp) => Some(cmp),
+            _ => None,
+        }
+    }
+
+    /// True in compare mode.
+    pub fn comparing(&self) -> bool {
+        matches!(self.phase, Phase::Compare(_))
     }
 
     /// The loaded profile.

@@ -11,6 +11,16 @@ pub enum Mode {
     Search,
     /// The help overlay is open.
     Help,
+    /// Compare mode: keys move in the table of functions sorted by change.
+    DeltaTable,
+    /// Keys move in the function table.
+    Table,
+    /// Keys type into the fuzzy finder.
+    Finder,
+    /// Keys move in the callers / callees view.
+    Sandwich,
+    /// Keys edit a one-line prompt (export path, exclude regex).
+    Prompt,
 }
 
 impl Mode {
@@ -20,6 +30,11 @@ impl Mode {
             Mode::Normal => "Graph",
             Mode::Search => "Search prompt",
             Mode::Help => "Help",
+            Mode::DeltaTable => "Delta table",
+            Mode::Table => "Function table",
+            Mode::Finder => "Fuzzy finder",
+            Mode::Sandwich => "Callers / callees",
+            Mode::Prompt => "Prompt",
         }
     }
 }

@@ -196,7 +196,7 @@ impl Explorer {
 
     /// Zooms, if needed, so that the frame is drawn as its own cell: the current zoom when
     /// it shows it, else the widest ancestor that does, else the frame itself.
-    fn reveal(&mut self, id: NodeId) {
+    pub(crate) fn reveal(&mut self, id: NodeId) {
         let width = self.areas.graph.width;
         let (s, e) = (self.index.start(id), self.index.end(id));
         let inside = self.zoom.lo <= s && e <= self.zoom.hi;

@@ -1,6 +1,7 @@
 //! Stage: application state — `App × Action → App`. One arm per verb; the explorer then
 //! brings layout, areas and status in step, so `ui::draw` only reads.
 
+use super::compare::Compare;
 use super::explorer::Explorer;
 use super::{Action, App, Mode, Phase, Size};
 
@@ -16,7 +17,12 @@ pub fn update(app: &mut App, action: Action) {
         }
         Action::Loaded(profile) => {
             app.source.clone_from(&profile.source);
-            app.phase = Phase::Ready(Box::new(Explorer::new(*profile)));
+            app.phase = Phase::Ready(Box::new(Explorer::with_view(*profile, &app.view)));
+        }
+        Action::LoadedPair(pair) => {
+            let (before, after) = *pair;
+            app.source = format!("{} → {}", before.source, after.source);
+            app.phase = Phase::Compare(Box::new(Compare::new(before, after)));
         }
         Action::Failed(message) => {
             app.failure = Some(message);
@@ -24,27 +30,41 @@ pub fn update(app: &mut App, action: Action) {
         }
         Action::ToggleHelp if app.explorer().is_some() => {
             app.mode = if app.mode == Mode::Help {
-                Mode::Normal
+                app.explorer()
+                    .map_or(Mode::Normal, |ex| ex.tools.home_mode())
             } else {
+                app.help_scroll = 0;
                 Mode::Help
             };
         }
+        Action::Tool(t) => super::tools::update(app, t),
         other => {
             if let Phase::Ready(ex) = &mut app.phase
                 && app.mode != Mode::Help
             {
                 explore(ex, &mut app.mode, &other);
+            } else if let Phase::Compare(cmp) = &mut app.phase
+                && app.mode != Mode::Help
+            {
+                cmp.apply(&mut app.mode, &other);
             }
         }
     }
-    if let Phase::Ready(ex) = &mut app.phase {
-        ex.refresh(app.size, app.mode);
+    match &mut app.phase {
+        Phase::Ready(ex) => ex.refresh(app.size, app.mode),
+        Phase::Compare(cmp) => cmp.refresh(app.size, &mut app.mode),
+        Phase::Loading(_) => {}
     }
 }
 
-fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
+/// Applies a graph action to one explorer (compare mode applies it to the pane in use).
+pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
+    if super::tools::intercept(ex, mode, action) {
+        return;
+    }
     if !matches!(action, Action::Hover(..)) {
         ex.hover = None;
+        ex.tools.message = None;
     }
     match *action {
         Action::Move(dir) => ex.move_selection(dir),
@@ -71,10 +91,10 @@ fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
             ex.search.query.pop();
             ex.run_search();
         }
-        Action::SearchAccept => *mode = Mode::Normal,
+        Action::SearchAccept => *mode = ex.tools.home_mode(),
         Action::SearchCancel => {
             ex.search.clear();
-            *mode = Mode::Normal;
+            *mode = ex.tools.home_mode();
         }
         Action::ToggleCase => {
             ex.search.ignore_case = !ex.search.ignore_case;
@@ -96,7 +116,13 @@ fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::Resize(..)
         | Action::Progress(_)
         | Action::Loaded(_)
-        | Action::Failed(_) => {}
+        | Action::Failed(_)
+        | Action::LoadedPair(_)
+        | Action::CycleView
+        | Action::SwitchPane
+        | Action::SwapShape
+        | Action::ShowInGraph
+        | Action::Tool(_) => {}
     }
 }
 

@@ -93,7 +93,7 @@ fn zoom_back_forward_reset() {
 fn ex_mut(app: &mut App) -> &mut Explorer {
     match &mut app.phase {
         Phase::Ready(e) => e,
-        Phase::Loading(_) => panic!("not loaded"),
+        _ => panic!("not loaded"),
     }
 }
 

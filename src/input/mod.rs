@@ -86,6 +86,22 @@ impl Loaded {
         }
     }
 
+    /// Orders the siblings of every tree of the input.
+    #[must_use]
+    pub fn sorted(mut self, order: crate::profile::order::Order) -> Loaded {
+        if order == crate::profile::order::Order::Alpha {
+            return self; // trees are finished alphabetical
+        }
+        match &mut self {
+            Loaded::Single(p) => crate::profile::order::sort(&mut p.tree, order),
+            Loaded::Diff { before, after } => {
+                crate::profile::order::sort(&mut before.tree, order);
+                crate::profile::order::sort(&mut after.tree, order);
+            }
+        }
+        self
+    }
+
     /// The (AFTER, for a differential file) profile.
     pub fn main(&self) -> &Profile {
         match self {

@@ -5,6 +5,7 @@ pub mod diff;
 pub mod finder;
 pub mod functions;
 pub mod intern;
+pub mod order;
 pub mod sandwich;
 pub mod transform;
 pub mod tree;

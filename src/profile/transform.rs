@@ -126,11 +126,11 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
 
 /// Applies transforms in order.
 pub fn apply_all<'a>(tree: &CallTree, ts: impl IntoIterator<Item = &'a Transform>) -> CallTree {
-    let mut cur = tree.clone();
+    let mut cur: Option<CallTree> = None;
     for t in ts {
-        cur = apply(&cur, t);
+        cur = Some(apply(cur.as_ref().unwrap_or(tree), t));
     }
-    cur
+    cur.unwrap_or_else(|| tree.clone())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use super::{fill, put};
 use crate::app::Explorer;
 use crate::text::sanitize;
 use crate::view::color::{self, ColorMode, Hue};
+use crate::view::delta::{self, Paint};
 use crate::view::tooltip::ellipsize;
 use crate::view::{Cell, CellKind};
 
@@ -16,6 +17,12 @@ const MIN_LABEL: u16 = 3;
 
 /// Draws the graph area.
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
+    render_with(ex, colors, Paint::Names, buf);
+}
+
+/// Draws the graph area with frames coloured by `paint` (by name, or by change in compare
+/// mode's differential view, with a `+`/`-` marker instead of the edge without colour).
+pub fn render_with(ex: &Explorer, colors: ColorMode, paint: Paint<'_>, buf: &mut Buffer) {
     let root_depth = ex.index.depth(ex.zoom.root);
     let partial = !ex.zoom.is_frame(&ex.index);
     for row in &ex.layout.rows {
@@ -25,14 +32,21 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         let dim = row.depth < root_depth || (partial && row.depth == root_depth);
         for (i, cell) in row.cells.iter().enumerate() {
             let selected = ex.selected_cell == Some((row.depth, i));
-            draw_cell(ex, colors, cell, (row.depth, y), (dim, selected), buf);
+            draw_cell(
+                ex,
+                (colors, paint),
+                cell,
+                (row.depth, y),
+                (dim, selected),
+                buf,
+            );
         }
     }
 }
 
 fn draw_cell(
     ex: &Explorer,
-    colors: ColorMode,
+    (colors, paint): (ColorMode, Paint<'_>),
     cell: &Cell,
     (depth, y): (u32, u16),
     (dim, selected): (bool, bool),
@@ -48,7 +62,14 @@ fn draw_cell(
         }
         CellKind::Group(_) => ("", Hue::Group),
     };
-    let mut style = color::frame_style(colors, name, hue, dim);
+    let points = match cell.kind {
+        CellKind::Frame(id) => paint.points(id),
+        CellKind::Group(_) => None,
+    };
+    let mut style = match points {
+        Some(p) => paint.style(colors, p, dim),
+        None => color::frame_style(colors, name, hue, dim),
+    };
     let matched = ex.search.matches.as_ref().is_some_and(|m| match cell.kind {
         CellKind::Frame(id) => m.frame_matches(tree, id),
         CellKind::Group(g) => m.any_in(depth, g.lo, g.hi),
@@ -70,7 +91,7 @@ fn draw_cell(
     fill(buf, x0, x1, y, blank, style);
     let mut text_x = x0;
     if mono_edge {
-        fill(buf, x0, x0 + 1, y, "|", style);
+        fill(buf, x0, x0 + 1, y, points.map_or("|", delta::marker), style);
         text_x += 1;
     }
     let room = x1.saturating_sub(text_x);

@@ -28,7 +28,17 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     }
     let style = color::chrome(colors);
     fill(buf, area.x, area.right(), area.y, " ", style);
-    let right = if ex.flame { " flame " } else { " icicle " };
+    let orientation = if ex.flame { " flame " } else { " icicle " };
+    // Transforms and view toggles, newest last, cut from the left to a third of the line.
+    let mut view = ex.tools.applied.crumbs();
+    view.extend(ex.tools.applied.flags().into_iter().map(str::to_owned));
+    let right = if view.is_empty() {
+        orientation.to_owned()
+    } else {
+        let max = usize::from(area.width / 3).max(8);
+        format!(" {} │{orientation}", last_crumbs(&view, max))
+    };
+    let right = right.as_str();
     let right_w = display_width(right);
     let room = usize::from(area.width).saturating_sub(right_w);
     // The breadcrumbs may take up to half the line; the summary gets the rest.
@@ -49,6 +59,21 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         .right()
         .saturating_sub(u16::try_from(right_w).unwrap_or(0));
     put(buf, rx, area.y, right, right_w, style);
+}
+
+/// The last crumbs that fit in `max` columns, `… › ` first when some were left out; the
+/// newest alone is cut at its end.
+fn last_crumbs(crumbs: &[String], max: usize) -> String {
+    let all = crumbs.join(CRUMB);
+    if display_width(&all) <= max || crumbs.len() < 2 {
+        return ellipsize(&all, max);
+    }
+    let tail = |first: usize| format!("…{CRUMB}{}", crumbs[first..].join(CRUMB));
+    let mut first = 1;
+    while first + 1 < crumbs.len() && display_width(&tail(first)) > max {
+        first += 1;
+    }
+    ellipsize(&tail(first), max)
 }
 
 /// `file · format · total (event)`, and skipped lines if any.

@@ -1,26 +1,39 @@
 //! Stage: keymap → the `?` help overlay. Rows come from the same table as key handling and
-//! the footer; the sections flow into two columns when the screen is wide enough.
+//! the footer; the sections flow into two columns of about equal height when the screen is
+//! wide enough, and the box scrolls when the screen is too small for it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use crate::app::keymap::help_sections;
-use crate::view::tooltip::display_width;
+use crate::app::keymap::{HELP_TWO_COLUMNS, help_sections_in, help_split};
+use crate::view::tooltip::{display_width, ellipsize};
 
-/// Width of one column of the help.
-const COLUMN: u16 = 38;
-/// Screen width from which the help uses two columns.
-const TWO_COLUMNS: u16 = 70;
+/// Widest column of the help.
+const COLUMN: u16 = 56;
 
-/// Draws the help box over `area`.
-pub fn render(area: Rect, buf: &mut Buffer) {
-    let two = area.width >= TWO_COLUMNS;
-    let (left, right) = columns(sections(), two);
-    let want_w = if two { COLUMN * 2 + 3 } else { COLUMN + 8 };
-    let want_h = u16::try_from(left.len().max(right.len()) + 2).unwrap_or(u16::MAX);
+/// Draws the help box over `area` (with the compare keys when `comparing`), scrolled down
+/// `scroll` rows when it does not fit.
+pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
+    let two = area.width >= HELP_TWO_COLUMNS;
+    let col_w = if two {
+        (area.width.saturating_sub(3) / 2).min(COLUMN)
+    } else {
+        area.width.saturating_sub(2).min(COLUMN)
+    };
+    let blocks = sections(comparing, usize::from(col_w));
+    let heights: Vec<usize> = blocks.iter().map(Vec::len).collect();
+    let split = if two {
+        help_split(&heights)
+    } else {
+        blocks.len()
+    };
+    let (left, right) = columns(blocks, split);
+    let lines = left.len().max(right.len());
+    let want_w = if two { col_w * 2 + 3 } else { col_w + 2 };
+    let want_h = u16::try_from(lines + 2).unwrap_or(u16::MAX);
     let (w, h) = (area.width.min(want_w), area.height.min(want_h));
     let rect = Rect::new(
         area.x + (area.width - w) / 2,
@@ -29,23 +42,28 @@ pub fn render(area: Rect, buf: &mut Buffer) {
         h,
     );
     Clear.render(rect, buf);
-    let block = Block::bordered().title(" Keys — Esc closes ");
+    let max_scroll = want_h.saturating_sub(h);
+    let title = if max_scroll > 0 {
+        " Keys — ↑↓ scroll, Esc closes "
+    } else {
+        " Keys — Esc closes "
+    };
+    let block = Block::bordered().title(title);
     let inner = block.inner(rect);
     block.render(rect, buf);
-    let wrap = Wrap { trim: false };
-    let left_w = if two { inner.width / 2 } else { inner.width };
-    let left_area = Rect::new(inner.x, inner.y, left_w, inner.height);
-    Paragraph::new(left).wrap(wrap).render(left_area, buf);
+    let scroll = (scroll.min(max_scroll), 0);
+    let left_area = Rect::new(inner.x, inner.y, col_w.min(inner.width), inner.height);
+    Paragraph::new(left).scroll(scroll).render(left_area, buf);
     if two {
-        let right_w = inner.width.saturating_sub(left_w + 1);
-        let right_area = Rect::new(inner.x + left_w + 1, inner.y, right_w, inner.height);
-        Paragraph::new(right).wrap(wrap).render(right_area, buf);
+        let x = inner.x + col_w + 1;
+        let right_area = Rect::new(x, inner.y, inner.right().saturating_sub(x), inner.height);
+        Paragraph::new(right).scroll(scroll).render(right_area, buf);
     }
 }
 
-/// Each keymap section as lines: an underlined title, then `keys  help` rows.
-fn sections() -> Vec<Vec<Line<'static>>> {
-    let sections = help_sections();
+/// Each keymap section as lines: an underlined title, then `keys  help` rows cut to `width`.
+fn sections(comparing: bool, width: usize) -> Vec<Vec<Line<'static>>> {
+    let sections = help_sections_in(comparing);
     let key_w = sections
         .iter()
         .flat_map(|(_, rows)| rows.iter().map(|(k, _)| display_width(k)))
@@ -60,21 +78,34 @@ fn sections() -> Vec<Vec<Line<'static>>> {
             let mut lines = vec![Line::styled(name, title)];
             lines.extend(rows.into_iter().map(|(k, h)| {
                 let pad = " ".repeat(key_w.saturating_sub(display_width(k)));
-                Line::from(vec![Span::styled(format!("{k}{pad}"), key), Span::raw(h)])
+                let help = ellipsize(h, width.saturating_sub(key_w));
+                Line::from(vec![
+                    Span::styled(format!("{k}{pad}"), key),
+                    Span::raw(help),
+                ])
             }));
             lines
         })
         .collect()
 }
 
-/// Two columns (the first section, then the rest), or everything in one.
-fn columns(blocks: Vec<Vec<Line<'static>>>, two: bool) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let spaced = |b: Vec<Line<'static>>| b.into_iter().chain([Line::raw("")]);
-    let mut it = blocks.into_iter();
-    if two {
-        let first = it.next().unwrap_or_default();
-        (first, it.flat_map(spaced).collect())
-    } else {
-        (it.flat_map(spaced).collect(), Vec::new())
-    }
+/// The first `split` sections in the left column, the rest in the right, a blank line
+/// between sections.
+fn columns(
+    blocks: Vec<Vec<Line<'static>>>,
+    split: usize,
+) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let join = |bs: Vec<Vec<Line<'static>>>| {
+        let mut out: Vec<Line<'static>> = Vec::new();
+        for b in bs {
+            if !out.is_empty() {
+                out.push(Line::raw(""));
+            }
+            out.extend(b);
+        }
+        out
+    };
+    let mut left = blocks;
+    let right = left.split_off(split.min(left.len()));
+    (join(left), join(right))
 }

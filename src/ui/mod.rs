@@ -7,11 +7,16 @@
 //!     ─▶ overlays (hover tooltip, help, loading, terminal too small)
 //! ```
 
+mod compare;
+mod delta_table;
+mod finder;
 mod flame;
 mod header;
 mod help;
 mod overlay;
+mod sandwich;
 mod status;
+mod table;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -19,7 +24,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
-use crate::app::{App, Mode, Phase};
+use crate::app::{App, Mode, Phase, Screen};
 
 /// Smallest terminal the explorer draws in.
 pub const MIN_WIDTH: u16 = 30;
@@ -41,17 +46,62 @@ impl Widget for &App {
             Phase::Loading(progress) => overlay::loading(self, progress, area, buf),
             Phase::Ready(ex) => {
                 header::render(ex, self.colors, buf);
-                flame::render(ex, self.colors, buf);
+                match ex.tools.screen {
+                    Screen::Graph => flame::render(ex, self.colors, buf),
+                    Screen::Table => table::render(ex, self.colors, buf),
+                    Screen::Sandwich => sandwich::render(ex, self.colors, buf),
+                }
                 status::render(ex, self, buf);
                 if let Some(hover) = &ex.hover {
                     overlay::tooltip(hover, ex.areas.graph, buf);
                 }
+                if self.mode == Mode::Finder {
+                    finder::render(ex, self.colors, buf);
+                }
                 if self.mode == Mode::Help {
-                    help::render(area, buf);
+                    help::render(area, false, self.help_scroll, buf);
+                }
+            }
+            Phase::Compare(cmp) => {
+                compare::render(self, cmp, buf);
+                if self.mode == Mode::Help {
+                    help::render(area, true, self.help_scroll, buf);
                 }
             }
         }
     }
+}
+
+/// The open prompt in the footer from column `x`: its label, the text typed (its end, when
+/// long) and a cursor. Returns where the hints may start.
+fn prompt(
+    ex: &crate::app::Explorer,
+    (x, area): (u16, Rect),
+    style: Style,
+    buf: &mut Buffer,
+) -> u16 {
+    let Some(p) = &ex.tools.prompt else {
+        return x;
+    };
+    let bold = style.add_modifier(ratatui::style::Modifier::BOLD);
+    let label = p.kind.label();
+    let x = put(buf, x, area.y, label, usize::from(area.width), bold);
+    let room = usize::from(area.right().saturating_sub(x))
+        .saturating_sub(16)
+        .max(8);
+    let text = crate::text::sanitize(&p.text);
+    let chars: Vec<char> = text.chars().collect();
+    let mut shown: String = text.clone().into_owned();
+    let mut skip = 0;
+    while crate::view::tooltip::display_width(&shown) + 1 > room && skip < chars.len() {
+        skip += 1;
+        shown = std::iter::once('…')
+            .chain(chars[skip..].iter().copied())
+            .collect();
+    }
+    let x = put(buf, x, area.y, &shown, room, style);
+    let cursor = style.add_modifier(ratatui::style::Modifier::REVERSED);
+    put(buf, x, area.y, " ", 1, cursor) + 2
 }
 
 /// Writes text clipped to the buffer and to `max` columns; out-of-range rows are skipped.

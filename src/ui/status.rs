@@ -34,6 +34,10 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
     }
     let s = &ex.search;
     let width = usize::from(area.width);
+    if let Some(message) = &ex.tools.message {
+        put(buf, area.x, area.y, &sanitize(message), width, Style::new());
+        return;
+    }
     if let Some(err) = &s.error {
         let text = format!("✗ invalid regex: {err}");
         put(buf, area.x, area.y, &text, width, color::error(app.colors));
@@ -98,7 +102,10 @@ fn footer(ex: &Explorer, app: &App, buf: &mut Buffer) {
         let cursor = style.add_modifier(Modifier::REVERSED);
         x = put(buf, x, area.y, " ", 1, cursor) + 2;
     }
-    for (keys, word) in keymap::hints(app.mode) {
+    if app.mode == Mode::Prompt {
+        x = super::prompt(ex, (x, area), style, buf);
+    }
+    for (keys, word) in keymap::hints_in(app.mode, app.comparing()) {
         let need = display_width(keys) + display_width(word) + 3;
         if usize::from(area.right().saturating_sub(x)) < need {
             break;

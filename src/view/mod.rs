@@ -4,11 +4,14 @@
 //! CallTree ─▶ index (offsets, subtree heights) ─▶ layout(&Viewport, width) ─▶ FrameLayout
 //!          ─▶ search (regex over distinct names) ─▶ highlights, n/N order
 //!          ─▶ tooltip (facts about one frame)   ─▶ color (palette per name and mode)
+//!          ─▶ delta (compare: colour by change of share, in percentage points)
 //! ```
 //!
 //! Nothing here touches the terminal; `ui` turns these values into a ratatui buffer.
 
+pub mod clip;
 pub mod color;
+pub mod delta;
 pub mod index;
 pub mod layout;
 pub mod search;

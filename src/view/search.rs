@@ -104,6 +104,11 @@ impl Matches {
         self.hits.is_empty()
     }
 
+    /// True when the name matched (names are indexed by `NameId`).
+    pub fn name_matches(&self, name: crate::profile::NameId) -> bool {
+        self.names.get(name.0 as usize).copied().unwrap_or(false)
+    }
+
     /// True when the frame's name matched.
     pub fn frame_matches(&self, tree: &CallTree, id: NodeId) -> bool {
         let name = tree.node(id).name.0 as usize;

@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use crate::support::testdata;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
-const BIN: &str = env!("CARGO_BIN_EXE_flametui");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_flametui");
 
 /// A tmux server of our own (its own socket), killed on drop.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
-fn tmux_available() -> bool {
+pub(crate) fn tmux_available() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
@@ -28,7 +28,7 @@ fn tmux_available() -> bool {
 
 impl Tmux {
     /// Starts `command` under `sh` in an 80×24 pane; it reports its exit status and waits.
-    fn start(name: &str, command: &str) -> Self {
+    pub(crate) fn start(name: &str, command: &str) -> Self {
         let t = Tmux {
             socket: format!("flametui-e2e-{}-{name}", std::process::id()),
         };
@@ -66,7 +66,7 @@ impl Tmux {
     }
 
     /// Sends keys (tmux key names: `Enter`, `Escape`, or literal text).
-    fn send(&self, keys: &[&str]) {
+    pub(crate) fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "e2e"];
         args.extend_from_slice(keys);
         assert!(self.run(&args).status.success());
@@ -77,7 +77,7 @@ impl Tmux {
     }
 
     /// Polls the pane until `want` holds; fails with the last screen after the timeout.
-    fn wait_for(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.capture();
@@ -99,7 +99,7 @@ impl Drop for Tmux {
     }
 }
 
-fn quote(path: &std::path::Path) -> String {
+pub(crate) fn quote(path: &std::path::Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
@@ -183,4 +183,64 @@ fn without_a_terminal_prints_the_report() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Call tree"), "{text}");
+}
+
+/// After each way out — `q`, Ctrl-C, SIGTERM, SIGHUP, a panic — the alternate screen is
+/// gone and the tty is back in cooked mode (`stty` shows `icanon` and `echo`, not `-icanon`).
+#[test]
+fn every_way_out_restores_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("folded-small.txt");
+    let pid_file = |name: &str| {
+        std::env::temp_dir().join(format!("flametui-e2e-{}-{name}.pid", std::process::id()))
+    };
+    let cases: [(&str, &str, Option<&str>); 5] = [
+        ("q", "", None),
+        ("ctrlc", "", None),
+        ("term", "", Some("-TERM")),
+        ("hup", "", Some("-HUP")),
+        ("panic", "RUST_BACKTRACE=0 FLAMETUI_DEBUG_PANIC=1 ", None),
+    ];
+    for (name, env, signal) in cases {
+        let pid = pid_file(name);
+        let command = format!(
+            "{env}{BIN} {} & echo $! > {}; wait $!; echo STATUS:$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '",
+            quote(&file),
+            quote(&pid)
+        );
+        let t = Tmux::start(name, &command);
+        if name != "panic" {
+            t.wait_for("the viewer", |s| {
+                s.contains("folded-small.txt") && s.contains("? help")
+            });
+        }
+        match (name, signal) {
+            ("q", _) => t.send(&["q"]),
+            ("ctrlc", _) => t.send(&["C-c"]),
+            (_, Some(sig)) => {
+                let pid_text = std::fs::read_to_string(&pid).expect("pid file");
+                let killed = Command::new("kill").args([sig, pid_text.trim()]).status();
+                assert!(killed.is_ok_and(|s| s.success()), "{name}");
+            }
+            _ => {}
+        }
+        let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+        let _ = std::fs::remove_file(&pid);
+        assert!(
+            !screen.contains("? help"),
+            "{name}: alternate screen left:\n{screen}"
+        );
+        assert!(
+            screen.contains("icanon echo"),
+            "{name}: tty left in raw mode:\n{screen}"
+        );
+        if name == "panic" {
+            assert!(
+                screen.contains("panicking on purpose"),
+                "{name}: panic message lost:\n{screen}"
+            );
+        }
+    }
 }

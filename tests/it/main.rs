@@ -4,6 +4,8 @@
 // Test helpers may fail loudly: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod analysis;
+mod compare;
 mod e2e;
 mod hostile_names;
 mod snapshots;

@@ -1,0 +1,116 @@
+//! Stage: application state — the facts compare mode shows about a frame (status line and
+//! hover tooltip) or a function (delta table): weight and share in BEFORE and in AFTER, the
+//! change in percentage points, the relative change, and self weights. Frames are matched by
+//! path and their weights are inclusive (the whole subtree), so internal frames are right too.
+
+use super::{Compare, Side, View};
+use crate::profile::diff::{Delta, delta_at, find_path, path_names};
+use crate::profile::{NodeId, Profile, Unit};
+use crate::text::{sanitize, thousands_str};
+use crate::view::Target;
+use crate::view::delta::{points_text, relative_text};
+use crate::view::tooltip::{Tooltip, weight_text};
+
+/// Where the weights of one side lie: `Some(true)` under `[off-cpu]`, `Some(false)` not,
+/// `None` unknown (a function's total may span both halves).
+type OffCpu = Option<bool>;
+
+/// A weight with its unit, or the bare number when the unit is not known (on- and off-CPU
+/// weights of a function counted together).
+fn amount(p: &Profile, weight: u64, offcpu: OffCpu) -> String {
+    match offcpu {
+        None if p.stats.unit == Unit::OnOffCpu => thousands_str(&p.format_weight(weight)),
+        _ => weight_text(p, weight, offcpu.unwrap_or(false)),
+    }
+}
+
+impl Compare {
+    /// The facts shown in the status area: the selected frame, or the table's function.
+    pub(super) fn status_tooltip(&self) -> Tooltip {
+        if self.view == View::Table {
+            return match self.table.current() {
+                Some(row) => {
+                    let present = |s: Side| {
+                        let tree = &self.side(s).profile.tree;
+                        tree.names().lookup(&row.name).is_some()
+                    };
+                    let facts = self.facts(
+                        &row.delta,
+                        [present(Side::Before), present(Side::After)],
+                        [None, None],
+                    );
+                    Tooltip {
+                        title: sanitize(&row.name).into_owned(),
+                        facts,
+                    }
+                }
+                None => Tooltip {
+                    title: "No function matches the filter".to_owned(),
+                    facts: Vec::new(),
+                },
+            };
+        }
+        let d = self.driver_side();
+        self.describe(d, &self.side(d).selected)
+    }
+
+    /// The two-sided facts of a target of one side's graph (a group of narrow frames gets
+    /// that side's own description).
+    pub fn describe(&self, side: Side, target: &Target) -> Tooltip {
+        let Target::Frame(id) = *target else {
+            return self.side(side).describe(target);
+        };
+        let tree = &self.side(side).profile.tree;
+        let path = path_names(tree, id);
+        let (b, a) = (&self.before.profile, &self.after.profile);
+        let delta = delta_at(&b.tree, &a.tree, &path);
+        let found = [find_path(&b.tree, &path), find_path(&a.tree, &path)];
+        let offcpu = |ex: &crate::app::Explorer, node: Option<NodeId>| {
+            // The mixed units of on- and off-CPU weights are summed at the root only.
+            node.filter(|&n| n != NodeId::ROOT)
+                .map(|n| ex.index.is_offcpu(ex.index.start(n), ex.index.end(n)))
+        };
+        let (ob, oa) = (
+            offcpu(&self.before, found[0]),
+            offcpu(&self.after, found[1]),
+        );
+        // A side without the path takes the other side's unit.
+        let units = if id == NodeId::ROOT {
+            [None, None]
+        } else {
+            [ob.or(oa).or(Some(false)), oa.or(ob).or(Some(false))]
+        };
+        let facts = self.facts(&delta, [found[0].is_some(), found[1].is_some()], units);
+        Tooltip {
+            title: sanitize(tree.name(id)).into_owned(),
+            facts,
+        }
+    }
+
+    /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp`, `relative ±r%`, self weights; a side
+    /// without the frame or function says so.
+    fn facts(&self, d: &Delta, present: [bool; 2], offcpu: [OffCpu; 2]) -> Vec<String> {
+        let (b, a) = (&self.before.profile, &self.after.profile);
+        let side = |s: Side, p: &Profile, w: u64, pct: f64, i: usize| {
+            if present[i] {
+                format!("{} {} ({pct:.2}%)", s.label(), amount(p, w, offcpu[i]))
+            } else {
+                format!("{0} 0 ({pct:.2}%): not in {0}", s.label())
+            }
+        };
+        let self_pct = |p: &Profile, w: u64| crate::text::percent(w, p.tree.total());
+        vec![
+            side(Side::Before, b, d.before, d.before_pct, 0),
+            side(Side::After, a, d.after, d.after_pct, 1),
+            format!("Δ {}", points_text(d.points())),
+            format!("relative {}", relative_text(d.relative(), d.after)),
+            format!(
+                "self {} → {} ({:.2}% → {:.2}%)",
+                amount(b, d.before_self, offcpu[0]),
+                amount(a, d.after_self, offcpu[1]),
+                self_pct(b, d.before_self),
+                self_pct(a, d.after_self),
+            ),
+        ]
+    }
+}

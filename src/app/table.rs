@@ -1,0 +1,253 @@
+//! Stage: application state — the function table: every distinct function under the zoomed
+//! frame with its self and total weight (total counted once per stack), filtered by the
+//! current search regex and sorted by self, total or name. Rows are recomputed only when what
+//! they depend on changes, never per key press.
+
+use super::explorer::Explorer;
+use crate::profile::functions::{FunctionTotals, function_totals_in};
+use crate::profile::{CallTree, NameId, NodeId};
+use crate::view::search::Matches;
+
+/// What the table is sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum SortKey {
+    /// Self weight, heaviest first (where time is spent).
+    #[default]
+    SelfWeight,
+    /// Total weight, heaviest first (what it costs with its callees).
+    Total,
+    /// Name, byte order.
+    Name,
+}
+
+impl SortKey {
+    /// The next key: self → total → name → self.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            SortKey::SelfWeight => SortKey::Total,
+            SortKey::Total => SortKey::Name,
+            SortKey::Name => SortKey::SelfWeight,
+        }
+    }
+}
+
+/// What the rows were computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RowsKey {
+    generation: u64,
+    scope: NodeId,
+    sort: SortKey,
+    query: String,
+    ignore_case: bool,
+}
+
+/// The table's rows, sort and scroll.
+#[derive(Debug, Clone)]
+pub struct TableState {
+    /// Sort column.
+    pub sort: SortKey,
+    /// Rows shown, in order.
+    pub rows: Vec<FunctionTotals>,
+    /// Frame whose subtree is counted (the zoomed frame).
+    pub scope: NodeId,
+    /// Weight of the scope, for percentages.
+    pub scope_total: u64,
+    /// Selected row.
+    pub selected: usize,
+    /// First row shown.
+    pub offset: usize,
+    key: Option<RowsKey>,
+}
+
+impl Default for TableState {
+    fn default() -> Self {
+        Self {
+            sort: SortKey::default(),
+            rows: Vec::new(),
+            scope: NodeId::ROOT,
+            scope_total: 0,
+            selected: 0,
+            offset: 0,
+            key: None,
+        }
+    }
+}
+
+/// The functions with any weight, kept when `filter` says so, sorted by `sort`.
+pub fn table_rows(
+    tree: &CallTree,
+    totals: &[FunctionTotals],
+    filter: Option<&Matches>,
+    sort: SortKey,
+) -> Vec<FunctionTotals> {
+    let names = tree.names();
+    let mut rows: Vec<FunctionTotals> = totals
+        .iter()
+        .filter(|f| f.total > 0 || f.self_weight > 0)
+        .filter(|f| filter.is_none_or(|m| m.name_matches(f.name)))
+        .copied()
+        .collect();
+    let by_name =
+        |a: &FunctionTotals, b: &FunctionTotals| names.resolve(a.name).cmp(names.resolve(b.name));
+    match sort {
+        SortKey::SelfWeight => rows.sort_by(|a, b| {
+            (b.self_weight, b.total)
+                .cmp(&(a.self_weight, a.total))
+                .then_with(|| by_name(a, b))
+        }),
+        SortKey::Total => rows.sort_by(|a, b| {
+            (b.total, b.self_weight)
+                .cmp(&(a.total, a.self_weight))
+                .then_with(|| by_name(a, b))
+        }),
+        SortKey::Name => rows.sort_by(by_name),
+    }
+    rows
+}
+
+impl TableState {
+    /// The selected function.
+    pub fn current(&self) -> Option<NameId> {
+        self.rows.get(self.selected).map(|f| f.name)
+    }
+
+    /// Moves the selection by `rows` (clamped).
+    pub fn step(&mut self, rows: i32) {
+        let last = self.rows.len().saturating_sub(1);
+        let to = self
+            .selected
+            .saturating_add_signed(isize::try_from(rows).unwrap_or(0));
+        self.selected = to.min(last);
+    }
+
+    /// First or last row.
+    pub fn edge(&mut self, last: bool) {
+        self.selected = if last {
+            self.rows.len().saturating_sub(1)
+        } else {
+            0
+        };
+    }
+
+    /// Keeps the selection on screen in `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let h = height.max(1);
+        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+        self.offset = self.offset.min(self.rows.len().saturating_sub(h));
+    }
+
+    /// Forgets the rows (the tree changed).
+    pub fn invalidate(&mut self) {
+        self.key = None;
+        self.selected = 0;
+        self.offset = 0;
+    }
+}
+
+impl Explorer {
+    /// Recomputes the table rows if the tree, zoom, sort or search changed.
+    pub(crate) fn sync_table(&mut self, generation: u64) {
+        let key = RowsKey {
+            generation,
+            scope: self.zoom.root,
+            sort: self.tools.table.sort,
+            query: self.search.query.clone(),
+            ignore_case: self.search.ignore_case,
+        };
+        if self.tools.table.key.as_ref() == Some(&key) {
+            return;
+        }
+        let tree = &self.profile.tree;
+        let scoped;
+        let totals = if key.scope == NodeId::ROOT {
+            &self.functions
+        } else {
+            scoped = function_totals_in(tree, key.scope);
+            &scoped
+        };
+        let keep = self.tools.table.current();
+        let rows = table_rows(tree, totals, self.search.matches.as_ref(), key.sort);
+        let t = &mut self.tools.table;
+        t.selected = keep
+            .and_then(|n| rows.iter().position(|f| f.name == n))
+            .unwrap_or(0);
+        t.rows = rows;
+        t.scope = key.scope;
+        t.scope_total = tree.node(key.scope).total;
+        t.key = Some(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use regex::Regex;
+
+    use super::*;
+    use crate::profile::functions::function_totals;
+    use crate::view::TreeIndex;
+    use crate::view::search::find;
+
+    fn tree() -> CallTree {
+        let mut t = CallTree::new();
+        t.insert(["main", "f", "f", "g"], 4);
+        t.insert(["main", "f", "h"], 6);
+        t.insert(["main", "h"], 6);
+        t.insert(["main"], 1);
+        t.finish();
+        t
+    }
+
+    fn names(t: &CallTree, rows: &[FunctionTotals]) -> Vec<String> {
+        rows.iter()
+            .map(|f| t.names().resolve(f.name).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn sorts_by_self_total_and_name() {
+        let t = tree();
+        let totals = function_totals(&t);
+        let rows = table_rows(&t, &totals, None, SortKey::SelfWeight);
+        assert_eq!(names(&t, &rows), ["h", "g", "main", "f"]);
+        let rows = table_rows(&t, &totals, None, SortKey::Total);
+        assert_eq!(names(&t, &rows), ["main", "h", "f", "g"]);
+        // Recursion counted once: f's total is 10, not 14.
+        assert_eq!(rows[2].total, 10);
+        let rows = table_rows(&t, &totals, None, SortKey::Name);
+        assert_eq!(names(&t, &rows), ["f", "g", "h", "main"]);
+        assert_eq!(SortKey::Name.next(), SortKey::SelfWeight);
+    }
+
+    #[test]
+    fn filtered_by_the_search() {
+        let t = tree();
+        let totals = function_totals(&t);
+        let m = find(&t, &TreeIndex::new(&t), &Regex::new("^[fg]$").unwrap());
+        let rows = table_rows(&t, &totals, Some(&m), SortKey::Name);
+        assert_eq!(names(&t, &rows), ["f", "g"]);
+    }
+
+    #[test]
+    fn selection_moves_and_scrolls() {
+        let t = tree();
+        let mut s = TableState {
+            rows: table_rows(&t, &function_totals(&t), None, SortKey::Name),
+            ..TableState::default()
+        };
+        s.step(10);
+        assert_eq!(s.selected, 3);
+        s.scroll_into_view(2);
+        assert_eq!(s.offset, 2);
+        s.step(-3);
+        s.scroll_into_view(2);
+        assert_eq!((s.selected, s.offset), (0, 0));
+        s.edge(true);
+        assert_eq!(s.current(), t.names().lookup("main"));
+    }
+}

@@ -1,0 +1,467 @@
+//! Stage: application state — the analysis tools around the graph: function table, fuzzy
+//! finder, callers / callees, transforms with undo, bottom-up view and sibling order, export
+//! and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
+//! the explorer keeps their state in [`Tools`].
+
+use regex::Regex;
+
+use super::effects::{copy_name, default_export_name};
+use super::explorer::Explorer;
+use super::finder::FinderState;
+use super::sandwich::Sandwich;
+pub(crate) use super::screens::intercept;
+use super::table::TableState;
+use super::transforms::{TransformStack, exact};
+use super::{App, Dir, Mode, Phase};
+use crate::profile::transform::Transform;
+use crate::profile::{NameId, NodeId, Profile};
+use crate::text::percent;
+use crate::view::Target;
+
+/// What fills the graph area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Screen {
+    /// The flame graph.
+    #[default]
+    Graph,
+    /// The function table.
+    Table,
+    /// Callers and callees of one function.
+    Sandwich,
+}
+
+/// What a one-line prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// A path to export the view to.
+    Export,
+    /// A regex of frames whose stacks are excluded.
+    Exclude,
+}
+
+impl PromptKind {
+    /// Text before the input.
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::Export => "Export to (.svg / .folded): ",
+            PromptKind::Exclude => "Exclude stacks matching: ",
+        }
+    }
+}
+
+/// A one-line prompt in the footer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it asks for.
+    pub kind: PromptKind,
+    /// What was typed.
+    pub text: String,
+}
+
+/// State of the tools, per explorer.
+#[derive(Debug, Default)]
+pub struct Tools {
+    /// What fills the graph area.
+    pub screen: Screen,
+    /// The profile as read, when the view differs from it.
+    pub original: Option<Box<Profile>>,
+    /// The view the profile is shown through (breadcrumbs in the header).
+    pub applied: TransformStack,
+    /// Bumped whenever the tree is recomputed.
+    pub generation: u64,
+    /// Function table.
+    pub table: TableState,
+    /// Fuzzy finder.
+    pub finder: FinderState,
+    /// Callers / callees, when open.
+    pub sandwich: Option<Box<Sandwich>>,
+    /// The open prompt.
+    pub prompt: Option<Prompt>,
+    /// One-line report for the status area (what was copied or written, or why not).
+    pub message: Option<String>,
+}
+
+impl Tools {
+    /// The mode keys return to when a prompt or the help closes.
+    pub fn home_mode(&self) -> Mode {
+        match self.screen {
+            Screen::Graph => Mode::Normal,
+            Screen::Table => Mode::Table,
+            Screen::Sandwich => Mode::Sandwich,
+        }
+    }
+
+    /// The tree was recomputed: everything derived from it is stale.
+    pub(crate) fn rebuilt(&mut self) {
+        self.generation += 1;
+        self.table.invalidate();
+        self.finder = FinderState::default();
+        self.sandwich = None;
+        if self.screen == Screen::Sandwich {
+            self.screen = Screen::Graph;
+        }
+    }
+}
+
+/// A verb of the analysis tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolAction {
+    /// Open or close the function table.
+    Table,
+    /// Open the fuzzy finder.
+    Finder,
+    /// Open or close the callers / callees of the selected function.
+    Sandwich,
+    /// Bottom-up (inverted) view on or off.
+    Invert,
+    /// Siblings alphabetical or heaviest first.
+    Order,
+    /// Drop the stacks through the selected function.
+    Exclude,
+    /// Ask for a regex, then drop the stacks with a matching frame.
+    ExcludeRegex,
+    /// Keep only the stacks through the selected function, re-rooted at it.
+    Focus,
+    /// Remove the selected function's frames (its callees move up to its callers).
+    Hide,
+    /// Merge directly recursive frames.
+    CollapseRecursion,
+    /// Undo the last transform.
+    Undo,
+    /// Ask for a path, then write the view there.
+    Export,
+    /// Copy the selected function's name.
+    CopyName,
+    /// Copy the selected frame's stack, root first, joined by `;`.
+    CopyStack,
+    /// Lists: move the selection by rows.
+    Step(i32),
+    /// Lists: a page down (`true`) or up.
+    Page(bool),
+    /// Lists: the last (`true`) or first row.
+    Edge(bool),
+    /// Table: next sort column.
+    Sort,
+    /// Table and finder: show the function in the graph. Prompt: do it.
+    Accept,
+    /// Callers / callees: keys go to the other pane.
+    Pane,
+    /// Callers / callees: move the selection.
+    Move(Dir),
+    /// Callers / callees: show the selected frame's function instead.
+    Recenter,
+    /// Close the table, finder, callers / callees or prompt.
+    Close,
+    /// Type into the finder or prompt.
+    Type(char),
+    /// Delete the last character.
+    Backspace,
+    /// Clear the input.
+    ClearLine,
+    /// Scroll the help by rows.
+    HelpScroll(i32),
+    /// The shell's report on an effect (what was copied or written, or why not).
+    Notify(String),
+}
+
+/// Applies a tool action.
+pub fn update(app: &mut App, action: ToolAction) {
+    let App {
+        mode,
+        phase,
+        view,
+        effects,
+        help_scroll,
+        size,
+        ..
+    } = app;
+    if let ToolAction::HelpScroll(rows) = action {
+        let comparing = matches!(phase, Phase::Compare(_));
+        let max = super::keymap::help_max_scroll(*size, comparing);
+        let rows = i16::try_from(rows).unwrap_or(if rows < 0 { i16::MIN } else { i16::MAX });
+        *help_scroll = help_scroll.saturating_add_signed(rows).min(max);
+        return;
+    }
+    let Phase::Ready(ex) = phase else {
+        return;
+    };
+    if *mode == Mode::Help {
+        return;
+    }
+    ex.hover = None;
+    if let ToolAction::Notify(message) = action {
+        ex.tools.message = Some(message);
+        return;
+    }
+    ex.tools.message = None;
+    let page = i32::from(ex.areas.graph.height.saturating_sub(2).max(1));
+    match action {
+        ToolAction::Table => toggle_table(ex, mode),
+        ToolAction::Finder => {
+            ex.open_finder();
+            *mode = Mode::Finder;
+        }
+        ToolAction::Sandwich => toggle_sandwich(ex, mode),
+        ToolAction::Invert => {
+            view.inverted = !view.inverted;
+            view_changed(ex, view);
+        }
+        ToolAction::Order => {
+            view.order = view.order.toggled();
+            view_changed(ex, view);
+        }
+        ToolAction::Exclude => push_named(ex, view, Transform::Exclude),
+        ToolAction::Focus => push_named(ex, view, Transform::Focus),
+        ToolAction::Hide => push_named(ex, view, Transform::Hide),
+        ToolAction::CollapseRecursion => {
+            view.push(Transform::CollapseRecursion);
+            view_changed(ex, view);
+        }
+        ToolAction::Undo => {
+            if view.undo().is_some() {
+                view_changed(ex, view);
+            } else {
+                ex.tools.message = Some("Nothing to undo".to_owned());
+            }
+        }
+        ToolAction::ExcludeRegex => open_prompt(ex, mode, PromptKind::Exclude, String::new()),
+        ToolAction::Export => {
+            let name = default_export_name(&ex.profile.source);
+            open_prompt(ex, mode, PromptKind::Export, name);
+        }
+        ToolAction::CopyName | ToolAction::CopyStack => {
+            let stack = action == ToolAction::CopyStack;
+            match copy(ex, *mode, stack) {
+                Ok(e) => effects.push(e),
+                Err(m) => ex.tools.message = Some(m),
+            }
+        }
+        ToolAction::Step(rows) => step(ex, *mode, rows),
+        ToolAction::Page(down) => step(ex, *mode, if down { page } else { -page }),
+        ToolAction::Edge(last) => match *mode {
+            Mode::Table => ex.tools.table.edge(last),
+            Mode::Finder => ex.tools.finder.edge(last),
+            _ => {}
+        },
+        ToolAction::Sort => ex.tools.table.sort = ex.tools.table.sort.next(),
+        ToolAction::Accept => accept(ex, mode, view, effects),
+        ToolAction::Pane => {
+            if let Some(s) = ex.tools.sandwich.as_mut() {
+                s.focus = 1 - s.focus.min(1);
+            }
+        }
+        ToolAction::Move(dir) => {
+            if let Some(s) = ex.tools.sandwich.as_mut() {
+                s.focused().step(dir);
+            }
+        }
+        ToolAction::Recenter => recenter(ex),
+        ToolAction::Close => close(ex, mode),
+        ToolAction::Type(c) => edit(ex, *mode, |s| s.push(c)),
+        ToolAction::Backspace => edit(ex, *mode, |s| {
+            s.pop();
+        }),
+        ToolAction::ClearLine => edit(ex, *mode, String::clear),
+        ToolAction::HelpScroll(_) | ToolAction::Notify(_) => {}
+    }
+}
+
+fn toggle_table(ex: &mut Explorer, mode: &mut Mode) {
+    if ex.tools.screen == Screen::Table {
+        ex.tools.screen = Screen::Graph;
+        *mode = Mode::Normal;
+    } else {
+        ex.tools.screen = Screen::Table;
+        ex.tools.table.selected = 0;
+        ex.tools.table.offset = 0;
+        *mode = Mode::Table;
+    }
+}
+
+fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {
+    if ex.tools.screen == Screen::Sandwich {
+        close(ex, mode);
+        return;
+    }
+    let name = match *mode {
+        Mode::Table => ex.tools.table.current(),
+        _ => selected_function(ex),
+    };
+    let Some(name) = name else {
+        ex.tools.message = Some("Select a frame to see its callers and callees".to_owned());
+        return;
+    };
+    ex.tools.sandwich = Some(Box::new(Sandwich::new(&ex.profile.tree, name)));
+    ex.tools.screen = Screen::Sandwich;
+    *mode = Mode::Sandwich;
+}
+
+fn close(ex: &mut Explorer, mode: &mut Mode) {
+    match *mode {
+        Mode::Finder | Mode::Prompt => {
+            ex.tools.prompt = None;
+            *mode = ex.tools.home_mode();
+        }
+        _ => {
+            ex.tools.screen = Screen::Graph;
+            ex.tools.sandwich = None;
+            *mode = Mode::Normal;
+        }
+    }
+}
+
+fn open_prompt(ex: &mut Explorer, mode: &mut Mode, kind: PromptKind, text: String) {
+    ex.tools.prompt = Some(Prompt { kind, text });
+    *mode = Mode::Prompt;
+}
+
+/// The function of the selected frame (not the root, not a group).
+fn selected_function(ex: &Explorer) -> Option<NameId> {
+    match ex.selected {
+        Target::Frame(id) if id != NodeId::ROOT => Some(ex.profile.tree.node(id).name),
+        _ => None,
+    }
+}
+
+fn push_named(ex: &mut Explorer, view: &mut TransformStack, make: fn(Regex) -> Transform) {
+    let Some(name) = selected_function(ex) else {
+        ex.tools.message = Some("Select a frame first (not the root or a group)".to_owned());
+        return;
+    };
+    match exact(ex.profile.tree.names().resolve(name)) {
+        Ok(re) => {
+            view.push(make(re));
+            view_changed(ex, view);
+        }
+        Err(e) => ex.tools.message = Some(format!("Cannot match that name: {e}")),
+    }
+}
+
+/// Recomputes the tree after the view changed, and says what is left.
+fn view_changed(ex: &mut Explorer, view: &TransformStack) {
+    ex.apply_view(view);
+    let before = ex.original().tree.total();
+    let after = ex.profile.tree.total();
+    let summary = view.summary();
+    ex.tools.message = Some(if summary.is_empty() {
+        "Showing the profile as read".to_owned()
+    } else {
+        format!(
+            "{summary}: {:.2}% of the weight shown · u undoes",
+            percent(after, before)
+        )
+    });
+}
+
+fn copy(ex: &Explorer, mode: Mode, stack: bool) -> Result<super::effects::Effect, String> {
+    let tree = &ex.profile.tree;
+    match mode {
+        Mode::Table => ex
+            .tools
+            .table
+            .current()
+            .map(|n| copy_name(tree.names().resolve(n)))
+            .ok_or_else(|| "No function selected".to_owned()),
+        Mode::Sandwich => ex
+            .tools
+            .sandwich
+            .as_ref()
+            .and_then(|s| s.panes[s.focus.min(1)].selected_name())
+            .map(copy_name)
+            .ok_or_else(|| "Select a frame to copy (not a group)".to_owned()),
+        _ => ex.copy_effect(stack),
+    }
+}
+
+fn step(ex: &mut Explorer, mode: Mode, rows: i32) {
+    match mode {
+        Mode::Table => ex.tools.table.step(rows),
+        Mode::Finder => ex.tools.finder.step(rows),
+        _ => {}
+    }
+}
+
+fn accept(
+    ex: &mut Explorer,
+    mode: &mut Mode,
+    view: &mut TransformStack,
+    effects: &mut Vec<super::effects::Effect>,
+) {
+    match *mode {
+        Mode::Table => {
+            if let Some(name) = ex.tools.table.current() {
+                ex.show_function(name);
+                *mode = Mode::Normal;
+            }
+        }
+        Mode::Finder => {
+            let f = &ex.tools.finder;
+            if let Some(hit) = f.hits.get(f.selected) {
+                let name = hit.name;
+                ex.show_function(name);
+                *mode = Mode::Normal;
+            }
+        }
+        Mode::Prompt => {
+            let Some(p) = ex.tools.prompt.clone() else {
+                *mode = ex.tools.home_mode();
+                return;
+            };
+            let done = match p.kind {
+                PromptKind::Export => ex.export_effect(p.text.trim()).map(|e| effects.push(e)),
+                PromptKind::Exclude => Regex::new(&p.text)
+                    .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
+                    .map(|re| {
+                        view.push(Transform::Exclude(re));
+                        view_changed(ex, view);
+                    }),
+            };
+            match done {
+                Ok(()) => {
+                    ex.tools.prompt = None;
+                    *mode = ex.tools.home_mode();
+                }
+                Err(m) => ex.tools.message = Some(m),
+            }
+        }
+        _ => {}
+    }
+}
+
+fn recenter(ex: &mut Explorer) {
+    let Some(s) = ex.tools.sandwich.as_ref() else {
+        return;
+    };
+    let pane = &s.panes[s.focus.min(1)];
+    let Some(name) = pane
+        .selected_name()
+        .and_then(|n| ex.profile.tree.names().lookup(n))
+    else {
+        return;
+    };
+    if name != s.name {
+        let focus = s.focus;
+        let mut next = Sandwich::new(&ex.profile.tree, name);
+        next.focus = focus;
+        ex.tools.sandwich = Some(Box::new(next));
+    }
+}
+
+fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
+    match mode {
+        Mode::Finder => {
+            f(&mut ex.tools.finder.query);
+            ex.run_finder();
+        }
+        Mode::Prompt => {
+            if let Some(p) = ex.tools.prompt.as_mut() {
+                f(&mut p.text);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "tools_tests.rs"]
+mod tests;

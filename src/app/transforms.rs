@@ -1,0 +1,338 @@
+//! Stage: application state — what is shown of a profile: a stack of transforms (exclude,
+//! focus, hide, collapse recursion) the user can undo, the bottom-up toggle and the sibling
+//! order. The view is always recomputed from the original profile with
+//! [`transform::apply_all`], so undoing is exact. Compare mode applies the same stack to both
+//! sides through [`TransformStack::apply`].
+
+use regex::Regex;
+
+use super::explorer::Explorer;
+use crate::profile::order::{self, Order};
+use crate::profile::transform::{self, Transform};
+use crate::profile::{CallTree, NodeId, Profile};
+use crate::text::sanitize;
+use crate::view::Target;
+
+/// Transforms in the order they apply, then inversion, then sibling order.
+#[derive(Debug, Clone, Default)]
+pub struct TransformStack {
+    /// Exclude / focus / hide / collapse recursion, oldest first.
+    pub transforms: Vec<Transform>,
+    /// Bottom-up view: leaves become roots (applied after the transforms).
+    pub inverted: bool,
+    /// Sibling order.
+    pub order: Order,
+}
+
+impl TransformStack {
+    /// A stack from command-line transforms; `Transform::Invert` becomes the bottom-up toggle.
+    pub fn new(transforms: Vec<Transform>, order: Order) -> Self {
+        let mut stack = Self {
+            order,
+            ..Self::default()
+        };
+        for t in transforms {
+            if matches!(t, Transform::Invert) {
+                stack.inverted = !stack.inverted;
+            } else {
+                stack.transforms.push(t);
+            }
+        }
+        stack
+    }
+
+    /// True when the view is the profile as read.
+    pub fn is_identity(&self) -> bool {
+        self.transforms.is_empty() && !self.inverted && self.order == Order::Alpha
+    }
+
+    /// Adds a transform on top.
+    pub fn push(&mut self, t: Transform) {
+        self.transforms.push(t);
+    }
+
+    /// Removes the last transform.
+    pub fn undo(&mut self) -> Option<Transform> {
+        self.transforms.pop()
+    }
+
+    /// The tree as shown: transforms, inversion, order.
+    pub fn apply_tree(&self, tree: &CallTree) -> CallTree {
+        let invert = Transform::Invert;
+        let all = self
+            .transforms
+            .iter()
+            .chain(self.inverted.then_some(&invert));
+        let mut out = transform::apply_all(tree, all);
+        order::sort(&mut out, self.order);
+        out
+    }
+
+    /// The profile as shown (source and stats kept).
+    pub fn apply(&self, profile: &Profile) -> Profile {
+        Profile {
+            source: profile.source.clone(),
+            tree: self.apply_tree(&profile.tree),
+            stats: profile.stats.clone(),
+        }
+    }
+
+    /// Short labels of the transforms, oldest first (for breadcrumbs), sanitized.
+    pub fn crumbs(&self) -> Vec<String> {
+        self.transforms.iter().map(label).collect()
+    }
+
+    /// The toggles that differ from the default: `bottom-up`, `by weight`.
+    pub fn flags(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.inverted {
+            out.push("bottom-up");
+        }
+        if self.order == Order::Weight {
+            out.push("by weight");
+        }
+        out
+    }
+
+    /// Everything as one line: `exclude my_sync › bottom-up` (empty for the identity).
+    pub fn summary(&self) -> String {
+        let mut parts = self.crumbs();
+        parts.extend(self.flags().into_iter().map(str::to_owned));
+        parts.join(" › ")
+    }
+}
+
+/// A regex matching exactly `name`, case-sensitively.
+///
+/// # Errors
+/// The name is too long for the regex engine's size limit.
+pub fn exact(name: &str) -> Result<Regex, regex::Error> {
+    Regex::new(&exact_pattern(name))
+}
+
+fn exact_pattern(name: &str) -> String {
+    format!("^{}$", regex::escape(name))
+}
+
+/// The name a regex made by [`exact`] stands for.
+fn exact_name(re: &Regex) -> Option<String> {
+    let inner = re.as_str().strip_prefix('^')?.strip_suffix('$')?;
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next()?),
+            c if regex_syntax_char(c) => return None,
+            c => out.push(c),
+        }
+    }
+    (exact_pattern(&out) == re.as_str()).then_some(out)
+}
+
+fn regex_syntax_char(c: char) -> bool {
+    matches!(
+        c,
+        '.' | '+'
+            | '*'
+            | '?'
+            | '('
+            | ')'
+            | '|'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '^'
+            | '$'
+            | '#'
+            | '&'
+            | '-'
+            | '~'
+    )
+}
+
+/// A transform as a breadcrumb: `exclude my_sync` for an exact name, else `exclude /re/`.
+pub fn label(t: &Transform) -> String {
+    let named = |verb: &str, re: &Regex| match exact_name(re) {
+        Some(name) => format!("{verb} {}", sanitize(&name)),
+        None => format!("{verb} /{}/", sanitize(re.as_str())),
+    };
+    match t {
+        Transform::Exclude(re) => named("exclude", re),
+        Transform::Focus(re) => named("focus", re),
+        Transform::Hide(re) => named("hide", re),
+        Transform::CollapseRecursion => "collapse recursion".to_owned(),
+        Transform::Invert => "bottom-up".to_owned(),
+    }
+}
+
+impl Explorer {
+    /// A new explorer showing `profile` through `view`.
+    pub fn with_view(profile: Profile, view: &TransformStack) -> Self {
+        let mut ex = Explorer::new(profile);
+        if !view.is_identity() {
+            ex.apply_view(view);
+        }
+        ex
+    }
+
+    /// Recomputes what is shown from the original profile through `view`. Zoom history is
+    /// reset; the search is run again; the selected function stays selected (its heaviest
+    /// frame) when it is still there.
+    pub(crate) fn apply_view(&mut self, view: &TransformStack) {
+        let keep = match self.selected {
+            Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
+            _ => None,
+        };
+        let original = match self.tools.original.take() {
+            Some(p) => *p,
+            None => std::mem::replace(&mut self.profile, placeholder()),
+        };
+        let (shown, original) = if view.is_identity() {
+            (original, None)
+        } else {
+            (view.apply(&original), Some(Box::new(original)))
+        };
+        let mut fresh = Explorer::new(shown);
+        fresh.flame = self.flame;
+        fresh.search.query = std::mem::take(&mut self.search.query);
+        fresh.search.ignore_case = self.search.ignore_case;
+        fresh.tools = std::mem::take(&mut self.tools);
+        fresh.tools.original = original;
+        fresh.tools.applied = view.clone();
+        fresh.tools.rebuilt();
+        *self = fresh;
+        self.run_search();
+        let tree = &self.profile.tree;
+        if let Some(id) = keep
+            .and_then(|n| tree.names().lookup(&n))
+            .and_then(|n| heaviest(tree, n))
+        {
+            self.selected = Target::Frame(id);
+        }
+    }
+
+    /// The profile before the view's transforms.
+    pub fn original(&self) -> &Profile {
+        self.tools.original.as_deref().unwrap_or(&self.profile)
+    }
+}
+
+/// The frame of function `name` with the largest total (the first of equals in pre-order).
+pub fn heaviest(tree: &CallTree, name: crate::profile::NameId) -> Option<NodeId> {
+    let mut best: Option<NodeId> = None;
+    let mut todo = vec![NodeId::ROOT];
+    while let Some(id) = todo.pop() {
+        let node = tree.node(id);
+        if id != NodeId::ROOT
+            && node.name == name
+            && best.is_none_or(|b| node.total > tree.node(b).total)
+        {
+            best = Some(id);
+        }
+        todo.extend(node.children.iter().rev());
+    }
+    best
+}
+
+fn placeholder() -> Profile {
+    Profile {
+        source: String::new(),
+        tree: CallTree::new(),
+        stats: crate::profile::Stats::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::folded_lines;
+
+    fn profile(stacks: &[(&str, u64)]) -> Profile {
+        let mut t = CallTree::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        Profile {
+            source: "t".into(),
+            tree: t,
+            stats: crate::profile::Stats::default(),
+        }
+    }
+
+    const SEED: &[(&str, u64)] = &[
+        ("mysqld;commit;sync_binlog;my_sync;fsync", 37),
+        ("mysqld;commit;flush;fsync", 31),
+        ("mysqld;select;exec", 32),
+    ];
+
+    #[test]
+    fn stack_applies_in_order_and_undoes_exactly() {
+        let p = profile(SEED);
+        let mut s = TransformStack::default();
+        assert!(s.is_identity());
+        s.push(Transform::Exclude(exact("my_sync").unwrap()));
+        s.push(Transform::Focus(exact("commit").unwrap()));
+        assert_eq!(folded_lines(&s.apply(&p).tree), ["commit;flush;fsync 31"]);
+        assert_eq!(s.crumbs(), ["exclude my_sync", "focus commit"]);
+        s.undo();
+        assert_eq!(s.apply(&p).tree.total(), 63);
+        s.undo();
+        assert!(s.undo().is_none());
+        assert_eq!(folded_lines(&s.apply(&p).tree), folded_lines(&p.tree));
+    }
+
+    #[test]
+    fn invert_and_order_come_last() {
+        let p = profile(SEED);
+        let mut s = TransformStack::new(
+            vec![Transform::Invert, Transform::Hide(exact("commit").unwrap())],
+            Order::Weight,
+        );
+        assert!(s.inverted);
+        assert_eq!(s.transforms.len(), 1);
+        let t = s.apply(&p).tree;
+        let roots: Vec<&str> = t
+            .node(NodeId::ROOT)
+            .children
+            .iter()
+            .map(|&c| t.name(c))
+            .collect();
+        assert_eq!(roots, ["fsync", "exec"]);
+        assert_eq!(s.summary(), "hide commit › bottom-up › by weight");
+        s.inverted = false;
+        s.order = Order::Alpha;
+        s.undo();
+        assert!(s.is_identity());
+    }
+
+    #[test]
+    fn labels_show_names_or_regexes() {
+        assert_eq!(
+            label(&Transform::Exclude(exact("a.b(c)").unwrap())),
+            "exclude a.b(c)"
+        );
+        assert_eq!(
+            label(&Transform::Hide(Regex::new("^my_.*").unwrap())),
+            "hide /^my_.*/"
+        );
+        assert_eq!(
+            label(&Transform::Focus(exact("x\u{1b}y").unwrap())),
+            "focus x\\x1by"
+        );
+        assert_eq!(label(&Transform::CollapseRecursion), "collapse recursion");
+        assert!(exact("a+b").unwrap().is_match("a+b") && !exact("a+b").unwrap().is_match("aab"));
+        assert!(!exact("f").unwrap().is_match("ff"));
+    }
+
+    #[test]
+    fn heaviest_occurrence() {
+        let p = profile(SEED);
+        let t = &p.tree;
+        let fsync = t.names().lookup("fsync").unwrap();
+        let id = heaviest(t, fsync).unwrap();
+        assert_eq!(t.path_string(id), "mysqld;commit;sync_binlog;my_sync;fsync");
+        assert!(heaviest(t, t.names().lookup("all").unwrap()).is_none());
+    }
+}

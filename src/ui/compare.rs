@@ -1,0 +1,167 @@
+//! Stage: compare state → buffer. A header with both files and the view, then the view:
+//! two panes (each a label, the side's own header line and graph) side by side, one graph
+//! painted by change of share (differential), or the delta table; the status (both sides'
+//! facts), search line and footer come from the driver's explorer. Only reads the state.
+
+use std::path::Path;
+
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+
+use super::{delta_table, fill, flame, header, overlay, put, status};
+use crate::app::App;
+use crate::app::compare::{Compare, Side, View};
+use crate::text::sanitize;
+use crate::view::color::{self, ColorMode};
+use crate::view::delta::Paint;
+use crate::view::tooltip::{display_width, ellipsize};
+
+/// Draws compare mode.
+pub fn render(app: &App, cmp: &Compare, buf: &mut Buffer) {
+    top_line(cmp, app.colors, buf);
+    match cmp.view {
+        View::SideBySide => {
+            for side in Side::BOTH {
+                pane(cmp, side, app.colors, Paint::Names, buf);
+            }
+            let d = cmp.areas.divider;
+            for y in d.top()..d.bottom() {
+                fill(buf, d.x, d.right(), y, "│", color::chrome(app.colors));
+            }
+        }
+        View::Differential => pane(cmp, cmp.driver_side(), app.colors, cmp.paint(), buf),
+        View::Table => delta_table::render(cmp, app.colors, buf),
+    }
+    status::render(cmp.driver(), app, buf);
+    other_side_matches(cmp, buf);
+    if let Some(hover) = &cmp.hover {
+        let graph = cmp
+            .panes()
+            .into_iter()
+            .map(|s| cmp.side(s).areas.graph)
+            .find(|g| g.contains((hover.x, hover.y).into()));
+        if let Some(graph) = graph {
+            overlay::tooltip(hover, graph, buf);
+        }
+    }
+}
+
+fn file_name(source: &str) -> String {
+    let name = Path::new(source)
+        .file_name()
+        .map_or_else(|| source.to_owned(), |f| f.to_string_lossy().into_owned());
+    sanitize(&name).into_owned()
+}
+
+/// `BEFORE a → AFTER b`, the legend of the differential colours, and the view.
+fn top_line(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
+    let area = cmp.areas.header;
+    if area.height == 0 {
+        return;
+    }
+    let style = color::chrome(colors);
+    fill(buf, area.x, area.right(), area.y, " ", style);
+    let n = View::ALL.iter().position(|&v| v == cmp.view).unwrap_or(0) + 1;
+    let tab = if cmp.view == View::SideBySide {
+        "Tab: pane · "
+    } else {
+        ""
+    };
+    let right = format!(" {tab}v: view {n}/3 {} ", cmp.view.title());
+    let right_w = display_width(&right);
+    let (b, a) = (&cmp.before.profile.source, &cmp.after.profile.source);
+    let files = if b == a {
+        format!("{}: BEFORE → AFTER counts", file_name(b))
+    } else {
+        format!("{} → {}", file_name(b), file_name(a))
+    };
+    let left = if cmp.view == View::Differential {
+        let other = cmp.driver_side().other().label();
+        let legend = if colors == ColorMode::Mono {
+            "+ grew, - shrank"
+        } else {
+            "red grew, blue shrank"
+        };
+        format!(" Δ share: {legend} · b: {other}'s shape │ {files}")
+    } else {
+        format!(" {files}")
+    };
+    let room = usize::from(area.width).saturating_sub(right_w + 1);
+    let bold = style.add_modifier(Modifier::BOLD);
+    put(buf, area.x, area.y, &ellipsize(&left, room), room, bold);
+    let rx = area
+        .right()
+        .saturating_sub(u16::try_from(right_w).unwrap_or(0));
+    put(buf, rx, area.y, &right, right_w, style);
+}
+
+/// One side's pane: label (reversed when keys go there), the note that the selection is not
+/// in this profile, the side's own header line, and its graph.
+fn pane(cmp: &Compare, side: Side, colors: ColorMode, paint: Paint<'_>, buf: &mut Buffer) {
+    let ex = cmp.side(side);
+    let i = usize::from(side == Side::After);
+    let label = cmp.areas.labels[i];
+    if label.height > 0 {
+        let chrome = color::chrome(colors);
+        let active = side == cmp.driver_side() && cmp.view == View::SideBySide;
+        let style = if active {
+            chrome.add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            chrome.add_modifier(Modifier::BOLD)
+        };
+        let text = match cmp.view {
+            View::Differential => format!("Δ {}", side.label()),
+            _ => side.label().to_owned(),
+        };
+        fill(buf, label.x, label.right(), label.y, " ", style);
+        let w = usize::from(label.width);
+        put(buf, label.x, label.y, &format!(" {text:<w$}"), w, style);
+        let note = cmp.areas.notes[i];
+        if note.width > 0 {
+            fill(buf, note.x, note.right(), note.y, " ", chrome);
+            let text = format!(" ✗ not in {} ", side.label());
+            let style = chrome.patch(color::error(colors));
+            put(buf, note.x, note.y, &text, usize::from(note.width), style);
+        }
+    }
+    header::render(ex, colors, buf);
+    flame::render_with(ex, colors, paint, buf);
+}
+
+/// When the search finds nothing on the driver's side but does on the other, says so.
+fn other_side_matches(cmp: &Compare, buf: &mut Buffer) {
+    let area = cmp.driver().areas.search;
+    if area.height == 0 || !cmp.only_other_matches() {
+        return;
+    }
+    let d = cmp.driver_side();
+    let n = cmp
+        .side(d.other())
+        .search
+        .matches
+        .as_ref()
+        .map_or(0, crate::view::search::Matches::len);
+    let text = format!(
+        "No frame matches /{}/ in {} · {} in {} (n goes there)",
+        sanitize(&cmp.driver().search.query),
+        d.label(),
+        crate::text::thousands(n as u64),
+        d.other().label(),
+    );
+    fill(
+        buf,
+        area.x,
+        area.right(),
+        area.y,
+        " ",
+        ratatui::style::Style::new(),
+    );
+    put(
+        buf,
+        area.x,
+        area.y,
+        &text,
+        usize::from(area.width),
+        ratatui::style::Style::new(),
+    );
+}

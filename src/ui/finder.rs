@@ -1,0 +1,138 @@
+//! Stage: state → the fuzzy finder popup over the graph: the query with a cursor, then the
+//! ranked functions, each with its total share and the characters that matched the query
+//! highlighted. Names are sanitized one grapheme cluster at a time, so the highlight stays
+//! on the right characters.
+
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Clear, Widget};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::{fill, put};
+use crate::app::Explorer;
+use crate::app::finder::{LIMIT, popup_area};
+use crate::text::{percent, sanitize, thousands};
+use crate::view::color::{self, ColorMode};
+use crate::view::tooltip::display_width;
+
+/// Draws the popup.
+pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
+    let rect = popup_area(ex.areas.graph);
+    if rect.width < 12 || rect.height < 4 {
+        return;
+    }
+    let f = &ex.tools.finder;
+    Clear.render(rect, buf);
+    let more = if f.hits.len() >= LIMIT { "+" } else { "" };
+    let title = format!(
+        " Find a function: {}{more} of {} ",
+        thousands(f.hits.len() as u64),
+        thousands(f.candidates as u64)
+    );
+    let block = Block::bordered().title(title);
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let width = usize::from(inner.width);
+    let x = put(buf, inner.x, inner.y, "> ", 2, bold);
+    let query = sanitize(&f.query);
+    let x = put(
+        buf,
+        x,
+        inner.y,
+        &query,
+        width.saturating_sub(3),
+        Style::new(),
+    );
+    put(
+        buf,
+        x,
+        inner.y,
+        " ",
+        1,
+        Style::new().add_modifier(Modifier::REVERSED),
+    );
+    let total = ex.profile.tree.total();
+    let names = ex.profile.tree.names();
+    let rows = f.hits.iter().enumerate().skip(f.offset);
+    for ((i, hit), y) in rows.zip(inner.y + 1..inner.bottom()) {
+        let base = if i == f.selected {
+            fill(
+                buf,
+                inner.x,
+                inner.right(),
+                y,
+                " ",
+                color::selected(Style::new()),
+            );
+            color::selected(Style::new())
+        } else {
+            Style::new()
+        };
+        let weight = f.weights.get(hit.name.0 as usize).copied().unwrap_or(0);
+        let share = format!("{:>7.2}%  ", percent(weight, total));
+        let x = put(buf, inner.x, y, &share, width, base);
+        let room = usize::from(inner.right().saturating_sub(x));
+        highlighted(
+            buf,
+            (x, y),
+            room,
+            names.resolve(hit.name),
+            &hit.indices,
+            (base, mark(colors, base)),
+        );
+    }
+    if f.hits.is_empty() && inner.height > 1 {
+        put(
+            buf,
+            inner.x + 2,
+            inner.y + 1,
+            "No function matches",
+            width,
+            Style::new(),
+        );
+    }
+}
+
+/// The style of matched characters.
+fn mark(colors: ColorMode, base: Style) -> Style {
+    let s = base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+    match colors {
+        ColorMode::Mono => s,
+        _ => s.fg(Color::LightMagenta),
+    }
+}
+
+/// Writes `name` in `room` columns, the graphemes holding a char of `indices` in `hit`
+/// style, ending with `…` when cut.
+fn highlighted(
+    buf: &mut Buffer,
+    (x, y): (u16, u16),
+    room: usize,
+    name: &str,
+    indices: &[usize],
+    (base, hit): (Style, Style),
+) {
+    let mut x = x;
+    let mut used = 0;
+    let mut at = 0;
+    let mut next = indices.iter().copied().peekable();
+    let full = display_width(&sanitize(name)) <= room;
+    for g in name.graphemes(true) {
+        let chars = g.chars().count();
+        let mut matched = false;
+        while next.peek().is_some_and(|&i| i < at + chars) {
+            matched = true;
+            next.next();
+        }
+        at += chars;
+        let text = sanitize(g);
+        let w = display_width(&text);
+        if !full && used + w + 1 > room {
+            put(buf, x, y, "…", 1, base);
+            return;
+        }
+        x = put(buf, x, y, &text, w, if matched { hit } else { base });
+        used += w;
+    }
+}

@@ -1,0 +1,285 @@
+//! Compare mode (two profiles): the numbers the screen shows for the seed-shaped stap
+//! profiles, whole-frame snapshots of each view at 80×24 and 160×45, the differential
+//! colours in every colour depth, the plain-text table without a terminal, and a tmux session
+//! of `flametui A B`.
+
+use std::process::Command;
+
+use crossterm::event::{KeyCode, MouseEventKind};
+use flametui::app::App;
+use flametui::terminal::Input;
+use flametui::view::color::ColorMode;
+use insta::assert_snapshot;
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+
+use crate::e2e::{BIN, Tmux, quote, tmux_available};
+use crate::support::{key, mouse, profile, session, testdata, text, typing};
+
+const B1E1: &str = "stap-seed-b1e1.txt";
+const B0E1: &str = "stap-seed-b0e1.txt";
+const B0E0: &str = "stap-seed-b0e0.txt";
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+
+/// Compares two `testdata/` profiles at `w`×`h` over the inputs; returns the screen text.
+fn compare(before: &str, after: &str, size: (u16, u16), inputs: Vec<Input>) -> String {
+    let app = App::compare(profile(before), profile(after), ColorMode::Mono);
+    text(&session(app, size.0, size.1, inputs).0)
+}
+
+fn enter() -> Input {
+    key(KeyCode::Enter)
+}
+
+/// Keys, with `\r` for Enter.
+fn keys(s: &str) -> Vec<Input> {
+    s.chars()
+        .map(|c| {
+            if c == '\r' {
+                enter()
+            } else {
+                typing(&c.to_string()).remove(0)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn redo_flush_vanishes_from_b0e1_to_b0e0() {
+    // Delta table, filtered to the function: 31.23% → 0%, -31.23 pp.
+    let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r"));
+    assert!(screen.contains("view 3/3 delta table"), "{screen}");
+    assert!(
+        screen.contains(
+            "   -31.23   31.23%    0.00%  3,123      0  _ZL27log_write_flush_to_disk_lowv"
+        ),
+        "{screen}"
+    );
+    assert!(screen.contains("1 of 56 functions match"), "{screen}");
+    assert!(
+        screen.contains("BEFORE 3,123 (31.23%) · AFTER 0 (0.00%): not in AFTER · Δ -31.23 pp"),
+        "{screen}"
+    );
+    assert!(screen.contains("relative -100.0%"), "{screen}");
+    // Enter: back to the graph it came from (differential) on the function's heaviest
+    // frame, in BEFORE's shape since AFTER lacks it.
+    let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r\r"));
+    assert!(screen.contains("view 2/3 differential"), "{screen}");
+    assert!(screen.contains(" Δ BEFORE stap-seed-b0e1.txt"), "{screen}");
+    let facts = "_ZL27log_write_flush_to_disk_lowv
+BEFORE 3,000 off-CPU units (30.00%) · AFTER 0 (0.00%): not in AFTER
+Δ -30.00 pp · relative -100.0%
+self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
+    assert!(screen.contains(facts), "{screen}");
+    // Side by side, AFTER's pane says the path is not there.
+    let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r\rvv"));
+    assert!(screen.contains("view 1/3 side by side"), "{screen}");
+    assert!(screen.contains(" AFTER    ✗ not in AFTER"), "{screen}");
+    assert!(screen.contains(facts), "{screen}");
+}
+
+#[test]
+fn sync_binlog_share_of_b1e1() {
+    let screen = compare(B1E1, B0E1, (100, 24), keys("vv"));
+    let rows: Vec<&str> = screen.lines().collect();
+    assert!(
+        rows[1].contains("Δ pp   before    after BEFORE  AFTER  function"),
+        "{screen}"
+    );
+    assert_eq!(
+        rows[2],
+        "   -36.80   36.80%    0.00%  3,680      0  _ZN13MYSQL_BIN_LOG16sync_binlog_fileEb"
+    );
+    assert!(rows[3].ends_with("  my_sync"), "{screen}");
+}
+
+#[test]
+fn internal_frames_show_subtree_totals_on_both_sides() {
+    // The first match in pre-order is the off-CPU `ordered_commit`: 6,400 → 3,000 units.
+    let screen = compare(B1E1, B0E1, (80, 24), keys("/ordered_commit\rn"));
+    assert!(
+        screen.contains(
+            "_ZN13MYSQL_BIN_LOG14ordered_commitEP3THDbb
+BEFORE 6,400 off-CPU units (64.00%) · AFTER 3,000 off-CPU units (30.00%)
+Δ -34.00 pp · relative -53.1%"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn hover_tooltip_shows_both_sides() {
+    let app = App::compare(profile(B0E1), profile(B0E0), ColorMode::Mono);
+    let (buf, _) = session(app, 80, 24, vec![mouse(MouseEventKind::Moved, 60, 3)]);
+    let screen = text(&buf);
+    assert!(screen.contains("│[on-cpu]"), "{screen}");
+    assert!(
+        screen.contains("│BEFORE 3,000 samples (30.00%)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("│Δ +16.00 pp · relative +53.3%"),
+        "{screen}"
+    );
+}
+
+fn each_size(name: &str, script: impl Fn() -> Vec<Input>) {
+    for size in SIZES {
+        let screen = compare(B0E1, B0E0, size, script());
+        assert_snapshot!(format!("compare_{name}_{}x{}", size.0, size.1), screen);
+    }
+}
+
+#[test]
+fn side_by_side_view() {
+    each_size("side_by_side", || keys("jjjj"));
+}
+
+#[test]
+fn differential_view() {
+    each_size("differential", || keys("jjjjv"));
+}
+
+#[test]
+fn differential_view_of_befores_shape() {
+    each_size("differential_before", || keys("/log_write_flush\rnv"));
+}
+
+#[test]
+fn delta_table_view() {
+    each_size("delta_table", || keys("vvjj"));
+}
+
+#[test]
+fn help_lists_the_compare_keys() {
+    let screen = compare(B0E1, B0E0, (160, 45), keys("?"));
+    assert!(screen.contains("Delta table"), "{screen}");
+    assert!(
+        screen.contains("show the function in the graph"),
+        "{screen}"
+    );
+}
+
+/// Background colour of the first cell of the frame named `name` (on screen row `y`).
+fn frame_bg(buf: &Buffer, name: &str) -> Color {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let row: String = (area.left()..area.right())
+            .map(|x| buf[(x, y)].symbol().to_owned())
+            .collect();
+        if let Some(i) = row.find(name) {
+            let x = u16::try_from(row[..i].chars().count()).unwrap();
+            return buf[(x, y)].bg;
+        }
+    }
+    panic!("{name} not on screen");
+}
+
+#[test]
+fn differential_colours_in_every_depth() {
+    for mode in [ColorMode::TrueColor, ColorMode::Ansi256, ColorMode::Ansi16] {
+        let app = App::compare(profile(B0E1), profile(B0E0), mode);
+        let (buf, _) = session(app, 80, 24, keys("v"));
+        // b0e1 → b0e0: on-CPU grew from 30% to 46%, off-CPU shrank from 70% to 54%.
+        let (grew, shrank, same) = (
+            frame_bg(&buf, "[on-cpu]"),
+            frame_bg(&buf, "[off-cpu]"),
+            frame_bg(&buf, "all"),
+        );
+        assert!(grew != shrank && grew != same && shrank != same, "{mode:?}");
+        match (mode, grew, shrank) {
+            (ColorMode::TrueColor, Color::Rgb(r, g, _), Color::Rgb(r2, _, b2)) => {
+                assert!(r > g && b2 > r2, "{grew:?} {shrank:?}");
+            }
+            (ColorMode::Ansi16, Color::LightRed | Color::Red, Color::LightBlue | Color::Blue)
+            | (ColorMode::Ansi256, Color::Indexed(_), Color::Indexed(_)) => {}
+            _ => panic!("{mode:?}: {grew:?} {shrank:?}"),
+        }
+    }
+    // Without colour, a marker tells growth from shrinkage.
+    let screen = compare(B0E1, B0E0, (80, 24), keys("v"));
+    assert!(
+        screen.contains("-[off-cpu]") && screen.contains("+[on-cpu]"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn two_profiles_without_a_terminal_print_the_delta_table() {
+    let (a, b) = (testdata(B0E1), testdata(B0E0));
+    let out = Command::new(BIN)
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run flametui");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Top 20 functions by change of total share"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  -31.23   31.23%    0.00%  3,123     0  _ZL27log_write_flush_to_disk_lowv"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 4 + 1 + 20, "{text}");
+}
+
+#[test]
+fn tmux_compare_two_profiles() {
+    if !tmux_available() {
+        return;
+    }
+    let (a, b) = (testdata(B0E1), testdata(B0E0));
+    let t = Tmux::start("compare", &format!("{BIN} {} {}", quote(&a), quote(&b)));
+    t.wait_for("side by side", |s| {
+        s.contains("stap-seed-b0e1.txt → stap-seed-b0e0.txt")
+            && s.contains("view 1/3 side by side")
+            && s.contains(" BEFORE ")
+            && s.contains(" AFTER ")
+    });
+    t.send(&["j"]);
+    t.wait_for("both sides in the status", |s| {
+        s.contains("[off-cpu]") && s.contains("BEFORE 7,000 off-CPU units (70.00%)")
+    });
+    t.send(&["v"]);
+    t.wait_for("the differential view", |s| {
+        s.contains("view 2/3 differential")
+    });
+    t.send(&["v"]);
+    t.wait_for("the delta table", |s| {
+        s.contains("view 3/3 delta table") && s.contains("   -31.23   31.23%    0.00%")
+    });
+    t.send(&["q"]);
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:0"));
+    assert!(
+        !screen.contains("delta table"),
+        "alternate screen left:\n{screen}"
+    );
+}
+
+#[test]
+fn tmux_differential_file_alone_compares() {
+    if !tmux_available() {
+        return;
+    }
+    let diff = std::env::temp_dir().join(format!("flametui-diff-{}.folded", std::process::id()));
+    let out = Command::new(BIN)
+        .args(["--export", "folded"])
+        .arg(testdata(B0E1))
+        .arg(testdata(B0E0))
+        .arg("-o")
+        .arg(&diff)
+        .output()
+        .expect("run flametui");
+    assert!(out.status.success());
+    let t = Tmux::start("difffile", &format!("{BIN} {}", quote(&diff)));
+    t.wait_for("compare mode", |s| s.contains("view 1/3 side by side"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+    let _ = std::fs::remove_file(&diff);
+}

@@ -164,8 +164,20 @@ pub enum ToolAction {
     Notify(String),
 }
 
-/// Applies a tool action.
+/// Applies a tool action (in compare mode, the transforms apply to both profiles).
 pub fn update(app: &mut App, action: ToolAction) {
+    if let Phase::Compare(cmp) = &mut app.phase
+        && !matches!(action, ToolAction::HelpScroll(_))
+    {
+        if app.mode != Mode::Help {
+            cmp.transform(&mut app.view, &action);
+        }
+        return;
+    }
+    update_explorer(app, action);
+}
+
+fn update_explorer(app: &mut App, action: ToolAction) {
     let App {
         mode,
         phase,

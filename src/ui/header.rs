@@ -87,7 +87,10 @@ fn summary(ex: &Explorer) -> String {
         .format
         .map_or_else(|| "?".to_owned(), |f| f.to_string());
     let total = match p.stats.unit {
-        Unit::OnOffCpu => {
+        Unit::OnOffCpu
+            if p.tree.child_named(NodeId::ROOT, ON_CPU).is_some()
+                || p.tree.child_named(NodeId::ROOT, OFF_CPU).is_some() =>
+        {
             let half = |name| {
                 p.tree
                     .child_named(NodeId::ROOT, name)
@@ -99,6 +102,11 @@ fn summary(ex: &Explorer) -> String {
                 thousands_str(&p.format_weight(half(OFF_CPU)))
             )
         }
+        // A transform (focus, bottom-up) moved the halves: on- and off-CPU weights mixed.
+        Unit::OnOffCpu => format!(
+            "{} (on-CPU samples + off-CPU units)",
+            thousands_str(&p.format_weight(p.tree.total()))
+        ),
         _ => weight_text(p, p.tree.total(), false),
     };
     let mut out = format!(" {} · {format} · {total}", sanitize(&file));

@@ -16,6 +16,7 @@ mod facts;
 mod follow;
 mod place;
 mod table;
+mod transforms;
 
 use ratatui::layout::Rect;
 
@@ -154,6 +155,8 @@ pub struct Compare {
     /// The cell under the mouse, with its two-sided tooltip.
     pub hover: Option<Hover>,
     size: Size,
+    /// Both profiles as read, once transforms have been applied to them.
+    originals: Option<Box<(Profile, Profile)>>,
 }
 
 impl Compare {
@@ -179,6 +182,7 @@ impl Compare {
             status: Vec::new(),
             hover: None,
             size: Size::default(),
+            originals: None,
         }
     }
 

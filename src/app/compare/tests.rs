@@ -295,3 +295,28 @@ fn compare_keys_only_when_comparing() {
             .any(|(k, _)| *k == "Tab")
     );
 }
+
+#[test]
+fn transforms_apply_to_both_sides_and_undo() {
+    use crate::app::tools::ToolAction;
+    let mut a = app();
+    // main → insert (the widest child in AFTER, the side keys go to).
+    run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
+    assert_eq!(selected(&a, Side::After), "main;insert");
+    run(&mut a, [Action::Tool(ToolAction::Hide)]);
+    for side in [Side::Before, Side::After] {
+        let tree = &cmp(&a).side(side).profile.tree;
+        assert!(tree.names().lookup("insert").is_none(), "{side:?}");
+        assert_eq!(tree.total(), 100, "{side:?}");
+    }
+    // The delta table is rebuilt from the transformed profiles.
+    assert!(cmp(&a).table.rows.iter().all(|r| r.name != "insert"));
+    run(&mut a, [Action::Tool(ToolAction::Undo)]);
+    for side in [Side::Before, Side::After] {
+        let tree = &cmp(&a).side(side).profile.tree;
+        assert!(tree.names().lookup("insert").is_some(), "{side:?}");
+    }
+    run(&mut a, [Action::Tool(ToolAction::Invert)]);
+    let after = &cmp(&a).side(Side::After).profile.tree;
+    assert!(after.child_named(NodeId::ROOT, "insert").is_some());
+}

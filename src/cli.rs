@@ -243,6 +243,7 @@ impl Args {
                 event: self.event.clone(),
             },
             threads: self.threads,
+            snapshots: None,
             chunk_size: None,
         }
     }

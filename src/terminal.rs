@@ -12,7 +12,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,8 @@ pub enum Input {
     Event(Event),
     /// More input was read.
     Progress(Progress),
+    /// A snapshot of a profile still streaming in.
+    Snapshot(Box<Profile>),
     /// Loading finished (or failed, with the message).
     Loaded(Result<Box<Profile>, String>),
     /// Loading two profiles to compare (BEFORE, AFTER) finished, or failed.
@@ -186,6 +188,7 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
         Input::Event(Event::Resize(w, h)) => Some(Action::Resize(w, h)),
         Input::Event(_) => None,
         Input::Progress(p) => Some(Action::Progress(p)),
+        Input::Snapshot(p) => Some(Action::Snapshot(p)),
         Input::Loaded(Ok(p)) => Some(Action::Loaded(p)),
         Input::LoadedPair(Ok(pair)) => Some(Action::LoadedPair(pair)),
         Input::Loaded(Err(e)) | Input::LoadedPair(Err(e)) => Some(Action::Failed(e)),
@@ -405,6 +408,9 @@ struct LoadJob {
     transforms: Vec<Transform>,
 }
 
+/// How often a streaming input refreshes the graph.
+const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
+
 /// Loads on a thread, one input after the other; another reports progress (over all the
 /// inputs) ten times a second until it is done. One profile is sent as loaded, two (or the
 /// two sides of a differential file) as a pair.
@@ -429,9 +435,22 @@ fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
             }
         });
     }
+    // One input of unknown size (a pipe): show the graph while it streams in.
+    let live = jobs.len() == 1 && jobs.iter().all(|j| j.total.is_none());
     thread::spawn(move || {
         let mut loaded = Vec::new();
-        for job in jobs {
+        for mut job in jobs {
+            if live {
+                let tx = Mutex::new(tx.clone());
+                job.opts.snapshots = Some(input::Snapshots {
+                    every: SNAPSHOT_EVERY,
+                    sink: Arc::new(move |p| {
+                        if let Ok(tx) = tx.lock() {
+                            let _ = tx.send(Input::Snapshot(Box::new(p)));
+                        }
+                    }),
+                });
+            }
             let counting = Counting {
                 inner: job.reader,
                 bytes: Arc::clone(&bytes),

@@ -75,6 +75,10 @@ pub enum Action {
     Resize(u16, u16),
     /// More of the input was read.
     Progress(Progress),
+    /// A snapshot of the profile read so far (streaming input).
+    Snapshot(Box<Profile>),
+    /// Stop or resume applying snapshots while the input streams.
+    ToggleFreeze,
     /// The input is loaded.
     Loaded(Box<Profile>),
     /// The input could not be loaded.

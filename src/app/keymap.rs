@@ -191,6 +191,14 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('z')],
+        Some(Action::ToggleFreeze),
+        "z",
+        "freeze / resume live input",
+        None
+    ),
+    bind!(
+        Normal,
         [key(KeyCode::PageUp), ctrl('b')],
         Some(Action::PageUp),
         "PgUp PgDn",

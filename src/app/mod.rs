@@ -14,6 +14,7 @@ pub mod explorer;
 pub mod finder;
 mod impact;
 pub mod keymap;
+mod live;
 pub mod mode;
 mod navigate;
 pub mod sandwich;
@@ -92,6 +93,12 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// First row of the help shown (it scrolls on small screens).
     pub help_scroll: u16,
+    /// The input is still streaming in: how far it has come.
+    pub streaming: Option<Progress>,
+    /// Live updates are paused by the user.
+    pub frozen: bool,
+    /// The newest snapshot (or the final profile) held back while frozen.
+    pub pending: Option<Box<Profile>>,
 }
 
 impl App {
@@ -108,6 +115,9 @@ impl App {
             view: TransformStack::default(),
             effects: Vec::new(),
             help_scroll: 0,
+            streaming: None,
+            frozen: false,
+            pending: None,
         }
     }
 

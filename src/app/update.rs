@@ -3,21 +3,37 @@
 
 use super::compare::Compare;
 use super::explorer::Explorer;
-use super::{Action, App, Mode, Phase, Size};
+use super::{Action, App, Mode, Phase, Progress, Size};
+use crate::profile::Profile;
 
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) {
     match action {
         Action::Quit => app.quit = true,
         Action::Resize(width, height) => app.size = Size { width, height },
-        Action::Progress(p) => {
-            if let Phase::Loading(cur) = &mut app.phase {
-                *cur = p;
+        Action::Progress(p) => match &mut app.phase {
+            Phase::Loading(cur) => *cur = p,
+            _ if app.streaming.is_some() => app.streaming = Some(p),
+            _ => {}
+        },
+        Action::Snapshot(profile) => {
+            if app.streaming.is_none() {
+                app.streaming = Some(match app.phase {
+                    Phase::Loading(p) => p,
+                    _ => Progress::default(),
+                });
+            }
+            show_profile(app, profile);
+        }
+        Action::ToggleFreeze => {
+            app.frozen = !app.frozen;
+            if let Some(p) = app.pending.take().filter(|_| !app.frozen) {
+                show_profile(app, p);
             }
         }
         Action::Loaded(profile) => {
-            app.source.clone_from(&profile.source);
-            app.phase = Phase::Ready(Box::new(Explorer::with_view(*profile, &app.view)));
+            app.streaming = None;
+            show_profile(app, profile);
         }
         Action::LoadedPair(pair) => {
             let (before, after) = *pair;
@@ -54,6 +70,21 @@ pub fn update(app: &mut App, action: Action) {
         Phase::Ready(ex) => ex.refresh(app.size, app.mode),
         Phase::Compare(cmp) => cmp.refresh(app.size, &mut app.mode),
         Phase::Loading(_) => {}
+    }
+}
+
+/// Shows a (newer) profile: the first one opens the explorer; later ones (live snapshots,
+/// then the whole input) replace the tree while keeping zoom, selection and search by
+/// stack path. While frozen, the newest is held back.
+fn show_profile(app: &mut App, profile: Box<Profile>) {
+    if app.frozen && matches!(app.phase, Phase::Ready(_)) {
+        app.pending = Some(profile);
+        return;
+    }
+    app.source.clone_from(&profile.source);
+    match &mut app.phase {
+        Phase::Ready(ex) => ex.replace_profile(*profile, &app.view),
+        _ => app.phase = Phase::Ready(Box::new(Explorer::with_view(*profile, &app.view))),
     }
 }
 
@@ -117,6 +148,8 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::Progress(_)
         | Action::Loaded(_)
         | Action::Failed(_)
+        | Action::Snapshot(_)
+        | Action::ToggleFreeze
         | Action::LoadedPair(_)
         | Action::CycleView
         | Action::SwitchPane

@@ -88,6 +88,14 @@ pub fn for_each_line(bytes: &[u8], mut f: impl FnMut(&str)) {
     }
 }
 
+impl<R: io::Read> LineReader<io::BufReader<R>> {
+    /// True when every byte read so far was used: the next line may have to wait for the
+    /// producer (a streaming pipe).
+    pub fn drained(&self) -> bool {
+        self.inner.buffer().is_empty()
+    }
+}
+
 /// `hex := [0-9a-fA-F]+`
 pub(crate) fn hex(i: &str) -> IResult<&str, &str> {
     take_while1(|c: char| c.is_ascii_hexdigit()).parse(i)

@@ -7,6 +7,7 @@
 pub mod common;
 pub mod detect;
 pub mod folded;
+pub mod live;
 pub mod parallel;
 pub mod perf;
 pub mod stap;
@@ -17,6 +18,8 @@ use std::io::{self, BufRead, BufReader, Cursor, Read};
 use crate::error::{Error, Result};
 use crate::profile::{CallTree, Format, Profile, Stats};
 use common::LineReader;
+pub use live::Snapshots;
+use live::{LineSource, Live, Next};
 pub use perf::PerfOptions;
 
 /// Which parser to use.
@@ -44,6 +47,8 @@ pub struct LoadOptions {
     pub threads: Option<usize>,
     /// Bytes per chunk for parallel parsing (default 1 MiB).
     pub chunk_size: Option<usize>,
+    /// Streaming: snapshots of the profile read so far (parsing is then sequential).
+    pub snapshots: Option<Snapshots>,
 }
 
 /// The default number of parser threads.
@@ -164,7 +169,7 @@ pub fn source_name(path: &str) -> String {
 pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     let name = source_name(path);
     if path == "-" {
-        return load_reader(io::stdin().lock(), &name, opts);
+        return load_reader(io::stdin(), &name, opts);
     }
     let file = File::open(path).map_err(|error| Error::Read {
         source_name: name.clone(),
@@ -177,7 +182,7 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
 ///
 /// # Errors
 /// As [`load_path`].
-pub fn load_reader<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -195,7 +200,7 @@ pub fn load_reader<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result
     }
 }
 
-fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -235,21 +240,42 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
         Format::Stap => None,
     };
     // After a read error only the prefix is left to parse.
-    let rest: Box<dyn Read + '_> = if prefix_error.is_some() {
+    let rest: Box<dyn Read + Send + '_> = if prefix_error.is_some() {
         Box::new(io::empty())
     } else {
         Box::new(reader)
     };
-    let input = BufReader::new(Cursor::new(prefix).chain(rest));
+    let input = Cursor::new(prefix).chain(rest);
     let mut out = match chunked {
-        Some(parser) if threads > 1 => {
-            parallel::parse(input, &parser, threads, opts.chunk_size.unwrap_or(1 << 20))
-                .map_err(io_err)?
-        }
+        Some(parser) if threads > 1 && opts.snapshots.is_none() => parallel::parse(
+            BufReader::new(input),
+            &parser,
+            threads,
+            opts.chunk_size.unwrap_or(1 << 20),
+        )
+        .map_err(io_err)?,
         _ => {
             let mut out = Collector::default();
             let diff = folded::FoldedParser::sniff_diff(&head);
-            parse_lines(&mut LineReader::new(input), format, opts, diff, &mut out);
+            let mut live = opts.snapshots.as_ref().map(|snapshots| Live {
+                snapshots,
+                name,
+                format,
+                last: std::time::Instant::now(),
+                sent: 0,
+            });
+            if let Some(wait) = live.as_ref().map(|l| l.snapshots.every) {
+                // Streaming: a reader thread, so a pause in the input shows the profile so far.
+                std::thread::scope(|scope| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel(8);
+                    scope.spawn(move || live::read_batches(input, &tx));
+                    let mut lines = live::ChannelLines::new(rx, wait);
+                    parse_lines(&mut lines, format, opts, diff, live.as_mut(), &mut out);
+                });
+            } else {
+                let mut lines = LineReader::new(BufReader::new(input));
+                parse_lines(&mut lines, format, opts, diff, None, &mut out);
+            }
             out
         }
     };
@@ -261,20 +287,29 @@ fn load_text<R: BufRead>(mut reader: R, name: &str, opts: &LoadOptions) -> Resul
 
 /// Feeds every line to `f`; a read error ends the input early and is recorded, so what
 /// was read before it still loads (a truncated gzip, a pipe that breaks).
-fn feed<R: BufRead>(
-    lines: &mut LineReader<R>,
+fn feed(
+    lines: &mut dyn LineSource,
     state: &mut ParseState,
     out: &mut Collector,
+    mut streaming: Option<&mut Live<'_>>,
     mut f: impl FnMut(&str, &mut ParseState, &mut Collector),
 ) {
     loop {
-        match lines.next_line() {
-            Ok(Some(line)) => {
+        match lines.next() {
+            Next::Line(line) => {
                 state.line_no += 1;
                 f(&line, state, out);
+                if let Some(live) = streaming.as_deref_mut() {
+                    live.tick(state, out, false);
+                }
             }
-            Ok(None) => break,
-            Err(e) => {
+            Next::Idle => {
+                if let Some(live) = streaming.as_deref_mut() {
+                    live.tick(state, out, true);
+                }
+            }
+            Next::End => break,
+            Next::Failed(e) => {
                 out.stats.read_error = Some(e.to_string());
                 break;
             }
@@ -283,18 +318,21 @@ fn feed<R: BufRead>(
 }
 
 /// Runs the parser of `format` over every line.
-fn parse_lines<R: BufRead>(
-    lines: &mut LineReader<R>,
+fn parse_lines(
+    lines: &mut dyn LineSource,
     format: Format,
     opts: &LoadOptions,
     folded_diff: bool,
+    mut live: Option<&mut Live<'_>>,
     out: &mut Collector,
 ) {
     let mut state = ParseState::default();
     match format {
         Format::Folded | Format::DiffFolded => {
             let mut p = folded::FoldedParser::with_diff(folded_diff);
-            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
+            feed(lines, &mut state, out, live.take(), |l, s, o| {
+                p.line(l, s, o);
+            });
             out.stats.format = Some(if p.is_diff() {
                 Format::DiffFolded
             } else {
@@ -303,13 +341,17 @@ fn parse_lines<R: BufRead>(
         }
         Format::Perf => {
             let mut p = perf::PerfParser::new(opts.perf.clone());
-            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
+            feed(lines, &mut state, out, live.take(), |l, s, o| {
+                p.line(l, s, o);
+            });
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
         Format::Stap => {
             let mut p = stap::StapParser::default();
-            feed(lines, &mut state, out, |l, s, o| p.line(l, s, o));
+            feed(lines, &mut state, out, live.take(), |l, s, o| {
+                p.line(l, s, o);
+            });
             p.finish(&mut state, out);
             out.stats.format = Some(Format::Stap);
         }

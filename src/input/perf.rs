@@ -407,6 +407,12 @@ impl PerfParser {
     /// Call at the end of the input.
     pub fn finish(&mut self, out: &mut Collector) {
         self.end_sample(out);
+        self.publish_unit(out);
+    }
+
+    /// Keeps the kept event and the unit of the weights in the stats (also while
+    /// streaming, so a snapshot of a partial input says the right unit).
+    fn publish_unit(&self, out: &mut Collector) {
         out.stats.event.clone_from(&self.event);
         out.stats.unit = match (&self.event, self.kept_period) {
             (_, true) if self.kept_clock => Unit::Nanoseconds,
@@ -434,8 +440,12 @@ impl PerfParser {
             out.stats.filtered_samples += 1;
         } else {
             self.period = ev.period;
+            let (period, clock) = (self.kept_period, self.kept_clock);
             self.kept_period |= ev.period.is_some();
             self.kept_clock |= matches!(ev.event, "cpu-clock" | "task-clock");
+            if out.stats.event.is_none() || (period, clock) != (self.kept_period, self.kept_clock) {
+                self.publish_unit(out);
+            }
         }
         self.pname.clear();
         self.pname.push_str(&ev.comm.replace(' ', "_"));

@@ -139,6 +139,7 @@ impl StapParser {
             // From now on on- and off-CPU time sit side by side under the root.
             out.tree = out.tree.nest_under(ON_CPU);
             self.split = true;
+            out.stats.unit = crate::profile::Unit::OnOffCpu;
         }
         let marker = match (self.split, self.offcpu) {
             (false, _) => None,

@@ -58,6 +58,7 @@ impl Widget for &App {
                 if self.mode == Mode::Finder {
                     finder::render(ex, self.colors, buf);
                 }
+                overlay::live_badge(self, area, buf);
                 if self.mode == Mode::Help {
                     help::render(area, false, self.help_scroll, buf);
                 }

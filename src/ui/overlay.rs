@@ -101,6 +101,38 @@ pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
         .render(rect, buf);
 }
 
+/// While the input still streams in (or updates are frozen): a badge at the right of the
+/// header with how much was read and how fast, or that the view is frozen.
+pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) {
+    let text = match (&app.streaming, app.frozen) {
+        (_, true) if app.pending.is_some() => {
+            " ❚❚ frozen, newer data waiting · z resumes ".to_owned()
+        }
+        (_, true) => " ❚❚ frozen · z resumes ".to_owned(),
+        (Some(p), false) => {
+            let secs = p.elapsed.as_secs_f64();
+            let rate = if secs > 0.0 {
+                format!(" · {}/s", bytes(p.bytes as f64 / secs))
+            } else {
+                String::new()
+            };
+            format!(" ⟳ live: {} read{rate} · z freezes ", bytes(p.bytes as f64))
+        }
+        (None, false) => return,
+    };
+    let width = u16::try_from(text.chars().count())
+        .unwrap_or(u16::MAX)
+        .min(area.width);
+    let x = area.right().saturating_sub(width);
+    buf.set_stringn(
+        x,
+        area.y,
+        &text,
+        usize::from(width),
+        Style::new().add_modifier(Modifier::REVERSED),
+    );
+}
+
 /// Says the terminal is too small instead of drawing a broken screen.
 pub fn too_small(area: Rect, buf: &mut Buffer) {
     let text = format!(

@@ -132,6 +132,7 @@ fn perf_script_matches_inferno_oracle_for_every_case() {
                 perf: perf_options(opt),
                 threads: Some(threads),
                 chunk_size,
+                ..LoadOptions::default()
             };
             let got = folded_of(&input, &opts);
             if got != expected {

@@ -51,7 +51,10 @@ fn same_on_one_and_two_threads(bytes: &[u8], format: FormatChoice) -> Outcome {
     let one = load(bytes, format, 1, 1 << 20);
     for chunk_size in [16, 100, 1 << 16] {
         let two = load(bytes, format, 2, chunk_size);
-        assert_eq!(one, two, "1 thread vs 2 threads, chunks of {chunk_size} bytes");
+        assert_eq!(
+            one, two,
+            "1 thread vs 2 threads, chunks of {chunk_size} bytes"
+        );
     }
     one
 }
@@ -63,14 +66,16 @@ fn same_on_one_and_two_threads(bytes: &[u8], format: FormatChoice) -> Outcome {
 /// `b 2` and one more line. (`gzip -9n` of 70 × "a 1\n" + "b 2\n", less its last 10 bytes.)
 #[test]
 fn truncated_gzip_gives_the_same_profile_on_one_and_two_threads() {
-    let cut: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x4b\x54\x30\xe4\x4a\x1c\xc5\x18\x38\x49\xc1\x88";
+    let cut: &[u8] =
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x4b\x54\x30\xe4\x4a\x1c\xc5\x18\x38\x49\xc1\x88";
     for format in [FormatChoice::Auto, FormatChoice::Folded] {
         let out = same_on_one_and_two_threads(cut, format);
         assert!(matches!(out, Outcome::Ok { .. }), "{out:?}");
     }
     // The same when that partial line is the only sample (70 × "x\n" + "a 5\n", cut):
     // one thread fails ("no samples", the read error), two threads load `a 5`.
-    let only: &[u8] = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xab\xe0\xaa\x18\x34\x30\x51\xc1\x94";
+    let only: &[u8] =
+        b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xab\xe0\xaa\x18\x34\x30\x51\xc1\x94";
     let _ = same_on_one_and_two_threads(only, FormatChoice::Folded);
 }
 
@@ -104,14 +109,25 @@ fn differential_folded_after_the_sniffed_prefix_is_differential_on_any_thread_co
 #[test]
 fn a_perf_record_longer_than_many_chunks_is_split_in_linear_time() {
     let mut text = Vec::new();
-    for i in 0..4000 {
-        text.extend_from_slice(format!("x 1 {i}.0: 1 cycles: \r\n\t1 f{}+0x1 (/bin/x)\r\n\r\n", i % 9).as_bytes());
+    // About 500 KB in one record (CRLF: no `\n\n`), 16-byte chunks: some 8·10⁹ bytes
+    // searched by the quadratic splitter (about 20 s in a debug build), 1 MB by a linear one.
+    for i in 0..10_000 {
+        text.extend_from_slice(
+            format!(
+                "x 1 {i}.0: 1 cycles: \r\n\t1 f{}+0x1 (/bin/x)\r\n\r\n",
+                i % 9
+            )
+            .as_bytes(),
+        );
     }
     let start = Instant::now();
-    let two = load(&text, FormatChoice::Perf, 2, 64);
+    let two = load(&text, FormatChoice::Perf, 2, 16);
     let took = start.elapsed();
     assert_eq!(two, load(&text, FormatChoice::Perf, 1, 1 << 20));
-    assert!(took < Duration::from_secs(5), "2 threads, 64-byte chunks: {took:?}");
+    assert!(
+        took < Duration::from_secs(5),
+        "2 threads, 16-byte chunks: {took:?}"
+    );
 }
 
 /// A count that fits in u64 but not once scaled for a fraction seen on another line:
@@ -129,6 +145,9 @@ fn a_count_that_overflows_once_scaled_is_treated_alike_in_any_order_and_chunking
     let last = load(fraction_last.as_bytes(), FormatChoice::Folded, 1, 1 << 20);
     assert_eq!(first, last, "the order of the lines changed the profile");
     for _ in 0..50 {
-        assert_eq!(load(fraction_first.as_bytes(), FormatChoice::Folded, 2, 16), first);
+        assert_eq!(
+            load(fraction_first.as_bytes(), FormatChoice::Folded, 2, 16),
+            first
+        );
     }
 }

@@ -153,3 +153,37 @@ fn seed_shaped_profiles_have_the_studys_shares() {
     assert!((lw.delta.points() + 31.23).abs() < 1e-9);
     assert_eq!(lw.delta.after, 0);
 }
+
+#[test]
+fn streaming_sends_growing_snapshots_then_the_whole_profile() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<(u64, u64, String)>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let opts = LoadOptions {
+        snapshots: Some(input::Snapshots {
+            every: std::time::Duration::ZERO,
+            sink: Arc::new(move |p: flametui::profile::Profile| {
+                sink.lock().unwrap().push((
+                    p.stats.samples,
+                    p.tree.total(),
+                    p.stats.unit.to_string(),
+                ));
+            }),
+        }),
+        ..LoadOptions::default()
+    };
+    let whole = load("perf-dd-fsync.txt.gz", &opts);
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 5, "{} snapshots", seen.len());
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+    assert!(
+        seen.iter().all(|(_, _, unit)| unit == "ns"),
+        "units while streaming: {seen:?}"
+    );
+    let last = seen.last().unwrap();
+    assert!(last.0 <= whole.stats.samples && last.1 <= whole.tree.total());
+    assert_eq!(
+        export::folded_lines(&whole.tree),
+        export::folded_lines(&load("perf-dd-fsync.txt.gz", &LoadOptions::default()).tree)
+    );
+}

@@ -244,3 +244,27 @@ fn every_way_out_restores_the_terminal() {
         }
     }
 }
+
+/// `perf script | flametui -` with a producer that pauses: the graph of what came so far
+/// is on screen during the pause (marked live), and the whole profile replaces it after.
+#[test]
+fn a_streaming_pipe_shows_the_graph_before_the_input_ends() {
+    if !tmux_available() {
+        return;
+    }
+    let file = quote(&testdata("perf-dd-fsync.txt.gz"));
+    let command =
+        format!("(zcat {file} | head -c 300000; sleep 4; zcat {file} | tail -c +300001) | {BIN} -");
+    let t = Tmux::start("live", &command);
+    let during = t.wait_for("a live graph during the pause", |s| s.contains("⟳ live"));
+    assert!(
+        during.contains("<stdin> · perf script") && during.contains("dd"),
+        "{during}"
+    );
+    let after = t.wait_for("the whole profile", |s| {
+        s.contains("1.26 s (cpu-clock)") && !s.contains("⟳ live")
+    });
+    assert!(after.contains("icicle"), "{after}");
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

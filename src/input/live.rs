@@ -1,0 +1,175 @@
+//! Stage: bytes → samples while the input is still arriving (`perf script | flametui -`).
+//! A reader thread hands lines over in batches, so the parser is never stuck in a read:
+//! when no line comes for a while it sends a snapshot of the profile so far, and while
+//! lines flow it sends one at most every `every`.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, BufReader, Read};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+use super::common::LineReader;
+use super::{Collector, ParseState};
+use crate::profile::{Format, Profile};
+
+/// Where snapshots of a partly read input go, and how often.
+#[derive(Clone)]
+pub struct Snapshots {
+    /// At most one snapshot per this much time while lines flow; also how long a pause
+    /// in the input must last before the profile so far is shown.
+    pub every: Duration,
+    /// Receives each snapshot (a finished copy of the tree so far).
+    pub sink: Arc<dyn Fn(Profile) + Send + Sync>,
+}
+
+impl fmt::Debug for Snapshots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Snapshots")
+            .field("every", &self.every)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Snapshots {
+    fn eq(&self, other: &Self) -> bool {
+        self.every == other.every && Arc::ptr_eq(&self.sink, &other.sink)
+    }
+}
+
+impl Eq for Snapshots {}
+
+/// What a line source has next.
+pub enum Next<'a> {
+    /// A line, without its end.
+    Line(Cow<'a, str>),
+    /// No line for a while (streaming input only).
+    Idle,
+    /// The end of the input.
+    End,
+    /// The input broke off.
+    Failed(io::Error),
+}
+
+/// Lines from the input, directly or through the reader thread.
+pub trait LineSource {
+    /// The next line, or why there is none.
+    fn next(&mut self) -> Next<'_>;
+}
+
+impl<R: Read> LineSource for LineReader<BufReader<R>> {
+    fn next(&mut self) -> Next<'_> {
+        match self.next_line() {
+            Ok(Some(line)) => Next::Line(line),
+            Ok(None) => Next::End,
+            Err(e) => Next::Failed(e),
+        }
+    }
+}
+
+/// Batches of lines sent by the reader thread.
+type Batch = io::Result<Vec<String>>;
+
+/// The parser's side of the reader thread.
+pub struct ChannelLines {
+    rx: Receiver<Batch>,
+    batch: std::vec::IntoIter<String>,
+    wait: Duration,
+    /// The last line handed out (kept so `Next::Line` can borrow it).
+    current: String,
+}
+
+impl ChannelLines {
+    /// Receives from `rx`, reporting `Idle` after `wait` without a batch.
+    pub fn new(rx: Receiver<Batch>, wait: Duration) -> Self {
+        Self {
+            rx,
+            batch: Vec::new().into_iter(),
+            wait,
+            current: String::new(),
+        }
+    }
+}
+
+impl LineSource for ChannelLines {
+    fn next(&mut self) -> Next<'_> {
+        loop {
+            if let Some(line) = self.batch.next() {
+                self.current = line;
+                return Next::Line(Cow::Borrowed(&self.current));
+            }
+            match self.rx.recv_timeout(self.wait) {
+                Ok(Ok(batch)) => self.batch = batch.into_iter(),
+                Ok(Err(e)) => return Next::Failed(e),
+                Err(RecvTimeoutError::Timeout) => return Next::Idle,
+                Err(RecvTimeoutError::Disconnected) => return Next::End,
+            }
+        }
+    }
+}
+
+/// The reader thread's loop: lines in batches (a batch is sent as soon as the input has
+/// nothing more buffered, so a slow producer's lines are not held back).
+pub fn read_batches<R: Read>(input: R, tx: &SyncSender<Batch>) {
+    let mut lines = LineReader::new(BufReader::new(input));
+    let mut batch = Vec::with_capacity(256);
+    loop {
+        match lines.next_line() {
+            Ok(Some(line)) => {
+                batch.push(line.into_owned());
+                if (batch.len() >= 1024 || lines.drained())
+                    && tx.send(Ok(std::mem::take(&mut batch))).is_err()
+                {
+                    return;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                let _ = tx.send(Ok(std::mem::take(&mut batch)));
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+    let _ = tx.send(Ok(batch));
+}
+
+/// Streaming state of one sequential parse.
+pub struct Live<'a> {
+    /// Where snapshots go.
+    pub snapshots: &'a Snapshots,
+    /// Display name of the input.
+    pub name: &'a str,
+    /// Its format.
+    pub format: Format,
+    /// When the last snapshot was sent.
+    pub last: Instant,
+    /// Samples in the last snapshot sent.
+    pub sent: u64,
+}
+
+impl Live<'_> {
+    /// Sends a snapshot when one is due: when the input pauses (`idle`), or every
+    /// `every` while lines flow (checked every few thousand lines); never twice for the
+    /// same samples.
+    pub fn tick(&mut self, parse: &ParseState, out: &Collector, idle: bool) {
+        let due =
+            idle || (parse.line_no % 2048 == 0 && self.last.elapsed() >= self.snapshots.every);
+        if !due || out.stats.samples == self.sent || out.after.is_some() {
+            return;
+        }
+        self.sent = out.stats.samples;
+        let mut tree = out.tree.clone();
+        tree.finish();
+        let mut stats = out.stats.clone();
+        stats.format = Some(self.format);
+        stats.lines = parse.line_no;
+        (self.snapshots.sink)(Profile {
+            source: self.name.to_owned(),
+            tree,
+            stats,
+        });
+        self.last = Instant::now();
+    }
+}

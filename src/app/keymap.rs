@@ -194,7 +194,7 @@ pub static KEYMAP: &[Binding] = &[
         [ch('z')],
         Some(Action::ToggleFreeze),
         "z",
-        "freeze / resume live input",
+        "freeze live updates",
         None
     ),
     bind!(

@@ -117,7 +117,7 @@ fn bench_export(c: &mut Criterion) {
 
 fn bench_tree_and_finder(c: &mut Criterion) {
     use flametui::profile::CallTree;
-    use flametui::profile::finder::find;
+    use flametui::profile::finder::{Narrowing, find, find_narrowing};
     use flametui::profile::functions::function_totals;
     let data = stacks(100_000);
     c.bench_function("build tree, 100k stacks", |b| {
@@ -142,8 +142,24 @@ fn bench_tree_and_finder(c: &mut Criterion) {
     }
     t.finish();
     let weights: Vec<u64> = function_totals(&t).iter().map(|f| f.total).collect();
-    c.bench_function("finder keystroke, 100k names", |b| {
-        b.iter(|| black_box(find(&t, &weights, "logflush", 50)));
+    c.bench_function("finder, first keystroke, 100k names", |b| {
+        b.iter(|| black_box(find(&t, &weights, "l", 500)));
+    });
+    // Typing "logflush" one key at a time, as the finder does (each key narrows the last
+    // key's matches); the time is for the whole word, 8 keystrokes.
+    c.bench_function("finder, typing 8 keys, 100k names", |b| {
+        b.iter(|| {
+            let mut memo = Narrowing::default();
+            for n in 1..="logflush".len() {
+                black_box(find_narrowing(
+                    &t,
+                    &weights,
+                    &"logflush"[..n],
+                    500,
+                    &mut memo,
+                ));
+            }
+        });
     });
 }
 

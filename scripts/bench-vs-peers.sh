@@ -6,8 +6,9 @@
 #
 # The input is made here, never committed: a system-wide `perf record -a -g` of a cargo
 # build, `perf script`, and copies concatenated up to SIZE_MB. Without perf, the real
-# capture from ../shared/corpus is used instead. inferno is installed into a temporary
-# root when it is not on PATH. Needs: perf (optional), /usr/bin/time, cargo.
+# capture from ../shared/corpus is used instead. inferno (and flamelens, for the
+# time-to-first-frame comparison) are installed into a temporary root when not on PATH.
+# Needs: perf (optional), /usr/bin/time, cargo, tmux (for time to first frame).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-190}
@@ -77,3 +78,43 @@ print_row "inferno-collapse-perf" "$inf_t"
 print_row "flametui --export folded" "$ft_t"
 awk -v a="$ft_t" -v b="$inf_t" 'BEGIN { split(a, x, " "); split(b, y, " ");
   printf "ratio flametui/inferno: wall %.2f, cpu %.2f\n", x[1] / y[1], (x[2] + x[3]) / (y[2] + y[3]) }'
+
+# --- Time to first frame in a terminal (tmux 200x50, polling the screen every 10 ms). ---
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "tmux not installed: time to first frame not measured" >&2
+  exit 0
+fi
+if command -v flamelens >/dev/null 2>&1; then
+  flamelens=$(command -v flamelens)
+else
+  echo "installing flamelens into $work/flamelens ..." >&2
+  cargo install --quiet flamelens --root "$work/flamelens" >&2
+  flamelens="$work/flamelens/bin/flamelens"
+fi
+ttff() { # marker, command...: seconds until the marker is on screen
+  local marker=$1; shift
+  local sock="flametui-bench-$$"
+  local start end
+  start=$(date +%s.%N)
+  tmux -L "$sock" -f /dev/null new-session -d -x 200 -y 50 "$*"
+  until tmux -L "$sock" capture-pane -p 2>/dev/null | grep -qF -- "$marker"; do
+    sleep 0.01
+    if awk -v s="$start" -v n="$(date +%s.%N)" 'BEGIN { exit !(n - s > 60) }'; then break; fi
+  done
+  end=$(date +%s.%N)
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
+}
+folded="$work/big.folded"
+"$ft" --export folded "$one" > "$work/one.folded"
+: > "$folded"
+while [ "$(stat -c %s "$folded")" -lt $((40 * 1024 * 1024)) ]; do cat "$work/one.folded" >> "$folded"; done
+printf '\ntime to first frame (median of %s)\n' "$runs"
+median3() { sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2)'; }
+t_big=$(for i in $(seq "$runs"); do ttff "icicle" "$ft" "$big"; echo; done | median3)
+t_ft=$(for i in $(seq "$runs"); do ttff "icicle" "$ft" "$folded"; echo; done | median3)
+t_fl=$(for i in $(seq "$runs"); do ttff "% of all]" "$flamelens" "$folded"; echo; done | median3)
+printf '%-44s %8s s\n' "flametui, $((bytes / 1024 / 1024)) MB perf script" "$t_big"
+printf '%-44s %8s s\n' "flametui, $(($(stat -c %s "$folded") / 1024 / 1024)) MB folded" "$t_ft"
+printf '%-44s %8s s\n' "flamelens, same folded file" "$t_fl"
+awk -v a="$t_ft" -v b="$t_fl" 'BEGIN { if (b > 0) printf "ratio flametui/flamelens (folded): %.2f\n", a / b }'

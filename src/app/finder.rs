@@ -5,7 +5,7 @@
 use ratatui::layout::Rect;
 
 use super::explorer::Explorer;
-use crate::profile::finder::{FinderHit, find};
+use crate::profile::finder::{FinderHit, Narrowing, find_narrowing};
 
 /// Most candidates listed.
 pub const LIMIT: usize = 500;
@@ -25,6 +25,8 @@ pub struct FinderState {
     pub candidates: usize,
     /// Total weight of each name (counted once per stack), indexed by `NameId`.
     pub weights: Vec<u64>,
+    /// The previous query's matches, to narrow while typing.
+    pub narrowing: Narrowing,
 }
 
 /// Where the popup goes over the graph area: centred, at most 100 × 22.
@@ -87,7 +89,13 @@ impl Explorer {
     /// Ranks the names against the query.
     pub(crate) fn run_finder(&mut self) {
         let f = &mut self.tools.finder;
-        f.hits = find(&self.profile.tree, &f.weights, &f.query, LIMIT);
+        f.hits = find_narrowing(
+            &self.profile.tree,
+            &f.weights,
+            &f.query,
+            LIMIT,
+            &mut f.narrowing,
+        );
         f.selected = 0;
         f.offset = 0;
     }

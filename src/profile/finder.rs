@@ -23,25 +23,75 @@ pub struct FinderHit {
 /// best score first, then heavier, then alphabetical. An empty query lists every name,
 /// heaviest first. At most `limit` hits are returned.
 pub fn find(tree: &CallTree, weight: &[u64], query: &str, limit: usize) -> Vec<FinderHit> {
+    find_narrowing(tree, weight, query, limit, &mut Narrowing::default())
+}
+
+/// What the previous query matched, so that typing one more character re-scores only
+/// those names: whatever matches `log` also matches `lo` (with smart case too, since a
+/// case-sensitive match is also a case-insensitive one).
+#[derive(Debug, Clone, Default)]
+pub struct Narrowing {
+    query: String,
+    matched: Option<Vec<NameId>>,
+}
+
+/// As [`find`], remembering the matches in `memo` for the next, longer query.
+pub fn find_narrowing(
+    tree: &CallTree,
+    weight: &[u64],
+    query: &str,
+    limit: usize,
+    memo: &mut Narrowing,
+) -> Vec<FinderHit> {
     let matcher = SkimMatcherV2::default().smart_case();
     let names = tree.names();
     let lower: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
+    let heavy = |id: NameId| weight.get(id.0 as usize).copied().unwrap_or(0) > 0;
+    let candidates: Vec<NameId> = match memo.matched.take() {
+        Some(m) if !memo.query.is_empty() && query.starts_with(&memo.query) => m,
+        _ => names
+            .iter()
+            .map(|(id, _)| id)
+            .filter(|&id| heavy(id))
+            .collect(),
+    };
     // Score every candidate (cheap subsequence test first), rank, and compute the
     // highlight indices only for the hits that are kept.
-    let mut hits: Vec<(NameId, i64, u64)> = names
-        .iter()
-        .filter(|(id, _)| weight.get(id.0 as usize).copied().unwrap_or(0) > 0)
-        .filter_map(|(id, name)| {
-            let w = weight[id.0 as usize];
-            if query.is_empty() {
-                return Some((id, 0, w));
-            }
-            if !is_subsequence(&lower, name) {
-                return None;
-            }
-            Some((id, matcher.fuzzy_match(name, query)?, w))
+    let score = |part: &[NameId]| -> Vec<(NameId, i64, u64)> {
+        let matcher = SkimMatcherV2::default().smart_case();
+        part.iter()
+            .filter_map(|&id| {
+                let w = weight[id.0 as usize];
+                if query.is_empty() {
+                    return Some((id, 0, w));
+                }
+                let name = names.resolve(id);
+                if !is_subsequence(&lower, name) {
+                    return None;
+                }
+                Some((id, matcher.fuzzy_match(name, query)?, w))
+            })
+            .collect()
+    };
+    // Large lists are scored on all cores (in order, so the result does not change).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let mut hits: Vec<(NameId, i64, u64)> = if candidates.len() < 20_000 || threads < 2 {
+        score(&candidates)
+    } else {
+        let per = candidates.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let parts: Vec<_> = candidates
+                .chunks(per)
+                .map(|c| s.spawn(move || score(c)))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|p| p.join().unwrap_or_default())
+                .collect()
         })
-        .collect();
+    };
+    memo.query = query.to_owned();
+    memo.matched = Some(hits.iter().map(|h| h.0).collect());
     let order = |a: &(NameId, i64, u64), b: &(NameId, i64, u64)| {
         b.1.cmp(&a.1)
             .then(b.2.cmp(&a.2))
@@ -107,6 +157,12 @@ mod tests {
         assert_eq!(t.names().resolve(all[0].name), "main");
         assert_eq!(t.names().resolve(all[1].name), "JOIN::exec");
         assert!(find(&t, &w, "zzzz", 10).is_empty());
+        // Narrowing while typing gives what a fresh search gives.
+        let mut memo = Narrowing::default();
+        for q in ["l", "lo", "lw", "lwf", "lwfl", "J", "JO", ""] {
+            let narrowed = find_narrowing(&t, &w, q, 10, &mut memo);
+            assert_eq!(narrowed, find(&t, &w, q, 10), "{q}");
+        }
         // The synthetic root is never a candidate.
         assert!(
             find(&t, &w, "all", 10)

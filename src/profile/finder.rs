@@ -90,7 +90,7 @@ pub fn find_narrowing(
                 .collect()
         })
     };
-    memo.query = query.to_owned();
+    query.clone_into(&mut memo.query);
     memo.matched = Some(hits.iter().map(|h| h.0).collect());
     let order = |a: &(NameId, i64, u64), b: &(NameId, i64, u64)| {
         b.1.cmp(&a.1)

@@ -30,10 +30,11 @@ pub fn read_prefix<R: BufRead>(reader: &mut R) -> (Vec<u8>, Option<io::Error>) {
         let mut line = Vec::new();
         let limit = (budget - prefix.len()) as u64;
         let n = io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line);
-        prefix.extend_from_slice(&line);
         match n {
             Ok(0) => break,
-            Ok(_) => {}
+            Ok(_) => prefix.extend_from_slice(&line),
+            // A line cut by a read error is dropped (`b 2` may have been `b 25`), as the
+            // line reader and the chunk splitter do.
             Err(e) => return (prefix, Some(e)),
         }
     }

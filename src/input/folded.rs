@@ -45,8 +45,16 @@ fn scaled(tree: &mut CallTree, (int, frac): Count<'_>) -> Option<u64> {
     } else {
         frac.parse().ok()?
     };
-    int.checked_mul(10u64.checked_pow(tree.scale())?)?
-        .checked_add(frac_v.checked_mul(10u64.pow(pad))?)
+    // A count that fits but overflows once scaled for fractions is clamped, as counts
+    // scaled later (by `rescale`) are: the result must not depend on the line order.
+    let value = 10u64
+        .checked_pow(tree.scale())
+        .and_then(|unit| int.checked_mul(unit))
+        .and_then(|v| v.checked_add(frac_v.checked_mul(10u64.pow(pad))?));
+    Some(value.unwrap_or_else(|| {
+        tree.mark_saturated();
+        u64::MAX
+    }))
 }
 
 /// Line-at-a-time folded parser.
@@ -182,5 +190,7 @@ mod tests {
         assert_eq!(t.total(), 300);
         assert_eq!(scaled(&mut t, ("2", "5")), Some(250));
         assert_eq!(scaled(&mut t, ("99999999999999999999", "")), None);
+        assert_eq!(scaled(&mut t, ("18446744073709551615", "")), Some(u64::MAX));
+        assert!(t.saturated());
     }
 }

@@ -31,7 +31,12 @@ struct Chunk {
 /// Where a chunk may end: the index just after the last record boundary.
 fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
     match format {
-        ChunkParser::Perf(_) => memchr::memmem::rfind(buf, b"\n\n").map(|i| i + 2),
+        // A blank line ends a sample, with or without a CR (CRLF files).
+        ChunkParser::Perf(_) => {
+            let lf = memchr::memmem::rfind(buf, b"\n\n").map(|i| i + 2);
+            let crlf = memchr::memmem::rfind(buf, b"\n\r\n").map(|i| i + 3);
+            lf.max(crlf)
+        }
         ChunkParser::Folded(_) => memchr::memrchr(b'\n', buf).map(|i| i + 1),
     }
 }
@@ -57,9 +62,12 @@ fn split<R: BufRead>(
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    // The input ends here; what came before still loads.
+                    // The input ends here; what came before still loads, but not a line
+                    // the error cut in two (`b 2` may have been `b 25`).
                     *error = Some(e.to_string());
-                    buf.truncate(filled);
+                    let whole = memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |i| i + 1);
+                    buf.truncate(whole);
+                    filled = whole;
                     break;
                 }
             }
@@ -68,7 +76,7 @@ fn split<R: BufRead>(
         buf.truncate(filled);
         // The carried part holds no boundary: search only from the junction on, so a
         // record far longer than a chunk does not make the search quadratic.
-        let from = start.saturating_sub(1);
+        let from = start.saturating_sub(2);
         let cut = if eof {
             Some(buf.len())
         } else {

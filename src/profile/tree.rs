@@ -312,6 +312,11 @@ impl CallTree {
         self.scale
     }
 
+    /// Records that a weight was clamped to `u64::MAX` before it reached the tree.
+    pub fn mark_saturated(&mut self) {
+        self.saturated = true;
+    }
+
     /// True when a sum overflowed and was clamped to `u64::MAX`.
     pub fn saturated(&self) -> bool {
         self.saturated

@@ -11,6 +11,7 @@
 
 mod cli;
 mod conformance;
+mod fuzz_regressions;
 mod golden;
 mod hostile;
 mod props;

@@ -88,12 +88,7 @@ mod tests {
     use super::*;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
-        let mut t = CallTree::new();
-        for (s, w) in stacks {
-            t.insert(s.split(';'), *w);
-        }
-        t.finish();
-        t
+        CallTree::from_stacks(stacks)
     }
 
     #[test]

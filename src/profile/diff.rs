@@ -101,26 +101,21 @@ pub struct FunctionDelta {
 /// Every function of either profile, sorted by the size of the change of its total share
 /// (largest first, then by name).
 pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta> {
-    let mut by_name: FxHashMap<&str, (u64, u64, u64, u64)> = FxHashMap::default();
-    for f in function_totals(before)
-        .iter()
-        .filter(|f| f.total > 0 || f.self_weight > 0)
-    {
-        let e = by_name.entry(before.names().resolve(f.name)).or_default();
-        e.0 = f.total;
-        e.2 = f.self_weight;
-    }
-    for f in function_totals(after)
-        .iter()
-        .filter(|f| f.total > 0 || f.self_weight > 0)
-    {
-        let e = by_name.entry(after.names().resolve(f.name)).or_default();
-        e.1 = f.total;
-        e.3 = f.self_weight;
+    // name → ([total before, total after], [self before, self after])
+    let mut by_name: FxHashMap<&str, ([u64; 2], [u64; 2])> = FxHashMap::default();
+    for (side, tree) in [before, after].into_iter().enumerate() {
+        for f in function_totals(tree)
+            .iter()
+            .filter(|f| f.total > 0 || f.self_weight > 0)
+        {
+            let e = by_name.entry(tree.names().resolve(f.name)).or_default();
+            e.0[side] = f.total;
+            e.1[side] = f.self_weight;
+        }
     }
     let mut out: Vec<FunctionDelta> = by_name
         .into_iter()
-        .map(|(name, (b, a, bs, a_s))| FunctionDelta {
+        .map(|(name, ([b, a], [bs, a_s]))| FunctionDelta {
             name: name.to_owned(),
             delta: Delta {
                 before: b,
@@ -147,12 +142,7 @@ mod tests {
     use super::*;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
-        let mut t = CallTree::new();
-        for (s, w) in stacks {
-            t.insert(s.split(';'), *w);
-        }
-        t.finish();
-        t
+        CallTree::from_stacks(stacks)
     }
 
     #[test]

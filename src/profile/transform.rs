@@ -139,12 +139,7 @@ mod tests {
     use crate::export::folded_lines;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
-        let mut t = CallTree::new();
-        for (s, w) in stacks {
-            t.insert(s.split(';'), *w);
-        }
-        t.finish();
-        t
+        CallTree::from_stacks(stacks)
     }
 
     fn re(s: &str) -> Regex {

@@ -460,6 +460,19 @@ fn mul_sat(v: u64, f: u64, saturated: &mut bool) -> u64 {
     })
 }
 
+#[cfg(test)]
+impl CallTree {
+    /// A finished tree from `(a;b;c, weight)` pairs, for tests.
+    pub(crate) fn from_stacks(stacks: &[(&str, u64)]) -> Self {
+        let mut t = Self::new();
+        for (s, w) in stacks {
+            t.insert(s.split(';'), *w);
+        }
+        t.finish();
+        t
+    }
+}
+
 /// `value / 10^scale` as exact decimal text without trailing zeros.
 pub fn format_scaled(value: u64, scale: u32) -> String {
     if scale == 0 {
@@ -481,12 +494,7 @@ mod tests {
     use super::*;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
-        let mut t = CallTree::new();
-        for (s, w) in stacks {
-            t.insert(s.split(';'), *w);
-        }
-        t.finish();
-        t
+        CallTree::from_stacks(stacks)
     }
 
     #[test]

@@ -68,11 +68,19 @@ pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
         String::new()
     };
     let amount = match p.total {
-        Some(t) if t > 0 => format!(
-            "{:.0}% of {}{rate}",
-            p.bytes as f64 * 100.0 / t as f64,
-            bytes(t as f64)
-        ),
+        Some(t) if t > 0 => {
+            let left = t.saturating_sub(p.bytes) as f64;
+            let eta = if secs > 0.0 && p.bytes > 0 {
+                format!(" · about {:.0} s left", left / (p.bytes as f64 / secs))
+            } else {
+                String::new()
+            };
+            format!(
+                "{:.0}% of {}{rate}{eta}",
+                p.bytes as f64 * 100.0 / t as f64,
+                bytes(t as f64)
+            )
+        }
         _ => format!("{} read{rate}", bytes(p.bytes as f64)),
     };
     let mut lines = vec![

@@ -78,3 +78,35 @@ fn wide_and_combining_names_keep_columns_aligned() {
         "{screen}"
     );
 }
+
+#[test]
+fn a_stack_100000_frames_deep_lays_out_navigates_and_drops() {
+    let frames: Vec<String> = (0..100_000).map(|i| format!("f{}", i % 11)).collect();
+    let folded = format!("{} 3\nmain;other 1\n", frames.join(";"));
+    for (w, h) in [(80, 24), (160, 45)] {
+        let inputs = || {
+            let mut v = vec![key(KeyCode::Char('G'))];
+            v.extend((0..50).map(|_| key(KeyCode::Down)));
+            v.extend([
+                key(KeyCode::Enter),
+                key(KeyCode::Char('f')),
+                key(KeyCode::Char('0')),
+            ]);
+            v
+        };
+        let (buf, app) = session(app(&folded), w, h, inputs());
+        assert!(text(&buf).contains("f0"), "{}", text(&buf));
+        drop(app);
+    }
+}
+
+#[test]
+fn the_header_says_when_lines_were_skipped() {
+    let (buf, _) = session(app("a;b 3\nTHIS IS NOT A STACK\na;c 1\n"), 80, 24, vec![]);
+    let screen = text(&buf);
+    let header = screen.lines().next().unwrap();
+    assert!(
+        header.contains("1 lines skipped") || header.contains("1 line skipped"),
+        "{header}"
+    );
+}

@@ -37,6 +37,18 @@ pub struct Delta {
 }
 
 impl Delta {
+    /// Inclusive and self weights `[before, after]`, with shares of each tree's total.
+    pub fn of(total: [u64; 2], own: [u64; 2], before: &CallTree, after: &CallTree) -> Self {
+        Self {
+            before: total[0],
+            after: total[1],
+            before_self: own[0],
+            after_self: own[1],
+            before_pct: percent(total[0], before.total()),
+            after_pct: percent(total[1], after.total()),
+        }
+    }
+
     /// Change of the share in percentage points (AFTER − BEFORE).
     pub fn points(&self) -> f64 {
         self.after_pct - self.before_pct
@@ -55,14 +67,7 @@ pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) 
     };
     let (b, bs) = get(before);
     let (a, a_s) = get(after);
-    Delta {
-        before: b,
-        after: a,
-        before_self: bs,
-        after_self: a_s,
-        before_pct: percent(b, before.total()),
-        after_pct: percent(a, after.total()),
-    }
+    Delta::of([b, a], [bs, a_s], before, after)
 }
 
 /// For every node of `shape`, the change of its share in percentage points against the
@@ -115,16 +120,9 @@ pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta
     }
     let mut out: Vec<FunctionDelta> = by_name
         .into_iter()
-        .map(|(name, ([b, a], [bs, a_s]))| FunctionDelta {
+        .map(|(name, (total, own))| FunctionDelta {
             name: name.to_owned(),
-            delta: Delta {
-                before: b,
-                after: a,
-                before_self: bs,
-                after_self: a_s,
-                before_pct: percent(b, before.total()),
-                after_pct: percent(a, after.total()),
-            },
+            delta: Delta::of(total, own, before, after),
         })
         .collect();
     out.sort_by(|x, y| {

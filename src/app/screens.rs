@@ -31,11 +31,11 @@ pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> 
                     let t = &mut ex.tools.table;
                     t.selected =
                         (t.offset + usize::from(y - g.y - 1)).min(t.rows.len().saturating_sub(1));
-                    if matches!(action, Action::DoubleClick(..)) {
-                        if let Some(name) = t.current() {
-                            ex.show_function(name);
-                            *mode = Mode::Normal;
-                        }
+                    if matches!(action, Action::DoubleClick(..))
+                        && let Some(name) = t.current()
+                    {
+                        ex.show_function(name);
+                        *mode = Mode::Normal;
                     }
                 }
                 _ => {}

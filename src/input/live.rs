@@ -154,8 +154,8 @@ impl Live<'_> {
     /// `every` while lines flow (checked every few thousand lines); never twice for the
     /// same samples.
     pub fn tick(&mut self, parse: &ParseState, out: &Collector, idle: bool) {
-        let due =
-            idle || (parse.line_no % 2048 == 0 && self.last.elapsed() >= self.snapshots.every);
+        let due = idle
+            || (parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.snapshots.every);
         if !due || out.stats.samples == self.sent || out.after.is_some() {
             return;
         }

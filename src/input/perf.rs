@@ -182,10 +182,10 @@ pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
 fn strip_offset(symbol: &str) -> &str {
     let bytes = symbol.as_bytes();
     let last = memchr::memrchr_iter(b'+', bytes).find(|&at| bytes[at + 1..].starts_with(b"0x"));
-    if let Some(at) = last {
-        if full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3 {
-            return &symbol[..at];
-        }
+    if let Some(at) = last
+        && (full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3)
+    {
+        return &symbol[..at];
     }
     symbol
 }

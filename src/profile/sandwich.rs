@@ -3,7 +3,6 @@
 //! occurrences, each stack counted once.
 
 use super::intern::NameId;
-use super::transform::for_each_stack;
 use super::tree::{CallTree, NodeId};
 
 /// Callees of `name`: every stack through it, cut at its outermost occurrence.
@@ -25,7 +24,7 @@ pub fn callers(tree: &CallTree, name: NameId) -> CallTree {
 
 fn collect(tree: &CallTree, mut pick: impl FnMut(&[NameId]) -> Option<Vec<NameId>>) -> CallTree {
     let mut out = CallTree::with_scale(tree.scale());
-    for_each_stack(tree, |s, w, n| {
+    tree.for_each_stack(|s, w, n| {
         if let Some(frames) = pick(s) {
             out.insert_counted(frames.iter().map(|&id| tree.names().resolve(id)), w, n);
         }

@@ -8,7 +8,7 @@ use std::fmt;
 use regex::Regex;
 
 use super::intern::NameId;
-use super::tree::{CallTree, NodeId};
+use super::tree::CallTree;
 
 /// One transform of the call tree.
 #[derive(Debug, Clone)]
@@ -37,28 +37,6 @@ impl fmt::Display for Transform {
     }
 }
 
-/// Calls `f(frames root first, self weight, self samples)` for every stack that samples
-/// ended in, without recursion.
-pub fn for_each_stack(tree: &CallTree, mut f: impl FnMut(&[NameId], u64, u64)) {
-    let mut path: Vec<NameId> = Vec::new();
-    let mut todo: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, false)];
-    while let Some((id, leaving)) = todo.pop() {
-        if leaving {
-            path.pop();
-            continue;
-        }
-        let node = tree.node(id);
-        if id != NodeId::ROOT {
-            path.push(node.name);
-            todo.push((id, true));
-            if node.self_samples > 0 || node.self_weight > 0 {
-                f(&path, node.self_weight, node.self_samples);
-            }
-        }
-        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
-    }
-}
-
 /// Which names match `re`, indexed by `NameId`.
 pub fn matching_names(tree: &CallTree, re: &Regex) -> Vec<bool> {
     tree.names()
@@ -82,7 +60,7 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
     match t {
         Transform::Exclude(re) => {
             let hit = matching_names(tree, re);
-            for_each_stack(tree, |s, w, n| {
+            tree.for_each_stack(|s, w, n| {
                 if !s.iter().any(|id| hit[id.0 as usize]) {
                     emit(&mut out, &mut s.iter().copied(), w, n);
                 }
@@ -90,7 +68,7 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
         }
         Transform::Focus(re) => {
             let hit = matching_names(tree, re);
-            for_each_stack(tree, |s, w, n| {
+            tree.for_each_stack(|s, w, n| {
                 if let Some(at) = s.iter().position(|id| hit[id.0 as usize]) {
                     emit(&mut out, &mut s[at..].iter().copied(), w, n);
                 }
@@ -98,7 +76,7 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
         }
         Transform::Hide(re) => {
             let hit = matching_names(tree, re);
-            for_each_stack(tree, |s, w, n| {
+            tree.for_each_stack(|s, w, n| {
                 emit(
                     &mut out,
                     &mut s.iter().copied().filter(|id| !hit[id.0 as usize]),
@@ -107,7 +85,7 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
                 );
             });
         }
-        Transform::CollapseRecursion => for_each_stack(tree, |s, w, n| {
+        Transform::CollapseRecursion => tree.for_each_stack(|s, w, n| {
             let mut last = None;
             emit(
                 &mut out,
@@ -116,7 +94,7 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
                 n,
             );
         }),
-        Transform::Invert => for_each_stack(tree, |s, w, n| {
+        Transform::Invert => tree.for_each_stack(|s, w, n| {
             emit(&mut out, &mut s.iter().rev().copied(), w, n);
         }),
     }
@@ -137,6 +115,7 @@ pub fn apply_all<'a>(tree: &CallTree, ts: impl IntoIterator<Item = &'a Transform
 mod tests {
     use super::*;
     use crate::export::folded_lines;
+    use crate::profile::NodeId;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         CallTree::from_stacks(stacks)

@@ -412,32 +412,41 @@ impl CallTree {
     /// pre-order. Stacks that occurred only with weight 0 are included.
     pub fn stacks(&self) -> Vec<(String, u64)> {
         let mut out = Vec::new();
-        // Walk with an explicit stack and keep the current path text incrementally.
-        let mut path = String::new();
-        let mut lens: Vec<usize> = Vec::new();
+        let mut line = String::new();
+        self.for_each_stack(|path, weight, _| {
+            line.clear();
+            for (i, &name) in path.iter().enumerate() {
+                if i > 0 {
+                    line.push(';');
+                }
+                line.push_str(self.names.resolve(name));
+            }
+            out.push((line.clone(), weight));
+        });
+        out
+    }
+
+    /// Calls `f(frames root first, self weight, self samples)` for every stack that samples
+    /// ended in, in pre-order, without recursion (export, transforms and the sandwich
+    /// views all walk stacks this way).
+    pub fn for_each_stack(&self, mut f: impl FnMut(&[NameId], u64, u64)) {
+        let mut path: Vec<NameId> = Vec::new();
         let mut todo: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, false)];
         while let Some((id, leaving)) = todo.pop() {
             if leaving {
-                if let Some(len) = lens.pop() {
-                    path.truncate(len);
-                }
+                path.pop();
                 continue;
             }
             let node = self.node(id);
             if id != NodeId::ROOT {
-                lens.push(path.len());
-                if node.depth > 1 {
-                    path.push(';');
-                }
-                path.push_str(self.names.resolve(node.name));
+                path.push(node.name);
                 todo.push((id, true));
-                if node.self_samples > 0 {
-                    out.push((path.clone(), node.self_weight));
+                if node.self_samples > 0 || node.self_weight > 0 {
+                    f(&path, node.self_weight, node.self_samples);
                 }
             }
             todo.extend(node.children.iter().rev().map(|&c| (c, false)));
         }
-        out
     }
 
     /// Formats a weight of this tree as a decimal number (exact; no trailing zeros).

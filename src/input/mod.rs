@@ -236,6 +236,8 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     });
     let text = String::from_utf8_lossy(&prefix).into_owned();
     let head: Vec<&str> = text.lines().collect();
+    // Decided once from the first lines, so chunked and sequential parsing agree.
+    let diff = folded::FoldedParser::sniff_diff(&head);
     let chunked = match format {
         Format::Perf => {
             let mut perf = opts.perf.clone();
@@ -244,9 +246,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
                 .is_some()
                 .then_some(parallel::ChunkParser::Perf(perf))
         }
-        Format::Folded | Format::DiffFolded => Some(parallel::ChunkParser::Folded(
-            folded::FoldedParser::sniff_diff(&head),
-        )),
+        Format::Folded | Format::DiffFolded => Some(parallel::ChunkParser::Folded(diff)),
         Format::Stap => None,
     };
     // After a read error only the prefix is left to parse.
@@ -266,7 +266,6 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         .map_err(io_err)?,
         _ => {
             let mut out = Collector::default();
-            let diff = folded::FoldedParser::sniff_diff(&head);
             let mut live = opts.snapshots.as_ref().map(|snapshots| Live {
                 snapshots,
                 name,

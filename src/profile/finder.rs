@@ -1,11 +1,13 @@
 //! Stage: call tree → ranked function names. The fuzzy finder scores every distinct
-//! name once with fuzzy-matcher's skim algorithm and keeps the matched character indices
-//! for highlighting (as gitui's finder does).
+//! name once with the skim v2 algorithm ([`super::skim`], equal to fuzzy-matcher's
+//! `SkimMatcherV2` score) and asks fuzzy-matcher for the matched character indices of
+//! the hits it keeps, for highlighting (as gitui's finder does).
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::intern::NameId;
+use super::skim::Scorer;
 use super::tree::CallTree;
 
 /// One ranked candidate.
@@ -43,9 +45,7 @@ pub fn find_narrowing(
     limit: usize,
     memo: &mut Narrowing,
 ) -> Vec<FinderHit> {
-    let matcher = SkimMatcherV2::default().smart_case();
     let names = tree.names();
-    let lower: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
     let heavy = |id: NameId| weight.get(id.0 as usize).copied().unwrap_or(0) > 0;
     let candidates: Vec<NameId> = match memo.matched.take() {
         Some(m) if !memo.query.is_empty() && query.starts_with(&memo.query) => m,
@@ -55,21 +55,14 @@ pub fn find_narrowing(
             .filter(|&id| heavy(id))
             .collect(),
     };
-    // Score every candidate (cheap subsequence test first), rank, and compute the
-    // highlight indices only for the hits that are kept.
+    // Score every candidate, rank, and compute the highlight indices only for the hits
+    // that are kept.
     let score = |part: &[NameId]| -> Vec<(NameId, i64, u64)> {
-        let matcher = SkimMatcherV2::default().smart_case();
+        let mut scorer = Scorer::new(query);
         part.iter()
             .filter_map(|&id| {
-                let w = weight[id.0 as usize];
-                if query.is_empty() {
-                    return Some((id, 0, w));
-                }
-                let name = names.resolve(id);
-                if !is_subsequence(&lower, name) {
-                    return None;
-                }
-                Some((id, matcher.fuzzy_match(name, query)?, w))
+                let score = scorer.score(names.resolve(id))?;
+                Some((id, score, weight[id.0 as usize]))
             })
             .collect()
     };
@@ -109,29 +102,15 @@ pub fn find_narrowing(
             indices: if query.is_empty() {
                 Vec::new()
             } else {
-                matcher
+                // A new matcher for each: a reused one carries state between names.
+                SkimMatcherV2::default()
+                    .smart_case()
                     .fuzzy_indices(names.resolve(name), query)
                     .map(|(_, i)| i)
                     .unwrap_or_default()
             },
         })
         .collect()
-}
-
-/// True when the (lower-cased) query characters appear in order in `name`, ignoring
-/// case: a necessary condition for a skim match, much cheaper to test.
-fn is_subsequence(query: &[char], name: &str) -> bool {
-    let mut want = query.iter().peekable();
-    for c in name.chars().flat_map(char::to_lowercase) {
-        match want.peek() {
-            Some(&&q) if q == c => {
-                want.next();
-            }
-            Some(_) => {}
-            None => return true,
-        }
-    }
-    want.peek().is_none()
 }
 
 #[cfg(test)]

@@ -187,3 +187,45 @@ fn streaming_sends_growing_snapshots_then_the_whole_profile() {
         export::folded_lines(&load("perf-dd-fsync.txt.gz", &LoadOptions::default()).tree)
     );
 }
+
+/// The finder's own skim scorer gives fuzzy-matcher's score for every function name of
+/// the real recordings (C, C++, Rust, Python, kernel names), for queries of each shape.
+#[test]
+fn finder_scores_equal_fuzzy_matcher_on_real_names() {
+    use flametui::profile::skim::Scorer;
+    use fuzzy_matcher::FuzzyMatcher;
+    use fuzzy_matcher::skim::SkimMatcherV2;
+    let mut names = Vec::new();
+    for file in [
+        "perf-python-dwarf.txt.gz",
+        "perf-dd-fsync.txt.gz",
+        "perf-gzip-fp.txt.gz",
+    ] {
+        let p = load(file, &LoadOptions::default());
+        names.extend(p.tree.names().iter().map(|(_, n)| n.to_owned()));
+    }
+    assert!(names.len() > 500, "{}", names.len());
+    let mut matched = 0;
+    for q in [
+        "py",
+        "eval",
+        "PyEval",
+        "_",
+        "::",
+        "sys_write",
+        "ext4",
+        "x",
+        "k]",
+        "lib",
+    ] {
+        let mut scorer = Scorer::new(q);
+        for name in &names {
+            // A new matcher each time: fuzzy-matcher's cache makes a reused one's score
+            // depend on the names scored before.
+            let expected = SkimMatcherV2::default().smart_case().fuzzy_match(name, q);
+            matched += usize::from(expected.is_some());
+            assert_eq!(scorer.score(name), expected, "{name:?} / {q:?}");
+        }
+    }
+    assert!(matched > 500, "{matched}");
+}

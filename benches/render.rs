@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flametui::app::{Action, App, update};
+use flametui::app::{Action, App, ToolAction, update};
 use flametui::profile::{CallTree, Profile, Stats};
 use flametui::view::color::ColorMode;
 use flametui::view::layout;
@@ -85,5 +85,72 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// 100,000 distinct function names shaped like C++ and Rust ones (30–60 characters),
+/// each a leaf under `main;dispatch` with its own weight.
+fn many_names() -> CallTree {
+    const WORDS: [&str; 16] = [
+        "log", "write", "flush", "disk", "buf", "page", "btr", "cur", "row", "ins", "trx", "lock",
+        "JOIN", "exec", "tokio", "Harness",
+    ];
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut t = CallTree::new();
+    for i in 0..100_000 {
+        let w = [0; 4].map(|_| WORDS[next(WORDS.len())]);
+        let name = format!("{}::{}_{}<{}>::call_{i}", w[0], w[1], w[2], w[3]);
+        t.insert(["main", "dispatch", name.as_str()], 1 + next(50) as u64);
+    }
+    t.finish();
+    t
+}
+
+/// A finder keystroke as the user sees it: the update (ranking every name) and the frame.
+fn bench_finder(c: &mut Criterion) {
+    let profile = Profile {
+        source: "names".into(),
+        tree: many_names(),
+        stats: Stats::default(),
+    };
+    let mut app = App::new(profile, ColorMode::TrueColor);
+    update(&mut app, Action::Resize(250, 70));
+    update(&mut app, Action::Tool(ToolAction::Finder));
+    let area = Rect::new(0, 0, 250, 70);
+    let mut buf = Buffer::empty(area);
+    let mut key = |app: &mut App, action: ToolAction| {
+        update(app, Action::Tool(action));
+        buf.reset();
+        (&*app).render(area, &mut buf);
+    };
+    // The first key scores all 100k names; erasing it lists them all by weight again.
+    c.bench_function(
+        "finder key + render, 100k names: first key and erase it (2 keys)",
+        |b| {
+            b.iter(|| {
+                key(&mut app, ToolAction::Type('l'));
+                key(&mut app, ToolAction::Backspace);
+            });
+        },
+    );
+    // Typing narrows each key's candidates to the last key's matches; erasing starts over.
+    c.bench_function(
+        "finder key + render, 100k names: type 'logflush', erase it (16 keys)",
+        |b| {
+            b.iter(|| {
+                for c in "logflush".chars() {
+                    key(&mut app, ToolAction::Type(c));
+                }
+                for _ in 0..8 {
+                    key(&mut app, ToolAction::Backspace);
+                }
+            });
+        },
+    );
+}
+
+criterion_group!(benches, bench, bench_finder);
 criterion_main!(benches);

@@ -251,7 +251,7 @@ pub static KEYMAP: &[Binding] = &[
         tool(ToolAction::Table),
         "t",
         "function table",
-        None
+        Some(("t", "table"))
     ),
     bind!(
         Normal,
@@ -259,7 +259,7 @@ pub static KEYMAP: &[Binding] = &[
         tool(ToolAction::Finder),
         "p Ctrl-P",
         "find a function (fuzzy)",
-        None
+        Some(("p", "find"))
     ),
     bind!(
         Normal,
@@ -267,7 +267,7 @@ pub static KEYMAP: &[Binding] = &[
         tool(ToolAction::Sandwich),
         "s",
         "callers / callees",
-        None
+        Some(("s", "callers"))
     ),
     bind!(
         Normal,
@@ -356,7 +356,7 @@ pub static KEYMAP: &[Binding] = &[
         Some(Action::CycleView),
         "v",
         "next view (panes, Δ, table)",
-        None
+        Some(("v", "view"))
     ),
     bind!(
         compare Normal,
@@ -913,20 +913,47 @@ pub fn action_in(mode: Mode, comparing: bool, ev: &KeyEvent) -> Option<Action> {
     }
 }
 
-/// Footer hints of a mode: `(keys, word)`.
-pub fn hints(mode: Mode) -> impl Iterator<Item = (&'static str, &'static str)> {
+/// A footer hint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    /// The keys, e.g. `n N`.
+    pub keys: &'static str,
+    /// What they do, one word.
+    pub word: &'static str,
+    /// Shown even when the footer is too narrow for the others (help and quit).
+    pub essential: bool,
+}
+
+/// Footer hints of a mode, in keymap order.
+pub fn hints(mode: Mode) -> impl Iterator<Item = Hint> {
     hints_in(mode, false)
 }
 
-/// As [`hints`]; with `comparing`, the compare-mode hints come first.
-pub fn hints_in(mode: Mode, comparing: bool) -> impl Iterator<Item = (&'static str, &'static str)> {
+/// As [`hints`]; with `comparing`, the compare-mode hints come first and the keys of
+/// single-profile tools are left out.
+pub fn hints_in(mode: Mode, comparing: bool) -> impl Iterator<Item = Hint> {
     let rows = move |compare: bool| {
         KEYMAP
             .iter()
             .filter(move |b| b.mode == mode && b.compare == compare)
-            .filter_map(|b| b.hint)
+            .filter(move |b| !comparing || works_while_comparing(b))
+            .filter_map(|b| {
+                b.hint.map(|(keys, word)| Hint {
+                    keys,
+                    word,
+                    essential: matches!(b.action, Some(Action::Quit | Action::ToggleHelp)),
+                })
+            })
     };
     rows(true).filter(move |_| comparing).chain(rows(false))
+}
+
+/// False for the rows of tools that work on one profile only.
+fn works_while_comparing(b: &Binding) -> bool {
+    match &b.action {
+        Some(Action::Tool(t)) => t.works_while_comparing(),
+        _ => true,
+    }
 }
 
 /// Help sections: a title and `(keys, help)` rows, mouse rows in their own section.
@@ -941,7 +968,13 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
         KEYMAP
             .iter()
             .filter(|b| b.mode == mode && !b.label.is_empty() && b.keys.is_empty() == mouse)
-            .filter(|b| comparing || !b.compare)
+            .filter(|b| {
+                if comparing {
+                    works_while_comparing(b)
+                } else {
+                    !b.compare
+                }
+            })
             .filter(|b| tools.is_none_or(|t| matches!(b.action, Some(Action::Tool(_))) == t))
             .map(|b| (b.label, b.help))
             .collect::<Vec<(&'static str, &'static str)>>()
@@ -959,8 +992,10 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
     if comparing {
         sections.push((Mode::DeltaTable.title(), rows(Mode::DeltaTable)));
     }
-    for mode in [Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt] {
-        sections.push((mode.title(), rows(mode)));
+    if !comparing {
+        for mode in [Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt] {
+            sections.push((mode.title(), rows(mode)));
+        }
     }
     sections
 }
@@ -1054,8 +1089,25 @@ mod tests {
 
     #[test]
     fn help_and_hints_come_from_the_table() {
-        let hints: Vec<_> = hints(Mode::Normal).map(|(_, h)| h).collect();
-        assert!(hints.contains(&"zoom") && hints.contains(&"quit"));
+        let words: Vec<_> = hints(Mode::Normal).map(|h| h.word).collect();
+        assert!(words.contains(&"zoom") && words.contains(&"quit") && words.contains(&"find"));
+        let essential: Vec<_> = hints(Mode::Normal)
+            .filter(|h| h.essential)
+            .map(|h| h.word)
+            .collect();
+        assert_eq!(essential, ["help", "quit"]);
+        // While comparing, the keys of one-profile tools are neither hinted nor listed.
+        let comparing: Vec<_> = hints_in(Mode::Normal, true).map(|h| h.word).collect();
+        assert!(comparing.contains(&"view") && !comparing.contains(&"find"));
+        let help = help_sections_in(true);
+        let titles: Vec<_> = help.iter().map(|(t, _)| *t).collect();
+        assert!(!titles.contains(&Mode::Finder.title()), "{titles:?}");
+        let analysis = &help.iter().find(|(t, _)| *t == "Analysis").unwrap().1;
+        let keys: Vec<_> = analysis.iter().map(|(k, _)| *k).collect();
+        assert!(
+            keys.contains(&"F") && keys.contains(&"y Y") && !keys.contains(&"t"),
+            "{keys:?}"
+        );
         let sections = help_sections();
         assert_eq!(sections.len(), 8);
         assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));

@@ -164,13 +164,53 @@ pub enum ToolAction {
     Notify(String),
 }
 
+impl ToolAction {
+    /// Whether the action does something while two profiles are compared: the transforms
+    /// (applied to both), copying, and the help. The function table, finder, callers /
+    /// callees, regex exclusion and export work on one profile.
+    pub fn works_while_comparing(&self) -> bool {
+        matches!(
+            self,
+            Self::Invert
+                | Self::Order
+                | Self::Exclude
+                | Self::Focus
+                | Self::Hide
+                | Self::CollapseRecursion
+                | Self::Undo
+                | Self::CopyName
+                | Self::CopyStack
+                | Self::HelpScroll(_)
+                | Self::Notify(_)
+        )
+    }
+}
+
+/// What a key of a single-profile tool says while comparing.
+pub const NOT_WHILE_COMPARING: &str = "Not available while comparing: v shows the delta table (every function, both sides; / filters)";
+
 /// Applies a tool action (in compare mode, the transforms apply to both profiles).
 pub fn update(app: &mut App, action: ToolAction) {
     if let Phase::Compare(cmp) = &mut app.phase
         && !matches!(action, ToolAction::HelpScroll(_))
     {
-        if app.mode != Mode::Help {
-            cmp.transform(&mut app.view, &action);
+        if app.mode == Mode::Help {
+            return;
+        }
+        let ex = cmp.driver_mut();
+        ex.tools.message = None;
+        match action {
+            ToolAction::Notify(message) => ex.tools.message = Some(message),
+            ToolAction::CopyName | ToolAction::CopyStack => {
+                match ex.copy_effect(action == ToolAction::CopyStack) {
+                    Ok(e) => app.effects.push(e),
+                    Err(m) => ex.tools.message = Some(m),
+                }
+            }
+            a if a.works_while_comparing() => {
+                cmp.transform(&mut app.view, &a);
+            }
+            _ => ex.tools.message = Some(NOT_WHILE_COMPARING.to_owned()),
         }
         return;
     }

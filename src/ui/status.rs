@@ -6,7 +6,8 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
 use super::{fill, put};
-use crate::app::{App, Explorer, Mode, keymap};
+use crate::app::keymap::{self, Hint};
+use crate::app::{App, Explorer, Mode};
 use crate::profile::Unit;
 use crate::text::{percent, sanitize, thousands, thousands_str};
 use crate::view::color;
@@ -105,11 +106,10 @@ fn footer(ex: &Explorer, app: &App, buf: &mut Buffer) {
     if app.mode == Mode::Prompt {
         x = super::prompt(ex, (x, area), style, buf);
     }
-    for (keys, word) in keymap::hints_in(app.mode, app.comparing()) {
-        let need = display_width(keys) + display_width(word) + 3;
-        if usize::from(area.right().saturating_sub(x)) < need {
-            break;
-        }
+    let hints: Vec<Hint> = keymap::hints_in(app.mode, app.comparing()).collect();
+    let room = usize::from(area.right().saturating_sub(x));
+    for hint in fit_hints(&hints, room) {
+        let (keys, word) = (hint.keys, hint.word);
         x = put(
             buf,
             x + 1,
@@ -119,5 +119,74 @@ fn footer(ex: &Explorer, app: &App, buf: &mut Buffer) {
             style.add_modifier(Modifier::BOLD),
         );
         x = put(buf, x + 1, area.y, word, display_width(word), style) + 1;
+    }
+}
+
+/// Columns a hint takes in the footer: a space, the keys, a space, the word, a space.
+fn hint_width(h: &Hint) -> usize {
+    display_width(h.keys) + display_width(h.word) + 3
+}
+
+/// The hints that fit in `room` columns: the others in order from the first while they
+/// fit, then the essential ones (help, quit), which are kept when the others are not.
+fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
+    let (essential, others): (Vec<Hint>, Vec<Hint>) = hints.iter().partition(|h| h.essential);
+    let mut left = room;
+    let mut kept: Vec<Hint> = Vec::new();
+    for h in &essential {
+        if hint_width(h) <= left {
+            left -= hint_width(h);
+            kept.push(*h);
+        }
+    }
+    let fitting = others
+        .iter()
+        .take_while(|h| {
+            let fits = hint_width(h) <= left;
+            left = left.saturating_sub(hint_width(h));
+            fits
+        })
+        .copied();
+    fitting.chain(kept).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_footers_keep_help_and_quit() {
+        let hints: Vec<Hint> = keymap::hints(Mode::Normal).collect();
+        let words =
+            |room| -> Vec<&str> { fit_hints(&hints, room).iter().map(|h| h.word).collect() };
+        let all = words(1000);
+        assert_eq!(all.len(), hints.len());
+        assert!(
+            all.ends_with(&["find", "callers", "help", "quit"]),
+            "{all:?}"
+        );
+        let narrow = words(60);
+        assert!(narrow.starts_with(&["move", "zoom"]), "{narrow:?}");
+        assert!(
+            narrow.contains(&"help") && narrow.contains(&"quit"),
+            "{narrow:?}"
+        );
+        assert!(!narrow.contains(&"callers"), "{narrow:?}");
+        // A prefix of the others, then help and quit; never wider than the room.
+        for room in 0..120 {
+            let fit = fit_hints(&hints, room);
+            assert!(fit.iter().map(hint_width).sum::<usize>() <= room, "{room}");
+            let others: Vec<Hint> = fit.iter().filter(|h| !h.essential).copied().collect();
+            assert!(
+                hints
+                    .iter()
+                    .filter(|h| !h.essential)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .starts_with(&others)
+            );
+            assert!(fit.iter().skip(others.len()).all(|h| h.essential), "{room}");
+        }
+        assert!(words(10).is_empty() || words(10).iter().all(|w| ["help", "quit"].contains(w)));
     }
 }

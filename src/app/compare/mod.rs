@@ -212,7 +212,8 @@ impl Compare {
         self.side(self.driver_side())
     }
 
-    fn driver_mut(&mut self) -> &mut Explorer {
+    /// The explorer keys go to, to change.
+    pub(crate) fn driver_mut(&mut self) -> &mut Explorer {
         self.side_mut(self.driver_side())
     }
 

@@ -22,7 +22,10 @@ impl Compare {
         self.status = self
             .status_tooltip()
             .lines(usize::from(w), usize::from(status_h));
-        let search_h = u16::from(mode == Mode::Search || self.driver().search.is_active());
+        // The search line also carries messages (copied, not available while comparing).
+        let ex = self.driver();
+        let search_h =
+            u16::from(mode == Mode::Search || ex.search.is_active() || ex.tools.message.is_some());
         let footer = Rect::new(0, h.saturating_sub(1), w, h.min(1));
         let search = Rect::new(0, footer.y.saturating_sub(search_h), w, search_h);
         let status = Rect::new(0, search.y.saturating_sub(status_h), w, status_h);

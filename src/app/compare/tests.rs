@@ -320,3 +320,28 @@ fn transforms_apply_to_both_sides_and_undo() {
     let after = &cmp(&a).side(Side::After).profile.tree;
     assert!(after.child_named(NodeId::ROOT, "insert").is_some());
 }
+
+#[test]
+fn one_profile_tools_say_so_and_copy_works_while_comparing() {
+    use crate::app::Effect;
+    use crate::app::tools::{NOT_WHILE_COMPARING, ToolAction};
+    let mut a = app();
+    run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
+    for tool in [ToolAction::Table, ToolAction::Finder, ToolAction::Export] {
+        run(&mut a, [Action::Tool(tool.clone())]);
+        assert_eq!(a.mode, Mode::Normal, "{tool:?}");
+        let message = cmp(&a).driver().tools.message.as_deref();
+        assert_eq!(message, Some(NOT_WHILE_COMPARING), "{tool:?}");
+    }
+    // A move clears the message; y copies the selected frame of the side keys go to.
+    run(&mut a, [Action::Move(Dir::Up), Action::Move(Dir::Down)]);
+    assert_eq!(cmp(&a).driver().tools.message, None);
+    run(&mut a, [Action::Tool(ToolAction::CopyStack)]);
+    let Some(Effect::Copy { text, .. }) = a.effects.pop() else {
+        panic!("no copy: {:?}", a.effects);
+    };
+    assert_eq!(text, "main;insert");
+    // The shell's report lands in the status line.
+    run(&mut a, [Action::Tool(ToolAction::Notify("Copied".into()))]);
+    assert_eq!(cmp(&a).driver().tools.message.as_deref(), Some("Copied"));
+}

@@ -70,6 +70,20 @@ impl<R: BufRead> LineReader<R> {
 /// Calls `f` with every line of an in-memory chunk (no copy: lines are borrowed, and
 /// decoded lossily only when they are not valid UTF-8), without `\n` / `\r\n`.
 pub fn for_each_line(bytes: &[u8], mut f: impl FnMut(&str)) {
+    // Usually the whole chunk is valid: check it once rather than line by line.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            let line = &text[start..end];
+            f(line.strip_suffix('\r').unwrap_or(line));
+            start = end + 1;
+        }
+        if start < text.len() {
+            let line = &text[start..];
+            f(line.strip_suffix('\r').unwrap_or(line));
+        }
+        return;
+    }
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
     for end in ends {

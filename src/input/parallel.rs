@@ -5,7 +5,7 @@
 //! and the folded file's kind are decided from the first lines before the split, trees
 //! are keyed by path and children sorted at the end. Memory is bounded by the channel.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -32,9 +32,12 @@ struct Chunk {
 fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
     match format {
         // A blank line ends a sample, with or without a CR (CRLF files).
+        // The CRLF search only looks past the last LF boundary: in an LF file it would
+        // otherwise scan the whole chunk for nothing.
         ChunkParser::Perf(_) => {
             let lf = memchr::memmem::rfind(buf, b"\n\n").map(|i| i + 2);
-            let crlf = memchr::memmem::rfind(buf, b"\n\r\n").map(|i| i + 3);
+            let after = lf.map_or(0, |i| i - 1);
+            let crlf = memchr::memmem::rfind(&buf[after..], b"\n\r\n").map(|i| after + i + 3);
             lf.max(crlf)
         }
         ChunkParser::Folded(_) => memchr::memrchr(b'\n', buf).map(|i| i + 1),
@@ -54,26 +57,30 @@ fn split<R: BufRead>(
     loop {
         let mut buf = std::mem::take(&mut carry);
         let start = buf.len();
-        buf.resize(start + size, 0);
+        // read_to_end fills the spare capacity without zeroing it first.
+        buf.reserve(size);
+        let want = (start + size) as u64;
         let mut filled = start;
-        while filled < buf.len() {
-            match reader.read(&mut buf[filled..]) {
+        while (filled as u64) < want {
+            match (&mut reader)
+                .take(want - filled as u64)
+                .read_to_end(&mut buf)
+            {
                 Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(_) => filled = buf.len(),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => filled = buf.len(),
                 Err(e) => {
                     // The input ends here; what came before still loads, but not a line
                     // the error cut in two (`b 2` may have been `b 25`).
                     *error = Some(e.to_string());
-                    let whole = memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |i| i + 1);
+                    let whole = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
                     buf.truncate(whole);
                     filled = whole;
                     break;
                 }
             }
         }
-        let eof = filled < buf.len() || error.is_some();
-        buf.truncate(filled);
+        let eof = (filled as u64) < want || error.is_some();
         // The carried part holds no boundary: search only from the junction on, so a
         // record far longer than a chunk does not make the search quadratic.
         let from = start.saturating_sub(2);

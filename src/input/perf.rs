@@ -167,15 +167,32 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
 
 /// `stack_line := WS* pc SP+ symbol SP "(" dso ")"` — the DSO is the last word.
 pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
-    let line = line.trim_start();
+    let line = trim_start(line);
     let (rest, pc) = pc_word(line).ok()?;
-    let (symbol, dso_word) = rest.rsplit_once(' ')?;
+    let space = memchr::memrchr(b' ', rest.as_bytes())?;
+    let (symbol, dso_word) = (&rest[..space], &rest[space + 1..]);
     let dso = dso_word.strip_prefix('(')?.strip_suffix(')')?;
     let symbol = match symbol.trim() {
         "" => " ",
         s => s,
     };
     Some(StackLine { pc, symbol, dso })
+}
+
+/// `str::trim_start`, quicker over the ASCII indentation of stack lines.
+fn trim_start(line: &str) -> &str {
+    // The ASCII characters `char::is_whitespace` accepts (with vertical tab, unlike
+    // `u8::is_ascii_whitespace`).
+    let ascii = line
+        .bytes()
+        .take_while(|&b| b == b' ' || (b'\t'..=b'\r').contains(&b))
+        .count();
+    let rest = &line[ascii..];
+    if rest.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        rest.trim_start()
+    } else {
+        rest
+    }
 }
 
 /// Removes a trailing `+0x<hex>` offset (the last `+0x` in the symbol).
@@ -653,6 +670,21 @@ mod tests {
         let s = stack_line("  5a std::function<int (int, int)>::operator()+0x1 (/bin/x)").unwrap();
         assert_eq!(s.symbol, "std::function<int (int, int)>::operator()+0x1");
         assert_eq!(stack_line("\tTHIS_IS_A_WEIRD_LINE"), None);
+    }
+
+    #[test]
+    fn quick_trim_is_str_trim_start() {
+        let pieces = [
+            " ", "\t", "\u{b}", "\u{c}", "\r", "\n", "\u{a0}", "\u{3000}", "x", "é", "",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let s = format!("{a}{b}{c}f");
+                    assert_eq!(trim_start(&s), s.trim_start(), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -46,14 +46,20 @@ fn generated() -> CallTree {
     t
 }
 
-fn bench(c: &mut Criterion) {
+/// The viewer on `tree` at 250×70.
+fn viewer(tree: CallTree) -> App {
     let profile = Profile {
         source: "generated".into(),
-        tree: generated(),
+        tree,
         stats: Stats::default(),
     };
     let mut app = App::new(profile, ColorMode::TrueColor);
     update(&mut app, Action::Resize(250, 70));
+    app
+}
+
+fn bench(c: &mut Criterion) {
+    let mut app = viewer(generated());
     let area = Rect::new(0, 0, 250, 70);
     let mut buf = Buffer::empty(area);
     {
@@ -111,13 +117,7 @@ fn many_names() -> CallTree {
 
 /// A finder keystroke as the user sees it: the update (ranking every name) and the frame.
 fn bench_finder(c: &mut Criterion) {
-    let profile = Profile {
-        source: "names".into(),
-        tree: many_names(),
-        stats: Stats::default(),
-    };
-    let mut app = App::new(profile, ColorMode::TrueColor);
-    update(&mut app, Action::Resize(250, 70));
+    let mut app = viewer(many_names());
     update(&mut app, Action::Tool(ToolAction::Finder));
     let area = Rect::new(0, 0, 250, 70);
     let mut buf = Buffer::empty(area);

@@ -243,6 +243,10 @@ impl Compare {
     pub fn apply(&mut self, mode: &mut Mode, action: &Action) {
         if !matches!(action, Action::Hover(..)) {
             self.hover = None;
+            // A message (copied, not available) lasts until the next key, whichever view
+            // or side it goes to.
+            self.before.tools.message = None;
+            self.after.tools.message = None;
         }
         match *action {
             Action::CycleView => {

@@ -345,3 +345,34 @@ fn one_profile_tools_say_so_and_copy_works_while_comparing() {
     run(&mut a, [Action::Tool(ToolAction::Notify("Copied".into()))]);
     assert_eq!(cmp(&a).driver().tools.message.as_deref(), Some("Copied"));
 }
+
+#[test]
+fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
+    use crate::app::tools::ToolAction;
+    let mut a = app();
+    let message = |a: &App| {
+        let c = cmp(a);
+        [Side::Before, Side::After].map(|s| c.side(s).tools.message.is_some())
+    };
+    for next in [
+        Action::CycleView,
+        Action::SwitchPane,
+        Action::Move(Dir::Down),
+    ] {
+        run(&mut a, [Action::Tool(ToolAction::Finder)]);
+        assert!(message(&a).contains(&true));
+        run(&mut a, [next.clone()]);
+        assert_eq!(message(&a), [false, false], "{next:?}");
+    }
+    // In the delta table too.
+    run(
+        &mut a,
+        [
+            Action::CycleView,
+            Action::CycleView,
+            Action::Tool(ToolAction::Table),
+        ],
+    );
+    run(&mut a, [Action::Move(Dir::Down)]);
+    assert_eq!(message(&a), [false, false]);
+}

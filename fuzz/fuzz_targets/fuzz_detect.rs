@@ -11,8 +11,13 @@ fuzz_target!(|data: &[u8]| {
     // The prefix as `load_reader` reads it is never longer than the input, and detection
     // of the input is detection of its prefix when the whole input fits in it.
     let mut reader = data;
-    let (prefix, error) = detect::read_prefix(&mut reader);
+    let detect::Prefix {
+        bytes: prefix,
+        error,
+        ended,
+    } = detect::read_prefix(&mut reader);
     assert!(error.is_none(), "reading a slice failed");
+    assert!(!ended || prefix.len() == data.len(), "ended before the end");
     assert!(
         data.starts_with(&prefix),
         "the prefix is not a prefix of the input"

@@ -13,10 +13,26 @@ const PREFIX_BYTES: usize = 64 * 1024;
 /// How long the first line may be for detection.
 const FIRST_LINE_BYTES: usize = 16 << 20;
 
+/// The first lines of an input.
+#[derive(Debug)]
+pub struct Prefix {
+    /// The bytes read.
+    pub bytes: Vec<u8>,
+    /// The read error that ended the prefix early, if any.
+    pub error: Option<io::Error>,
+    /// The input ended within the prefix: nothing more is to be read (a terminal or a
+    /// pipe must not be read again after its end).
+    pub ended: bool,
+}
+
 /// Reads the first lines of the input (up to a line or byte limit). A read error ends
 /// the prefix early; it is returned beside what was read.
-pub fn read_prefix<R: BufRead>(reader: &mut R) -> (Vec<u8>, Option<io::Error>) {
-    let mut prefix = Vec::new();
+pub fn read_prefix<R: BufRead>(reader: &mut R) -> Prefix {
+    let mut prefix = Prefix {
+        bytes: Vec::new(),
+        error: None,
+        ended: false,
+    };
     for i in 0..PREFIX_LINES {
         // The first line is read whole (up to a cap): detection needs one complete line.
         let budget = if i == 0 {
@@ -24,21 +40,29 @@ pub fn read_prefix<R: BufRead>(reader: &mut R) -> (Vec<u8>, Option<io::Error>) {
         } else {
             PREFIX_BYTES
         };
-        if prefix.len() >= budget {
+        if prefix.bytes.len() >= budget {
             break;
         }
         let mut line = Vec::new();
-        let limit = (budget - prefix.len()) as u64;
-        let n = io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line);
-        match n {
-            Ok(0) => break,
-            Ok(_) => prefix.extend_from_slice(&line),
+        let limit = (budget - prefix.bytes.len()) as u64;
+        match io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line) {
+            Ok(n) => {
+                prefix.bytes.extend_from_slice(&line);
+                // Short of the limit and of a newline, read_until met the end.
+                if n == 0 || (!line.ends_with(b"\n") && (n as u64) < limit) {
+                    prefix.ended = true;
+                    break;
+                }
+            }
             // A line cut by a read error is dropped (`b 2` may have been `b 25`), as the
             // line reader and the chunk splitter do.
-            Err(e) => return (prefix, Some(e)),
+            Err(e) => {
+                prefix.error = Some(e);
+                break;
+            }
         }
     }
-    (prefix, None)
+    prefix
 }
 
 /// The format of an input, judged from its first lines; `None` when nothing fits.

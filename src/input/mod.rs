@@ -206,7 +206,11 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         source_name: name.to_owned(),
         error,
     };
-    let (prefix, prefix_error) = detect::read_prefix(&mut reader);
+    let detect::Prefix {
+        bytes: prefix,
+        error: prefix_error,
+        ended,
+    } = detect::read_prefix(&mut reader);
     if let Some(error) = prefix_error.as_ref().filter(|_| prefix.is_empty()) {
         return Err(io_err(io::Error::new(error.kind(), error.to_string())));
     }
@@ -249,8 +253,8 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         Format::Folded | Format::DiffFolded => Some(parallel::ChunkParser::Folded(diff)),
         Format::Stap => None,
     };
-    // After a read error only the prefix is left to parse.
-    let rest: Box<dyn Read + Send + '_> = if prefix_error.is_some() {
+    // After a read error or the end of the input only the prefix is left to parse.
+    let rest: Box<dyn Read + Send + '_> = if prefix_error.is_some() || ended {
         Box::new(io::empty())
     } else {
         Box::new(reader)

@@ -60,26 +60,22 @@ fn split<R: BufRead>(
         // read_to_end fills the spare capacity without zeroing it first.
         buf.reserve(size);
         let want = (start + size) as u64;
-        let mut filled = start;
-        while (filled as u64) < want {
-            match (&mut reader)
-                .take(want - filled as u64)
-                .read_to_end(&mut buf)
-            {
-                Ok(0) => break,
-                Ok(_) => filled = buf.len(),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => filled = buf.len(),
-                Err(e) => {
-                    // The input ends here; what came before still loads, but not a line
-                    // the error cut in two (`b 2` may have been `b 25`).
-                    *error = Some(e.to_string());
-                    let whole = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
-                    buf.truncate(whole);
-                    filled = whole;
-                    break;
-                }
+        // It stops at the limit or at the end of the input, which it reads once (reading
+        // again after the end would make a terminal need a second Ctrl-D).
+        let filled = match (&mut reader)
+            .take(want - start as u64)
+            .read_to_end(&mut buf)
+        {
+            Ok(_) => buf.len(),
+            Err(e) => {
+                // The input ends here; what came before still loads, but not a line the
+                // error cut in two (`b 2` may have been `b 25`).
+                *error = Some(e.to_string());
+                let whole = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
+                buf.truncate(whole);
+                whole
             }
-        }
+        };
         let eof = (filled as u64) < want || error.is_some();
         // The carried part holds no boundary: search only from the junction on, so a
         // record far longer than a chunk does not make the search quadratic.

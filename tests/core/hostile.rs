@@ -220,3 +220,50 @@ fn a_record_much_longer_than_a_chunk_stays_linear() {
     let loaded = input::load_reader(perf.as_bytes(), "long", &opts).unwrap();
     assert_eq!(loaded.main().tree.max_depth(), 200_001);
 }
+
+/// A reader that gives `parts` one per read, with an end of input (a read of 0 bytes)
+/// after the first: a terminal where Ctrl-D was typed once, then more lines.
+struct EndsThenTalks {
+    parts: Vec<Vec<u8>>,
+}
+
+impl std::io::Read for EndsThenTalks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(part) = self.parts.first_mut() else {
+            return Ok(0);
+        };
+        let n = part.len().min(buf.len());
+        buf[..n].copy_from_slice(&part[..n]);
+        part.drain(..n);
+        if part.is_empty() {
+            self.parts.remove(0);
+        }
+        Ok(n)
+    }
+}
+
+#[test]
+fn the_input_ends_at_its_first_end_on_every_path() {
+    let perf = "app 1 1.0: 1 cycles: \n\t1 main+0x1 (/bin/app)\n\n";
+    let late_perf = "late 1 2.0: 1 cycles: \n\t1 late+0x1 (/bin/app)\n\n";
+    // Shorter than format detection's look-ahead, and longer (the rest is read by the
+    // line reader or, on two threads, by the chunk splitter).
+    for copies in [1, 200] {
+        for threads in [1, 2] {
+            for (first, later) in [("a;b 1\n", "z 9\n"), (perf, late_perf)] {
+                let reader = EndsThenTalks {
+                    parts: vec![first.repeat(copies).into_bytes(), Vec::new(), later.into()],
+                };
+                let opts = LoadOptions {
+                    threads: Some(threads),
+                    ..LoadOptions::default()
+                };
+                let loaded = input::load_reader(reader, "tty", &opts).unwrap();
+                let folded = export::folded_lines(&loaded.main().tree).join("\n");
+                let case = format!("{copies} × {first:?} on {threads} threads: {folded}");
+                assert!(!folded.contains('z') && !folded.contains("late"), "{case}");
+                assert_eq!(loaded.main().stats.samples, copies as u64, "{case}");
+            }
+        }
+    }
+}

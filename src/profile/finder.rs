@@ -1,7 +1,7 @@
 //! Stage: call tree → ranked function names. The fuzzy finder scores every distinct
-//! name once with the skim v2 algorithm ([`super::skim`], equal to fuzzy-matcher's
-//! `SkimMatcherV2` score) and asks fuzzy-matcher for the matched character indices of
-//! the hits it keeps, for highlighting (as gitui's finder does).
+//! name once with the skim v2 algorithm ([`super::skim`], equal to the score fuzzy-matcher's
+//! `SkimMatcherV2::fuzzy_indices` returns) and asks fuzzy-matcher for the matched character
+//! indices of the hits it keeps, for highlighting (as gitui's finder does).
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;

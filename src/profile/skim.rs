@@ -1,18 +1,23 @@
-//! The skim v2 fuzzy score, as `fuzzy_matcher::skim::SkimMatcherV2` (default
-//! configuration, smart case) computes it, for scoring many names against one query.
+//! The skim v2 fuzzy score of `fuzzy_matcher::skim::SkimMatcherV2` (default
+//! configuration, smart case), for scoring many names against one query: the score its
+//! `fuzzy_indices` computes over the full matrix.
 //!
-//! Why not call the crate for every name: `SkimMatcherV2::fuzzy_match` collects the
-//! name into a `Vec<char>`, allocates a bonus vector and a match-index vector, and
-//! classifies every character again on each call — about 0.7 µs a name, too slow to rank
-//! 100,000 names per keystroke. Worse, with its default cache its score depends on the
-//! names scored before (it reads cells of a reused matrix that this call did not write;
-//! skim-rs/skim#1071 shows the symptom), so a ranking could change with the order or the
-//! thread a name was scored on. This is the same dynamic programme — the same two-row
-//! matrix, the same reads and writes in the same order — on a matrix that starts fresh for
-//! every name, over bytes when both strings are ASCII, with buffers reused across names.
-//! Its score equals that of a new `SkimMatcherV2::default().smart_case()` exactly; the
-//! tests check that on random and exhaustive inputs. The crate still computes the
-//! highlighted positions of the few hits shown.
+//! Why not call the crate for every name: `SkimMatcherV2` collects the name into a
+//! `Vec<char>`, allocates a bonus vector and a match-index vector, and classifies every
+//! character again on each call — about 0.7 µs a name, too slow to rank 100,000 names per
+//! keystroke. Its quicker `fuzzy_match` keeps only two rows of the matrix and then reads
+//! cells the current call did not write: leftovers of the row two above at the left edge
+//! of a row and in the final maximum, and, with its cache, of the names scored before
+//! (skim-rs/skim#1071 shows the symptom). So its score can be a point or a few higher
+//! than the full matrix gives (about 1.6% of random pairs, mostly with long gaps), and
+//! with the cache a ranking could change with the order or the thread a name was scored
+//! on. This is the full-matrix programme — the same recurrences and bonuses — over bytes
+//! when both strings are ASCII, with buffers reused across names and only the cells that
+//! can lie on a complete match computed. Its score equals
+//! `SkimMatcherV2::default().smart_case().fuzzy_indices(name, query)`'s exactly (the tests
+//! check it exhaustively on short names, by property on long ones, and on every name of the
+//! testdata recordings), so the ranking agrees with the highlighted positions, which the
+//! crate still computes for the few hits shown.
 
 use std::cmp::max;
 
@@ -223,13 +228,11 @@ fn bonus<T: Unit>(name: &[T], j: usize) -> i32 {
 /// those bands lie on no complete alignment, so the maximum of the last row — the score
 /// — is the same as over the whole matrix.
 ///
-/// Where skim's own two-row matrix reads cells its current call did not write (leftovers
-/// of an earlier row or an earlier name: the state that makes its cached score depend on
-/// history), this reads "no alignment"; the exhaustive test shows that skim's score on a
-/// new matcher is the same. For the same reason the bonus skim carries along a run of
-/// consecutive matches is left out: in the two-row matrix it only ever holds
-/// max(in-place bonus, consecutive bonus) of the same column again, so it never changes
-/// the maximum.
+/// Where skim's full matrix starts a row (the cell left of `first[i] + 1`) it resets the
+/// cell to "no alignment", as here. The bonus skim carries along a run of consecutive
+/// matches is left out: it reads it from the cell to the left before that cell's bonus is
+/// written in the same row, so on a new matrix it is always 0 and the consecutive bonus
+/// is max(in-place bonus, consecutive bonus).
 fn score_units<T: Unit>(name: &[T], query: &[T], case: bool, b: &mut Buffers) -> Option<i64> {
     if !bounds(name, query, case, b) {
         return None;
@@ -305,12 +308,44 @@ mod tests {
     use fuzzy_matcher::skim::SkimMatcherV2;
     use proptest::prelude::*;
 
+    /// The full-matrix score, on a new matcher each time (a reused one's cache can leak
+    /// state between names; `use_cache(false)` would do, but panics in 0.3.7: it empties
+    /// the cache while still borrowing it).
     fn skim(name: &str, query: &str) -> Option<i64> {
-        // A new matcher each time: its matrix cache starts empty. (`use_cache(false)`
-        // would do, but panics in 0.3.7: it empties the cache while still borrowing it.)
+        SkimMatcherV2::default()
+            .smart_case()
+            .fuzzy_indices(name, query)
+            .map(|(score, _)| score)
+    }
+
+    /// `fuzzy_match`'s two-row score, which can be higher (see the module comment).
+    fn skim_two_rows(name: &str, query: &str) -> Option<i64> {
         SkimMatcherV2::default()
             .smart_case()
             .fuzzy_match(name, query)
+    }
+
+    #[test]
+    fn follows_the_full_matrix_where_the_two_row_score_differs() {
+        let long_gap = format!("a{}bc", "x".repeat(51));
+        for (name, query, full, two_rows) in [
+            ("x xbxxxxxx_ ba", " b_a", 45, 46),
+            (long_gap.as_str(), "abc", 13, 14),
+            (
+                "_Z24plugin_foreach_with_maskP3THDPFcS0_PP13st_plugin_intPvEijS4_",
+                "_ele",
+                19,
+                20,
+            ),
+        ] {
+            assert_eq!(
+                Scorer::new(query).score(name),
+                Some(full),
+                "{name:?} / {query:?}"
+            );
+            assert_eq!(skim(name, query), Some(full));
+            assert_eq!(skim_two_rows(name, query), Some(two_rows));
+        }
     }
 
     /// Every name of up to 5 characters over a small alphabet with each kind of
@@ -344,6 +379,14 @@ mod tests {
         fn equals_skim_on_random_names(
             name in "[a-cA-C_:/ (0-9é\u{0}]{0,40}",
             query in "[a-cA-C_:é]{1,6}",
+        ) {
+            prop_assert_eq!(Scorer::new(&query).score(&name), skim(&name, &query));
+        }
+
+        #[test]
+        fn equals_skim_on_long_names_with_long_gaps(
+            name in "[abx_]{0,12}x{0,80}[abcx_A]{0,60}",
+            query in "[abcA_]{1,5}",
         ) {
             prop_assert_eq!(Scorer::new(&query).score(&name), skim(&name, &query));
         }

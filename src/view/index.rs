@@ -1,11 +1,24 @@
 //! Stage: call tree → per-frame geometry facts the view reads in O(1): where each frame
 //! starts (in weight units from the left edge of the whole graph) and how deep its
-//! subtree goes. Built once per profile in O(nodes); layout then only visits what it draws.
+//! subtree goes, its name, and the pre-order of the frames. Built once per profile in
+//! O(nodes); layout then only visits what it draws, and search reads these arrays rather
+//! than the nodes.
 
-use crate::profile::{CallTree, NodeId};
+use crate::profile::{CallTree, NameId, NodeId};
 
 /// Name of the SystemTap group frame whose subtree is drawn in blue.
 pub const OFF_CPU: &str = "[off-cpu]";
+
+/// A frame in [`TreeIndex::preorder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visit {
+    /// The frame.
+    pub id: NodeId,
+    /// Its function.
+    pub name: NameId,
+    /// Its depth (the root is 0).
+    pub depth: u32,
+}
 
 /// Offsets and subtree heights of every node of one tree.
 #[derive(Debug, Clone, Default)]
@@ -14,6 +27,7 @@ pub struct TreeIndex {
     height: Vec<u32>,
     depth: Vec<u32>,
     total: Vec<u64>,
+    preorder: Vec<Visit>,
     offcpu: Option<(u64, u64)>,
 }
 
@@ -41,11 +55,23 @@ impl TreeIndex {
         }
         let depth = tree.ids().map(|id| tree.node(id).depth).collect();
         let total = tree.ids().map(|id| tree.node(id).total).collect();
+        let preorder = order
+            .iter()
+            .map(|&id| {
+                let node = tree.node(id);
+                Visit {
+                    id,
+                    name: node.name,
+                    depth: node.depth,
+                }
+            })
+            .collect();
         let mut index = Self {
             start,
             height,
             depth,
             total,
+            preorder,
             offcpu: None,
         };
         index.offcpu = tree
@@ -72,6 +98,12 @@ impl TreeIndex {
     /// Depth of the frame (the root is 0).
     pub fn depth(&self, id: NodeId) -> u32 {
         self.depth.get(ix(id)).copied().unwrap_or(0)
+    }
+
+    /// Every frame, callers before callees and left to right (the root first), with its
+    /// name and depth: one sequential array for passes over the whole tree.
+    pub fn preorder(&self) -> &[Visit] {
+        &self.preorder
     }
 
     /// Levels below the frame (0 for a leaf).

@@ -41,41 +41,35 @@ pub fn find(tree: &CallTree, index: &TreeIndex, re: &Regex) -> Matches {
     if !out.names.iter().any(|&m| m) {
         return out;
     }
-    // One pass with parents before children — id order, as trees are built, else pre-order:
-    // `below[id]` tells whether a strict ancestor matched, so nested matches count once.
-    let by_id = tree
-        .ids()
-        .skip(1)
-        .all(|id| tree.node(id).parent.is_some_and(|p| p < id));
-    let order: Box<dyn Iterator<Item = NodeId>> = if by_id {
-        Box::new(tree.ids().skip(1))
-    } else {
-        Box::new(tree.preorder().into_iter().skip(1))
-    };
-    let mut below = vec![false; tree.len()];
-    for id in order {
-        let node = tree.node(id);
-        let covered = node.parent.filter(|&p| p != NodeId::ROOT).is_some_and(|p| {
-            below.get(p.0 as usize).copied().unwrap_or(false) || out.frame_matches(tree, p)
-        });
-        if let Some(b) = below.get_mut(id.0 as usize) {
-            *b = covered;
+    // One pass in pre-order over the index's arrays: hits come out in (start, depth)
+    // order, and `open` holds the depths of the matching frames above the current one,
+    // so a frame under a match is not counted again.
+    let mut open: Vec<u32> = Vec::new();
+    for visit in index.preorder().iter().skip(1) {
+        let depth = visit.depth;
+        while open.last().is_some_and(|&d| d >= depth) {
+            open.pop();
         }
-        if out.frame_matches(tree, id) {
-            out.record(tree, index, id, covered);
+        if out.name_matches(visit.name) {
+            out.record(tree, index, visit.id, !open.is_empty());
+            open.push(depth);
         }
     }
-    out.hits.sort_unstable_by_key(|h| (h.start, h.depth));
+    // Frames of zero weight can break the (start, depth) order of pre-order.
+    if !out.hits.is_sorted_by_key(|h| (h.start, h.depth)) {
+        out.hits.sort_by_key(|h| (h.start, h.depth));
+    }
     for v in &mut out.by_depth {
-        v.sort_unstable();
+        if !v.is_sorted() {
+            v.sort_unstable();
+        }
     }
     out
 }
 
 impl Matches {
     fn record(&mut self, tree: &CallTree, index: &TreeIndex, id: NodeId, covered: bool) {
-        let node = tree.node(id);
-        let depth = node.depth as usize;
+        let depth = index.depth(id) as usize;
         if self.by_depth.len() <= depth {
             self.by_depth.resize_with(depth + 1, Vec::new);
         }
@@ -85,10 +79,11 @@ impl Matches {
         }
         self.hits.push(Hit {
             start,
-            depth: node.depth,
+            depth: index.depth(id),
             id,
         });
         if !covered {
+            let node = tree.node(id);
             self.weight = self.weight.saturating_add(node.total);
             self.samples = self.samples.saturating_add(node.samples);
         }
@@ -196,6 +191,43 @@ mod tests {
         assert_eq!(m.prev_before(9, 2).map(|h| h.depth), Some(3));
         assert_eq!(m.position(5, 3), Some(2));
         assert_eq!(m.position(6, 3), None);
+    }
+
+    proptest::proptest! {
+        /// Against a brute force over ancestors, on random trees with zero-weight stacks.
+        #[test]
+        fn equals_a_walk_over_ancestors(
+            stacks in proptest::collection::vec(
+                (proptest::collection::vec(0u8..4, 1..6), 0u64..3), 1..40),
+            pick in 0u8..4,
+        ) {
+            let mut t = CallTree::new();
+            for (frames, w) in &stacks {
+                t.insert(frames.iter().map(|f| format!("f{f}")), *w);
+            }
+            t.finish();
+            let ix = TreeIndex::new(&t);
+            let m = find(&t, &ix, &Regex::new(&format!("^f{pick}$")).unwrap());
+            let matches = |id: NodeId| id != NodeId::ROOT && t.name(id) == format!("f{pick}");
+            let (mut weight, mut samples, mut keys) = (0, 0, Vec::new());
+            for id in t.ids().filter(|&id| matches(id)) {
+                let mut up = t.node(id).parent;
+                let mut covered = false;
+                while let Some(p) = up {
+                    covered |= matches(p);
+                    up = t.node(p).parent;
+                }
+                if !covered {
+                    weight += t.node(id).total;
+                    samples += t.node(id).samples;
+                }
+                keys.push((ix.start(id), ix.depth(id)));
+            }
+            keys.sort_unstable();
+            let found: Vec<(u64, u32)> = m.hits.iter().map(|h| (h.start, h.depth)).collect();
+            proptest::prop_assert_eq!(found, keys);
+            proptest::prop_assert_eq!((m.weight, m.samples), (weight, samples));
+        }
     }
 
     #[test]

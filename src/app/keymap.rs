@@ -992,10 +992,13 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
     if comparing {
         sections.push((Mode::DeltaTable.title(), rows(Mode::DeltaTable)));
     }
-    if !comparing {
-        for mode in [Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt] {
-            sections.push((mode.title(), rows(mode)));
-        }
+    let modes: &[Mode] = if comparing {
+        &[Mode::Finder]
+    } else {
+        &[Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt]
+    };
+    for &mode in modes {
+        sections.push((mode.title(), rows(mode)));
     }
     sections
 }
@@ -1098,10 +1101,12 @@ mod tests {
         assert_eq!(essential, ["help", "quit"]);
         // While comparing, the keys of one-profile tools are neither hinted nor listed.
         let comparing: Vec<_> = hints_in(Mode::Normal, true).map(|h| h.word).collect();
-        assert!(comparing.contains(&"view") && !comparing.contains(&"find"));
+        assert!(comparing.contains(&"view") && comparing.contains(&"find"));
+        assert!(!comparing.contains(&"table") && !comparing.contains(&"callers"));
         let help = help_sections_in(true);
         let titles: Vec<_> = help.iter().map(|(t, _)| *t).collect();
-        assert!(!titles.contains(&Mode::Finder.title()), "{titles:?}");
+        assert!(titles.contains(&Mode::Finder.title()), "{titles:?}");
+        assert!(!titles.contains(&Mode::Table.title()), "{titles:?}");
         let analysis = &help.iter().find(|(t, _)| *t == "Analysis").unwrap().1;
         let keys: Vec<_> = analysis.iter().map(|(k, _)| *k).collect();
         assert!(

@@ -166,12 +166,21 @@ pub enum ToolAction {
 
 impl ToolAction {
     /// Whether the action does something while two profiles are compared: the transforms
-    /// (applied to both), copying, and the help. The function table, finder, callers /
-    /// callees, regex exclusion and export work on one profile.
+    /// (applied to both), copying, the finder (over both) and its keys, and the help. The
+    /// function table, callers / callees, regex exclusion and export work on one profile.
     pub fn works_while_comparing(&self) -> bool {
         matches!(
             self,
-            Self::Invert
+            Self::Finder
+                | Self::Step(_)
+                | Self::Page(_)
+                | Self::Edge(_)
+                | Self::Accept
+                | Self::Close
+                | Self::Type(_)
+                | Self::Backspace
+                | Self::ClearLine
+                | Self::Invert
                 | Self::Order
                 | Self::Exclude
                 | Self::Focus
@@ -197,9 +206,15 @@ pub fn update(app: &mut App, action: ToolAction) {
         if app.mode == Mode::Help {
             return;
         }
+        if app.mode == Mode::Finder {
+            let rows = super::compare::finder::list_rows(cmp);
+            cmp.finder_key(&action, &mut app.mode, rows);
+            return;
+        }
         let ex = cmp.driver_mut();
         ex.tools.message = None;
         match action {
+            ToolAction::Finder => cmp.open_finder(&mut app.mode),
             ToolAction::Notify(message) => ex.tools.message = Some(message),
             ToolAction::CopyName | ToolAction::CopyStack => {
                 match ex.copy_effect(action == ToolAction::CopyStack) {

@@ -6,7 +6,7 @@
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::intern::NameId;
+use super::intern::{Interner, NameId};
 use super::skim::Scorer;
 use super::tree::CallTree;
 
@@ -45,7 +45,18 @@ pub fn find_narrowing(
     limit: usize,
     memo: &mut Narrowing,
 ) -> Vec<FinderHit> {
-    let names = tree.names();
+    find_in(tree.names(), weight, query, limit, memo)
+}
+
+/// As [`find_narrowing`], over any set of names (compare mode ranks the functions of both
+/// profiles).
+pub fn find_in(
+    names: &Interner,
+    weight: &[u64],
+    query: &str,
+    limit: usize,
+    memo: &mut Narrowing,
+) -> Vec<FinderHit> {
     let heavy = |id: NameId| weight.get(id.0 as usize).copied().unwrap_or(0) > 0;
     let candidates: Vec<NameId> = match memo.matched.take() {
         Some(m) if !memo.query.is_empty() && query.starts_with(&memo.query) => m,

@@ -44,6 +44,7 @@ pub fn render(app: &App, cmp: &Compare, buf: &mut Buffer) {
             overlay::tooltip(hover, graph, buf);
         }
     }
+    super::finder::render_compare(cmp, app.colors, buf);
 }
 
 fn file_name(source: &str) -> String {

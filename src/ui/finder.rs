@@ -1,31 +1,72 @@
 //! Stage: state → the fuzzy finder popup over the graph: the query with a cursor, then the
-//! ranked functions, each with its total share and the characters that matched the query
-//! highlighted. Names are sanitized one grapheme cluster at a time, so the highlight stays
+//! ranked functions, each with its total share (both shares while comparing) and the
+//! characters that matched the query highlighted. Names are sanitized one grapheme cluster at a time, so the highlight stays
 //! on the right characters.
 
 use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Clear, Widget};
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::{fill, put};
 use crate::app::Explorer;
-use crate::app::finder::{LIMIT, popup_area};
+use crate::app::compare::Compare;
+use crate::app::finder::{FinderState, LIMIT, popup_area};
+use crate::profile::finder::FinderHit;
 use crate::text::{percent, sanitize, thousands};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::display_width;
 
 /// Draws the popup.
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
-    let rect = popup_area(ex.areas.graph);
+    let f = &ex.tools.finder;
+    let total = ex.profile.tree.total();
+    let names = ex.profile.tree.names();
+    let title = "Find a function";
+    popup(popup_area(ex.areas.graph), title, f, colors, buf, |hit| {
+        let weight = f.weights.get(hit.name.0 as usize).copied().unwrap_or(0);
+        (
+            format!("{:>7.2}%  ", percent(weight, total)),
+            names.resolve(hit.name),
+        )
+    });
+}
+
+/// Draws the compare-mode popup: each function with its share before → after.
+pub fn render_compare(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
+    let Some(cf) = &cmp.finder else {
+        return;
+    };
+    let title = "Find a function in either profile";
+    let area = popup_area(cmp.areas.region);
+    popup(area, title, &cf.state, colors, buf, |hit| {
+        let row = cmp.table.rows.get(hit.name.0 as usize);
+        let (before, after) = row.map_or((0.0, 0.0), |r| (r.delta.before_pct, r.delta.after_pct));
+        (
+            format!("{before:>6.2}% → {after:>6.2}%  "),
+            cf.names.resolve(hit.name),
+        )
+    });
+}
+
+/// The popup in `rect`: title with counts, the query with a cursor, then one row a hit:
+/// the text `row` gives before the name, and the name with its matched characters marked.
+fn popup<'a>(
+    rect: Rect,
+    title: &str,
+    f: &FinderState,
+    colors: ColorMode,
+    buf: &mut Buffer,
+    row: impl Fn(&FinderHit) -> (String, &'a str),
+) {
     if rect.width < 12 || rect.height < 4 {
         return;
     }
-    let f = &ex.tools.finder;
     Clear.render(rect, buf);
     let more = if f.hits.len() >= LIMIT { "+" } else { "" };
     let title = format!(
-        " Find a function: {}{more} of {} ",
+        " {title}: {}{more} of {} ",
         thousands(f.hits.len() as u64),
         thousands(f.candidates as u64)
     );
@@ -52,8 +93,6 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         1,
         Style::new().add_modifier(Modifier::REVERSED),
     );
-    let total = ex.profile.tree.total();
-    let names = ex.profile.tree.names();
     let rows = f.hits.iter().enumerate().skip(f.offset);
     for ((i, hit), y) in rows.zip(inner.y + 1..inner.bottom()) {
         let base = if i == f.selected {
@@ -69,15 +108,14 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         } else {
             Style::new()
         };
-        let weight = f.weights.get(hit.name.0 as usize).copied().unwrap_or(0);
-        let share = format!("{:>7.2}%  ", percent(weight, total));
-        let x = put(buf, inner.x, y, &share, width, base);
+        let (prefix, name) = row(hit);
+        let x = put(buf, inner.x, y, &prefix, width, base);
         let room = usize::from(inner.right().saturating_sub(x));
         highlighted(
             buf,
             (x, y),
             room,
-            names.resolve(hit.name),
+            name,
             &hit.indices,
             (base, mark(colors, base)),
         );

@@ -155,6 +155,32 @@ fn delta_table_view() {
 }
 
 #[test]
+fn finder_over_both_profiles() {
+    each_size("finder", || keys("plogwfl"));
+}
+
+#[test]
+fn finder_finds_a_function_only_before_and_shows_it_there() {
+    // The seed study's question in four keys: where did the redo-log flush go?
+    let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl"));
+    assert!(
+        screen.contains(" 31.23% →   0.00%  _ZL27log_write_flush_to_disk_lowv"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Find a function in either profile: 1 of 56"),
+        "{screen}"
+    );
+    let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl\r"));
+    assert!(screen.contains(" AFTER    ✗ not in AFTER"), "{screen}");
+    assert!(
+        screen.contains("BEFORE 3,000 off-CPU units (30.00%) · AFTER 0 (0.00%): not in AFTER"),
+        "{screen}"
+    );
+    assert!(screen.contains("Matched: 31.23%"), "{screen}");
+}
+
+#[test]
 fn help_lists_the_compare_keys() {
     let screen = compare(B0E1, B0E0, (160, 45), keys("?"));
     assert!(screen.contains("Delta table"), "{screen}");

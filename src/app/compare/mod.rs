@@ -13,6 +13,7 @@
 //! ```
 
 mod facts;
+pub mod finder;
 mod follow;
 mod place;
 mod table;
@@ -124,6 +125,8 @@ pub struct CompareAreas {
     pub divider: Rect,
     /// The delta table.
     pub table: Rect,
+    /// Where the panes or the table go (the finder popup is centred on it).
+    pub region: Rect,
 }
 
 /// Two profiles on screen.
@@ -146,6 +149,8 @@ pub struct Compare {
     pub max_points: f64,
     /// Functions sorted by change.
     pub table: DeltaTable,
+    /// The fuzzy finder, while open.
+    pub finder: Option<finder::CompareFinder>,
     /// The side where the selected path does not exist, if any.
     pub missing: Option<Side>,
     /// Screen areas.
@@ -177,6 +182,7 @@ impl Compare {
             points,
             max_points,
             table,
+            finder: None,
             missing: None,
             areas: CompareAreas::default(),
             status: Vec::new(),
@@ -330,21 +336,26 @@ impl Compare {
     /// Back to the graph with the table's function selected (its heaviest frame) and all its
     /// frames highlighted; on the other side when the driver's profile lacks it.
     fn show_in_graph(&mut self, mode: &mut Mode) {
-        let Some(name) = self.table.current().map(|r| r.name.clone()) else {
-            return;
-        };
+        if let Some(name) = self.table.current().map(|r| r.name.clone()) {
+            self.show_function(&name, mode);
+        }
+    }
+
+    /// Back to the graph view, on the side that has the function (the one keys go to when
+    /// both have it), with its frames highlighted and its heaviest frame selected.
+    fn show_function(&mut self, name: &str, mode: &mut Mode) {
         self.view = self.graph_view;
         let d = self.driver_side();
-        if heaviest(&self.side(d).profile.tree, &name).is_none() {
+        if heaviest(&self.side(d).profile.tree, name).is_none() {
             self.switch_driver();
         }
         *mode = Mode::Normal;
         // Lay the graph view out first, so that revealing the frame knows the width.
         self.refresh(self.size, mode);
         let ex = self.driver_mut();
-        ex.search.query = format!("^{}$", regex::escape(&name));
+        ex.search.query = format!("^{}$", regex::escape(name));
         ex.run_search();
-        if let Some(id) = heaviest(&ex.profile.tree, &name) {
+        if let Some(id) = heaviest(&ex.profile.tree, name) {
             ex.select(Target::Frame(id));
             ex.reveal(id);
         }

@@ -38,6 +38,7 @@ impl Compare {
         );
         self.areas = CompareAreas {
             header,
+            region,
             ..CompareAreas::default()
         };
         let mut panes = [Rect::default(); 2];

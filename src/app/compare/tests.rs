@@ -327,7 +327,7 @@ fn one_profile_tools_say_so_and_copy_works_while_comparing() {
     use crate::app::tools::{NOT_WHILE_COMPARING, ToolAction};
     let mut a = app();
     run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
-    for tool in [ToolAction::Table, ToolAction::Finder, ToolAction::Export] {
+    for tool in [ToolAction::Table, ToolAction::Sandwich, ToolAction::Export] {
         run(&mut a, [Action::Tool(tool.clone())]);
         assert_eq!(a.mode, Mode::Normal, "{tool:?}");
         let message = cmp(&a).driver().tools.message.as_deref();
@@ -359,7 +359,7 @@ fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
         Action::SwitchPane,
         Action::Move(Dir::Down),
     ] {
-        run(&mut a, [Action::Tool(ToolAction::Finder)]);
+        run(&mut a, [Action::Tool(ToolAction::Table)]);
         assert!(message(&a).contains(&true));
         run(&mut a, [next.clone()]);
         assert_eq!(message(&a), [false, false], "{next:?}");
@@ -375,4 +375,46 @@ fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
     );
     run(&mut a, [Action::Move(Dir::Down)]);
     assert_eq!(message(&a), [false, false]);
+}
+
+#[test]
+fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
+    use crate::app::tools::ToolAction;
+    let mut a = app();
+    run(&mut a, [Action::Tool(ToolAction::Finder)]);
+    assert_eq!(a.mode, Mode::Finder);
+    // Every function of either side; ties by the larger change.
+    let f = &cmp(&a).finder.as_ref().unwrap();
+    assert_eq!(f.state.candidates, cmp(&a).table.rows.len());
+    // Keys go to the finder, not to the graph.
+    let before_keys = selected(&a, Side::After);
+    run(
+        &mut a,
+        "flsh".chars().map(|c| Action::Tool(ToolAction::Type(c))),
+    );
+    run(&mut a, [Action::Move(Dir::Down), Action::Click(5, 5)]);
+    assert_eq!(selected(&a, Side::After), before_keys);
+    let f = cmp(&a).finder.as_ref().unwrap();
+    let names: Vec<&str> = f
+        .state
+        .hits
+        .iter()
+        .map(|h| f.names.resolve(h.name))
+        .collect();
+    assert_eq!(names, ["flush"]);
+    // Enter: `flush` is only in BEFORE, so keys go there, on its frame, highlighted.
+    run(&mut a, [Action::Tool(ToolAction::Accept)]);
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(cmp(&a).finder.is_none());
+    assert_eq!(cmp(&a).driver_side(), Side::Before);
+    assert_eq!(selected(&a, Side::Before), "main;commit;flush");
+    assert_eq!(cmp(&a).driver().search.query, "^flush$");
+    // Esc closes and gives the keys back, from the delta table too.
+    run(&mut a, [Action::CycleView, Action::CycleView]);
+    assert_eq!(a.mode, Mode::DeltaTable);
+    run(&mut a, [Action::Tool(ToolAction::Finder)]);
+    assert_eq!(a.mode, Mode::Finder);
+    run(&mut a, [Action::Tool(ToolAction::Close)]);
+    assert_eq!(a.mode, Mode::DeltaTable);
+    assert!(cmp(&a).finder.is_none());
 }

@@ -1,0 +1,106 @@
+//! Stage: application state — the fuzzy finder while comparing. It ranks the functions of
+//! both profiles (the delta table's rows, so a function that vanished or appeared is found
+//! too) against the query, ties broken by the larger change; Enter shows the chosen one in
+//! the graph as the delta table's Enter does, switching to the side that has it.
+
+use super::Compare;
+use crate::app::finder::{FinderState, LIMIT};
+use crate::app::tools::ToolAction;
+use crate::app::{Mode, finder};
+use crate::profile::Interner;
+use crate::profile::finder::find_in;
+
+/// The finder's names and state; row `i` of the delta table is name `NameId(i)`.
+#[derive(Debug, Clone, Default)]
+pub struct CompareFinder {
+    /// The delta table's function names, in row order.
+    pub names: Interner,
+    /// Query, hits and selection (weights: the change of share, for ties).
+    pub state: FinderState,
+    /// The mode to go back to on Esc.
+    back: Mode,
+}
+
+impl Compare {
+    /// Opens the finder with an empty query (every function, largest change first).
+    pub(crate) fn open_finder(&mut self, mode: &mut Mode) {
+        let mut names = Interner::default();
+        let mut weights = Vec::with_capacity(self.table.rows.len());
+        for row in &self.table.rows {
+            names.intern(&row.name);
+            // Hundredths of a point of change, plus one so that every row is a candidate.
+            let points = (row.delta.after_pct - row.delta.before_pct).abs();
+            #[allow(clippy::cast_sign_loss)] // an absolute value
+            weights.push(1 + (points * 100.0).round() as u64);
+        }
+        let state = FinderState {
+            candidates: weights.len(),
+            weights,
+            ..FinderState::default()
+        };
+        let mut f = CompareFinder {
+            names,
+            state,
+            back: *mode,
+        };
+        f.rank();
+        self.finder = Some(f);
+        *mode = Mode::Finder;
+    }
+
+    /// A key of the finder; `rows` is how many hits the popup shows.
+    pub(crate) fn finder_key(&mut self, action: &ToolAction, mode: &mut Mode, rows: usize) {
+        let Some(f) = self.finder.as_mut() else {
+            *mode = Mode::Normal;
+            return;
+        };
+        let page = i32::try_from(rows.max(1)).unwrap_or(1);
+        let s = &mut f.state;
+        match action {
+            &ToolAction::Step(n) => s.step(n),
+            &ToolAction::Page(down) => s.step(if down { page } else { -page }),
+            &ToolAction::Edge(last) => s.edge(last),
+            &ToolAction::Type(c) => {
+                s.query.push(c);
+                f.rank();
+            }
+            ToolAction::Backspace => {
+                s.query.pop();
+                f.rank();
+            }
+            ToolAction::ClearLine => {
+                s.query.clear();
+                f.rank();
+            }
+            ToolAction::Close => {
+                *mode = f.back;
+                self.finder = None;
+                return;
+            }
+            ToolAction::Accept => {
+                let chosen = s.hits.get(s.selected).map(|h| f.names.resolve(h.name));
+                if let Some(name) = chosen.map(str::to_owned) {
+                    self.finder = None;
+                    self.show_function(&name, mode);
+                }
+                return;
+            }
+            _ => {}
+        }
+        f.state.scroll_into_view(rows);
+    }
+}
+
+impl CompareFinder {
+    fn rank(&mut self) {
+        let s = &mut self.state;
+        s.hits = find_in(&self.names, &s.weights, &s.query, LIMIT, &mut s.narrowing);
+        s.selected = 0;
+        s.offset = 0;
+    }
+}
+
+/// Hits the popup over the compare region lists.
+pub fn list_rows(cmp: &Compare) -> usize {
+    finder::list_rows(cmp.areas.region)
+}

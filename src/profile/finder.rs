@@ -28,14 +28,18 @@ pub fn find(tree: &CallTree, weight: &[u64], query: &str, limit: usize) -> Vec<F
     find_narrowing(tree, weight, query, limit, &mut Narrowing::default())
 }
 
-/// What the previous query matched, so that typing one more character re-scores only
-/// those names: whatever matches `log` also matches `lo` (with smart case too, since a
-/// case-sensitive match is also a case-insensitive one).
+/// What the recent queries matched, so that typing one more character re-scores only the
+/// names the shorter query matched (whatever matches `log` also matches `lo`, with smart
+/// case too, since a case-sensitive match is also a case-insensitive one), and erasing one
+/// goes back to the matches of the query before.
 #[derive(Debug, Clone, Default)]
 pub struct Narrowing {
-    query: String,
-    matched: Option<Vec<NameId>>,
+    /// (query, the names it matched), each query a prefix of the next.
+    levels: Vec<(String, Vec<NameId>)>,
 }
+
+/// Queries remembered at most (a level holds up to one id per name).
+const LEVELS: usize = 16;
 
 /// As [`find`], remembering the matches in `memo` for the next, longer query.
 pub fn find_narrowing(
@@ -58,13 +62,19 @@ pub fn find_in(
     memo: &mut Narrowing,
 ) -> Vec<FinderHit> {
     let heavy = |id: NameId| weight.get(id.0 as usize).copied().unwrap_or(0) > 0;
-    let candidates: Vec<NameId> = match memo.matched.take() {
-        Some(m) if !memo.query.is_empty() && query.starts_with(&memo.query) => m,
-        _ => names
+    // The longest remembered query that this one extends (or equals) gives the candidates.
+    memo.levels
+        .retain(|(q, _)| !q.is_empty() && query.starts_with(q.as_str()));
+    let all: Vec<NameId>;
+    let candidates: &[NameId] = if let Some((_, matched)) = memo.levels.last() {
+        matched
+    } else {
+        all = names
             .iter()
             .map(|(id, _)| id)
             .filter(|&id| heavy(id))
-            .collect(),
+            .collect();
+        &all
     };
     // Score every candidate, rank, and compute the highlight indices only for the hits
     // that are kept.
@@ -80,7 +90,7 @@ pub fn find_in(
     // Large lists are scored on all cores (in order, so the result does not change).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut hits: Vec<(NameId, i64, u64)> = if candidates.len() < 20_000 || threads < 2 {
-        score(&candidates)
+        score(candidates)
     } else {
         let per = candidates.len().div_ceil(threads);
         std::thread::scope(|s| {
@@ -94,8 +104,13 @@ pub fn find_in(
                 .collect()
         })
     };
-    query.clone_into(&mut memo.query);
-    memo.matched = Some(hits.iter().map(|h| h.0).collect());
+    if !query.is_empty() && memo.levels.last().is_none_or(|(q, _)| q != query) {
+        if memo.levels.len() == LEVELS {
+            memo.levels.remove(0);
+        }
+        memo.levels
+            .push((query.to_owned(), hits.iter().map(|h| h.0).collect()));
+    }
     let order = |a: &(NameId, i64, u64), b: &(NameId, i64, u64)| {
         b.1.cmp(&a.1)
             .then(b.2.cmp(&a.2))
@@ -149,7 +164,9 @@ mod tests {
         assert!(find(&t, &w, "zzzz", 10).is_empty());
         // Narrowing while typing gives what a fresh search gives.
         let mut memo = Narrowing::default();
-        for q in ["l", "lo", "lw", "lwf", "lwfl", "J", "JO", ""] {
+        for q in [
+            "l", "lo", "lw", "lwf", "lwfl", "lwf", "lw", "lwz", "lw", "J", "JO", "J", "", "x",
+        ] {
             let narrowed = find_narrowing(&t, &w, q, 10, &mut memo);
             assert_eq!(narrowed, find(&t, &w, q, 10), "{q}");
         }

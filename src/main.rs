@@ -28,10 +28,28 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("flametui: {}", sanitize(&format!("{e:#}")));
+            eprintln!("flametui: {}", error_text(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, each said once (a cause is left out when the message above
+/// already quotes it), sanitized line by line so that a multi-line message keeps its lines.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain().map(ToString::to_string) {
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&cause);
+        }
+    }
+    text.lines()
+        .map(|l| sanitize(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn run(args: &Args) -> Result<()> {

@@ -83,19 +83,28 @@ pub fn detect(prefix: &[u8]) -> Option<Format> {
     verdict.then_some(Format::Folded)
 }
 
-/// The first few lines, for an error message; control characters are escaped.
+/// The first few lines, for an error message: at most 5, each cut to 100 characters, with
+/// control characters escaped; binary data is described rather than shown.
 pub fn head(prefix: &[u8]) -> String {
     let text = String::from_utf8_lossy(prefix);
+    let odd = text
+        .chars()
+        .filter(|&c| c == char::REPLACEMENT_CHARACTER || (c.is_control() && !c.is_whitespace()))
+        .count();
+    if prefix.contains(&0) || odd * 4 > text.chars().count() {
+        return format!("  | (binary data, not text: {} bytes read)", prefix.len());
+    }
     text.lines()
         .take(5)
         .map(|l| {
+            let cut = l.chars().count() > 100;
             let shown: String = l
                 .chars()
-                .take(120)
+                .take(100)
                 .collect::<String>()
                 .escape_debug()
                 .to_string();
-            format!("  | {shown}")
+            format!("  | {shown}{}", if cut { "…" } else { "" })
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -136,5 +145,14 @@ mod tests {
     #[test]
     fn head_escapes_control_characters() {
         assert_eq!(head(b"a\x1b[2Jb\n"), "  | a\\u{1b}[2Jb");
+        assert_eq!(head(b"one\ntwo\n"), "  | one\n  | two");
+        let long = "x".repeat(300);
+        assert_eq!(head(long.as_bytes()), format!("  | {}…", "x".repeat(100)));
+        assert_eq!(
+            head(b"\x7fELF\x02\x01\x01\0\0"),
+            "  | (binary data, not text: 9 bytes read)"
+        );
+        let noise: Vec<u8> = (0..=255u8).cycle().take(600).collect();
+        assert!(head(&noise).contains("binary data"));
     }
 }

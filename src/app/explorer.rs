@@ -26,6 +26,18 @@ pub struct Areas {
     pub footer: Rect,
 }
 
+impl Areas {
+    /// Everything between header and footer (graph, status, search line): where popups go,
+    /// so that they fit on short screens too.
+    pub fn body(&self) -> Rect {
+        [self.graph, self.status, self.search]
+            .into_iter()
+            .filter(|r| !r.is_empty())
+            .reduce(Rect::union)
+            .unwrap_or_default()
+    }
+}
+
 /// The mouse is over a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hover {

@@ -92,7 +92,7 @@ impl Explorer {
             Screen::Sandwich => self.place_sandwich(),
             Screen::Graph => {}
         }
-        let rows = super::finder::list_rows(g);
+        let rows = super::finder::list_rows(self.areas.body());
         self.tools.finder.scroll_into_view(rows);
     }
 }

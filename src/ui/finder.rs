@@ -24,7 +24,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let total = ex.profile.tree.total();
     let names = ex.profile.tree.names();
     let title = "Find a function";
-    popup(popup_area(ex.areas.graph), title, f, colors, buf, |hit| {
+    popup(popup_area(ex.areas.body()), title, f, colors, buf, |hit| {
         let weight = f.weights.get(hit.name.0 as usize).copied().unwrap_or(0);
         (
             format!("{:>7.2}%  ", percent(weight, total)),
@@ -39,7 +39,7 @@ pub fn render_compare(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
         return;
     };
     let title = "Find a function in either profile";
-    let area = popup_area(cmp.areas.region);
+    let area = popup_area(cmp.areas.body);
     popup(area, title, &cf.state, colors, buf, |hit| {
         let row = cmp.table.rows.get(hit.name.0 as usize);
         let (before, after) = row.map_or((0.0, 0.0), |r| (r.delta.before_pct, r.delta.after_pct));

@@ -102,5 +102,5 @@ impl CompareFinder {
 
 /// Hits the popup over the compare region lists.
 pub fn list_rows(cmp: &Compare) -> usize {
-    finder::list_rows(cmp.areas.region)
+    finder::list_rows(cmp.areas.body)
 }

@@ -125,8 +125,10 @@ pub struct CompareAreas {
     pub divider: Rect,
     /// The delta table.
     pub table: Rect,
-    /// Where the panes or the table go (the finder popup is centred on it).
+    /// Where the panes or the table go.
     pub region: Rect,
+    /// Everything between the top line and the footer: where the finder popup goes.
+    pub body: Rect,
 }
 
 /// Two profiles on screen.

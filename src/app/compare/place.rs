@@ -39,6 +39,12 @@ impl Compare {
         self.areas = CompareAreas {
             header,
             region,
+            body: Rect::new(
+                0,
+                header.bottom(),
+                w,
+                footer.y.saturating_sub(header.bottom()),
+            ),
             ..CompareAreas::default()
         };
         let mut panes = [Rect::default(); 2];

@@ -289,16 +289,16 @@ pub static KEYMAP: &[Binding] = &[
         Normal,
         [ch('x')],
         tool(ToolAction::Exclude),
-        "x X",
-        "exclude function / regex",
+        "x",
+        "exclude the function",
         None
     ),
     bind!(
         Normal,
         [ch('X')],
         tool(ToolAction::ExcludeRegex),
-        "",
-        "",
+        "X",
+        "exclude a regex",
         None
     ),
     bind!(
@@ -922,6 +922,22 @@ pub struct Hint {
     pub word: &'static str,
     /// Shown even when the footer is too narrow for the others (help and quit).
     pub essential: bool,
+}
+
+/// The key of a graph-mode tool action as the help writes it (`t`, `Ctrl-P`).
+pub fn key_of(action: &ToolAction) -> String {
+    KEYMAP
+        .iter()
+        .filter(|b| b.mode == Mode::Normal)
+        .find(|b| matches!(&b.action, Some(Action::Tool(t)) if t == action))
+        .and_then(|b| b.keys.first())
+        .map_or_else(String::new, |k| match k.code {
+            KeyCode::Char(c) if k.mods.contains(KeyModifiers::CONTROL) => {
+                format!("Ctrl-{}", c.to_ascii_uppercase())
+            }
+            KeyCode::Char(c) => c.to_string(),
+            other => format!("{other:?}"),
+        })
 }
 
 /// Footer hints of a mode, in keymap order.

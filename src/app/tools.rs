@@ -195,8 +195,9 @@ impl ToolAction {
     }
 }
 
-/// What a key of a single-profile tool says while comparing.
-pub const NOT_WHILE_COMPARING: &str = "Not available while comparing: v shows the delta table (every function, both sides; / filters)";
+/// What a key of a single-profile tool says while comparing (after the key).
+pub const NOT_WHILE_COMPARING: &str =
+    "not while comparing (one profile only) · p find · v delta table";
 
 /// Applies a tool action (in compare mode, the transforms apply to both profiles).
 pub fn update(app: &mut App, action: ToolAction) {
@@ -223,9 +224,20 @@ pub fn update(app: &mut App, action: ToolAction) {
                 }
             }
             a if a.works_while_comparing() => {
-                cmp.transform(&mut app.view, &a);
+                let changed = cmp.transform(&mut app.view, &a);
+                let summary = app.view.summary();
+                let message = match (changed, a) {
+                    (false, ToolAction::Undo) => "Nothing to undo".to_owned(),
+                    (false, _) => return,
+                    (true, _) if summary.is_empty() => "Showing the profiles as read".to_owned(),
+                    (true, _) => format!("{summary} (both profiles) · u undoes"),
+                };
+                cmp.driver_mut().tools.message = Some(message);
             }
-            _ => ex.tools.message = Some(NOT_WHILE_COMPARING.to_owned()),
+            other => {
+                let key = super::keymap::key_of(&other);
+                ex.tools.message = Some(format!("{key}: {NOT_WHILE_COMPARING}"));
+            }
         }
         return;
     }
@@ -270,11 +282,11 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         }
         ToolAction::Sandwich => toggle_sandwich(ex, mode),
         ToolAction::Invert => {
-            view.inverted = !view.inverted;
+            view.toggle_invert();
             view_changed(ex, view);
         }
         ToolAction::Order => {
-            view.order = view.order.toggled();
+            view.toggle_order();
             view_changed(ex, view);
         }
         ToolAction::Exclude => push_named(ex, view, Transform::Exclude),
@@ -285,7 +297,7 @@ fn update_explorer(app: &mut App, action: ToolAction) {
             view_changed(ex, view);
         }
         ToolAction::Undo => {
-            if view.undo().is_some() {
+            if view.undo() {
                 view_changed(ex, view);
             } else {
                 ex.tools.message = Some("Nothing to undo".to_owned());

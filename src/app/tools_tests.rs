@@ -316,7 +316,11 @@ fn excluding_everything_leaves_an_empty_view_that_undo_restores() {
         ex(&a).tools.message.as_deref(),
         Some("Nothing to export: the view is empty")
     );
-    press(&mut a, &[code(KeyCode::Esc), ch('o'), ch('r'), ch('u')]);
+    // u takes back the order, the bottom-up view and the exclusion, newest first.
+    press(&mut a, &[code(KeyCode::Esc), ch('u'), ch('u')]);
+    assert!(!a.view.inverted && a.view.order == crate::profile::order::Order::Alpha);
+    assert_eq!(a.view.transforms.len(), 1);
+    press(&mut a, &[ch('u')]);
     assert!(a.view.is_identity());
     assert_eq!(ex(&a).profile.tree.total(), 100);
 }

@@ -22,6 +22,16 @@ pub struct TransformStack {
     pub inverted: bool,
     /// Sibling order.
     pub order: Order,
+    /// What `u` undoes, last change last: transforms and the two toggles alike.
+    history: Vec<Change>,
+}
+
+/// One undoable change of the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Transform,
+    Invert,
+    Order,
 }
 
 impl TransformStack {
@@ -33,12 +43,24 @@ impl TransformStack {
         };
         for t in transforms {
             if matches!(t, Transform::Invert) {
-                stack.inverted = !stack.inverted;
+                stack.toggle_invert();
             } else {
-                stack.transforms.push(t);
+                stack.push(t);
             }
         }
         stack
+    }
+
+    /// Bottom-up on or off (undoable).
+    pub fn toggle_invert(&mut self) {
+        self.inverted = !self.inverted;
+        self.history.push(Change::Invert);
+    }
+
+    /// The other sibling order (undoable).
+    pub fn toggle_order(&mut self) {
+        self.order = self.order.toggled();
+        self.history.push(Change::Order);
     }
 
     /// True when the view is the profile as read.
@@ -49,11 +71,21 @@ impl TransformStack {
     /// Adds a transform on top.
     pub fn push(&mut self, t: Transform) {
         self.transforms.push(t);
+        self.history.push(Change::Transform);
     }
 
-    /// Removes the last transform.
-    pub fn undo(&mut self) -> Option<Transform> {
-        self.transforms.pop()
+    /// Undoes the last change — a transform, bottom-up or the order; false when there is
+    /// none.
+    pub fn undo(&mut self) -> bool {
+        match self.history.pop() {
+            Some(Change::Transform) => {
+                self.transforms.pop();
+            }
+            Some(Change::Invert) => self.inverted = !self.inverted,
+            Some(Change::Order) => self.order = self.order.toggled(),
+            None => return false,
+        }
+        true
     }
 
     /// The tree as shown: transforms, inversion, order.
@@ -276,10 +308,10 @@ mod tests {
         s.push(Transform::Focus(exact("commit").unwrap()));
         assert_eq!(folded_lines(&s.apply(&p).tree), ["commit;flush;fsync 31"]);
         assert_eq!(s.crumbs(), ["exclude my_sync", "focus commit"]);
-        s.undo();
+        assert!(s.undo());
         assert_eq!(s.apply(&p).tree.total(), 63);
-        s.undo();
-        assert!(s.undo().is_none());
+        assert!(s.undo());
+        assert!(!s.undo());
         assert_eq!(folded_lines(&s.apply(&p).tree), folded_lines(&p.tree));
     }
 
@@ -301,9 +333,18 @@ mod tests {
             .collect();
         assert_eq!(roots, ["fsync", "exec"]);
         assert_eq!(s.summary(), "hide commit › bottom-up › by weight");
-        s.inverted = false;
+        // u undoes the last change, toggles included, newest first (the order given on
+        // the command line is a setting, not a change).
+        s.toggle_order();
+        assert_eq!(s.order, Order::Alpha);
+        assert!(s.undo());
+        assert_eq!(s.order, Order::Weight);
+        assert!(s.undo());
+        assert!(s.inverted && s.transforms.is_empty());
+        assert!(s.undo());
+        assert!(!s.inverted);
+        assert!(!s.undo());
         s.order = Order::Alpha;
-        s.undo();
         assert!(s.is_identity());
     }
 

@@ -18,7 +18,7 @@ use crate::view::tooltip::{display_width, ellipsize};
 
 /// Draws compare mode.
 pub fn render(app: &App, cmp: &Compare, buf: &mut Buffer) {
-    top_line(cmp, app.colors, buf);
+    top_line(cmp, &app.view.summary(), app.colors, buf);
     match cmp.view {
         View::SideBySide => {
             for side in Side::BOTH {
@@ -54,8 +54,9 @@ fn file_name(source: &str) -> String {
     sanitize(&name).into_owned()
 }
 
-/// `BEFORE a → AFTER b`, the legend of the differential colours, and the view.
-fn top_line(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
+/// `BEFORE a → AFTER b`, the transforms applied to both, the legend of the differential
+/// colours, and the view.
+fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer) {
     let area = cmp.areas.header;
     if area.height == 0 {
         return;
@@ -71,11 +72,14 @@ fn top_line(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
     let right = format!(" {tab}v: view {n}/3 {} ", cmp.view.title());
     let right_w = display_width(&right);
     let (b, a) = (&cmp.before.profile.source, &cmp.after.profile.source);
-    let files = if b == a {
+    let mut files = if b == a {
         format!("{}: BEFORE → AFTER counts", file_name(b))
     } else {
         format!("{} → {}", file_name(b), file_name(a))
     };
+    if !transforms.is_empty() {
+        files = format!("{files} · {transforms}");
+    }
     let left = if cmp.view == View::Differential {
         let other = cmp.driver_side().other().label();
         let legend = if colors == ColorMode::Mono {

@@ -330,8 +330,12 @@ fn one_profile_tools_say_so_and_copy_works_while_comparing() {
     for tool in [ToolAction::Table, ToolAction::Sandwich, ToolAction::Export] {
         run(&mut a, [Action::Tool(tool.clone())]);
         assert_eq!(a.mode, Mode::Normal, "{tool:?}");
-        let message = cmp(&a).driver().tools.message.as_deref();
-        assert_eq!(message, Some(NOT_WHILE_COMPARING), "{tool:?}");
+        let message = cmp(&a).driver().tools.message.clone().unwrap_or_default();
+        assert!(
+            message.ends_with(NOT_WHILE_COMPARING),
+            "{tool:?}: {message}"
+        );
+        assert!(message.len() < 80, "{message}");
     }
     // A move clears the message; y copies the selected frame of the side keys go to.
     run(&mut a, [Action::Move(Dir::Up), Action::Move(Dir::Down)]);
@@ -417,4 +421,30 @@ fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
     run(&mut a, [Action::Tool(ToolAction::Close)]);
     assert_eq!(a.mode, Mode::DeltaTable);
     assert!(cmp(&a).finder.is_none());
+}
+
+#[test]
+fn undo_takes_back_toggles_too_and_says_what_is_shown() {
+    use crate::app::tools::ToolAction;
+    let mut a = app();
+    run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
+    run(
+        &mut a,
+        [
+            Action::Tool(ToolAction::Hide),
+            Action::Tool(ToolAction::Invert),
+        ],
+    );
+    let message = |a: &App| cmp(a).driver().tools.message.clone().unwrap_or_default();
+    assert_eq!(
+        message(&a),
+        "hide insert › bottom-up (both profiles) · u undoes"
+    );
+    // u undoes the last change — the bottom-up view — then the hide.
+    run(&mut a, [Action::Tool(ToolAction::Undo)]);
+    assert!(!a.view.inverted && a.view.transforms.len() == 1);
+    run(&mut a, [Action::Tool(ToolAction::Undo)]);
+    assert_eq!(message(&a), "Showing the profiles as read");
+    run(&mut a, [Action::Tool(ToolAction::Undo)]);
+    assert_eq!(message(&a), "Nothing to undo");
 }

@@ -38,13 +38,13 @@ impl Compare {
                 view.push(Transform::CollapseRecursion);
                 true
             }
-            ToolAction::Undo => view.undo().is_some(),
+            ToolAction::Undo => view.undo(),
             ToolAction::Invert => {
-                view.inverted = !view.inverted;
+                view.toggle_invert();
                 true
             }
             ToolAction::Order => {
-                view.order = view.order.toggled();
+                view.toggle_order();
                 true
             }
             _ => false,

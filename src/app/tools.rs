@@ -56,6 +56,8 @@ pub struct Prompt {
     pub kind: PromptKind,
     /// What was typed.
     pub text: String,
+    /// `text` is the suggestion it opened with: typing replaces it, ⌫ edits it.
+    pub suggested: bool,
 }
 
 /// State of the tools, per explorer.
@@ -336,7 +338,7 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         }
         ToolAction::Recenter => recenter(ex),
         ToolAction::Close => close(ex, mode),
-        ToolAction::Type(c) => edit(ex, *mode, |s| s.push(c)),
+        ToolAction::Type(c) => type_char(ex, *mode, c),
         ToolAction::Backspace => edit(ex, *mode, |s| {
             s.pop();
         }),
@@ -390,7 +392,12 @@ fn close(ex: &mut Explorer, mode: &mut Mode) {
 }
 
 fn open_prompt(ex: &mut Explorer, mode: &mut Mode, kind: PromptKind, text: String) {
-    ex.tools.prompt = Some(Prompt { kind, text });
+    let suggested = !text.is_empty();
+    ex.tools.prompt = Some(Prompt {
+        kind,
+        text,
+        suggested,
+    });
     *mode = Mode::Prompt;
 }
 
@@ -526,6 +533,16 @@ fn recenter(ex: &mut Explorer) {
     }
 }
 
+/// Types into the finder or prompt; the first character typed over a suggestion replaces it.
+fn type_char(ex: &mut Explorer, mode: Mode, c: char) {
+    if mode == Mode::Prompt
+        && let Some(p) = ex.tools.prompt.as_mut().filter(|p| p.suggested)
+    {
+        p.text.clear();
+    }
+    edit(ex, mode, |s| s.push(c));
+}
+
 fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
     match mode {
         Mode::Finder => {
@@ -535,6 +552,7 @@ fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
         Mode::Prompt => {
             if let Some(p) = ex.tools.prompt.as_mut() {
                 f(&mut p.text);
+                p.suggested = false;
             }
         }
         _ => {}

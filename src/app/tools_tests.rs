@@ -222,7 +222,13 @@ fn prompt_keys_and_export() {
     press(&mut a, &[ch('e')]);
     assert_eq!(a.mode, Mode::Prompt);
     assert_eq!(ex(&a).tools.prompt.as_ref().unwrap().text, "t.svg");
-    press(&mut a, &[code(KeyCode::Backspace), code(KeyCode::Esc)]);
+    // ⌫ edits the suggestion; typing over it replaces it.
+    press(&mut a, &[code(KeyCode::Backspace)]);
+    assert_eq!(ex(&a).tools.prompt.as_ref().unwrap().text, "t.sv");
+    press(&mut a, &[code(KeyCode::Esc), ch('e')]);
+    press(&mut a, &chars("x.svg"));
+    assert_eq!(ex(&a).tools.prompt.as_ref().unwrap().text, "x.svg");
+    press(&mut a, &[code(KeyCode::Esc)]);
     assert_eq!(a.mode, Mode::Normal);
     assert!(a.effects.is_empty() && ex(&a).tools.prompt.is_none());
     press(&mut a, &[ch('e'), ctrl('u')]);

@@ -100,7 +100,13 @@ fn prompt(
             .chain(chars[skip..].iter().copied())
             .collect();
     }
-    let x = put(buf, x, area.y, &shown, room, style);
+    // A suggestion is dimmed until it is edited: typing replaces it.
+    let text_style = if p.suggested {
+        style.add_modifier(ratatui::style::Modifier::DIM | ratatui::style::Modifier::ITALIC)
+    } else {
+        style
+    };
+    let x = put(buf, x, area.y, &shown, room, text_style);
     let cursor = style.add_modifier(ratatui::style::Modifier::REVERSED);
     put(buf, x, area.y, " ", 1, cursor) + 2
 }

@@ -70,15 +70,23 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             weight_text(cx.profile, v, offcpu)
         }
     };
-    let mut facts = vec![format!(
-        "{} in {} sample{}",
-        w(node.total),
-        thousands(node.samples),
-        if node.samples == 1 { "" } else { "s" }
-    )];
-    if cx.profile.stats.unit == Unit::Samples {
-        facts[0] = w(node.total);
-    }
+    // perf samples are counted one by one; SystemTap and folded input are already
+    // aggregated, one record per distinct stack.
+    let mut facts = vec![match cx.profile.stats.unit {
+        Unit::Samples => w(node.total),
+        Unit::OnOffCpu => format!(
+            "{} in {} stack{}",
+            w(node.total),
+            thousands(node.samples),
+            if node.samples == 1 { "" } else { "s" }
+        ),
+        Unit::Nanoseconds | Unit::Events(_) => format!(
+            "{} in {} sample{}",
+            w(node.total),
+            thousands(node.samples),
+            if node.samples == 1 { "" } else { "s" }
+        ),
+    }];
     facts.push(format!("{:.2}% of total", percent(node.total, total)));
     if cx.viewport.weight() != total {
         let zoom = node.total.min(cx.viewport.weight());

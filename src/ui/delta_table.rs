@@ -24,8 +24,10 @@ pub fn render(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
         return;
     }
     let (b, a) = (&cmp.before.profile, &cmp.after.profile);
-    let wb = weight_width(b);
-    let wa = weight_width(a);
+    // On a narrow screen the weight columns go, so that the names keep some room.
+    let narrow = area.width < 72;
+    let wb = if narrow { 0 } else { weight_width(b) };
+    let wa = if narrow { 0 } else { weight_width(a) };
     let t = &cmp.table;
     let count = if t.shown.len() == t.rows.len() {
         format!("{} functions, by |Δ|", thousands(t.rows.len() as u64))
@@ -36,10 +38,17 @@ pub fn render(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
             thousands(t.rows.len() as u64)
         )
     };
-    let title = format!(
-        "{:>DELTA_W$} {:>8} {:>8} {:>wb$} {:>wa$}  function ({count})",
-        "Δ pp", "before", "after", "BEFORE", "AFTER"
-    );
+    let title = if narrow {
+        format!(
+            "{:>DELTA_W$} {:>8} {:>8}  function ({count})",
+            "Δ pp", "before", "after"
+        )
+    } else {
+        format!(
+            "{:>DELTA_W$} {:>8} {:>8} {:>wb$} {:>wa$}  function ({count})",
+            "Δ pp", "before", "after", "BEFORE", "AFTER"
+        )
+    };
     let width = usize::from(area.width);
     let bold = Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
     put(buf, area.x, area.y, &ellipsize(&title, width), width, bold);
@@ -96,6 +105,14 @@ fn row_text(row: &FunctionDelta, b: &Profile, a: &Profile, (wb, wa): (usize, usi
         Change::Same => "0.00".to_owned(),
         _ => format!("{:+.2}", d.points()),
     };
+    if wb + wa == 0 {
+        return format!(
+            "{points:>DELTA_W$} {:>7.2}% {:>7.2}%  {}",
+            d.before_pct,
+            d.after_pct,
+            sanitize(&row.name)
+        );
+    }
     format!(
         "{points:>DELTA_W$} {:>7.2}% {:>7.2}% {:>wb$} {:>wa$}  {}",
         d.before_pct,

@@ -26,7 +26,9 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     }
     let t = &ex.tools.table;
     let width = usize::from(area.width);
-    let name_w = width.saturating_sub(2 * (AMOUNT + SHARE) + 2);
+    // On a narrow screen the weight columns go, so that the names keep some room.
+    let amount_w = if width < 60 { 0 } else { AMOUNT };
+    let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
     let arrow = |k: SortKey| if t.sort == k { "▼" } else { " " };
     let scope = if t.scope == NodeId::ROOT {
         String::new()
@@ -39,16 +41,26 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         thousands(t.rows.len() as u64),
         if t.rows.len() == 1 { "" } else { "s" }
     );
-    let head = format!(
-        "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
-        format!("Self{}", arrow(SortKey::SelfWeight)),
-        "%",
-        format!("Total{}", arrow(SortKey::Total)),
-        "%",
-        ellipsize(&title, name_w),
-        a = AMOUNT,
-        s = SHARE,
-    );
+    let head = if amount_w == 0 {
+        format!(
+            "{:>s$}{:>s$}  {}",
+            format!("Self%{}", arrow(SortKey::SelfWeight)),
+            format!("Total%{}", arrow(SortKey::Total)),
+            ellipsize(&title, name_w),
+            s = SHARE,
+        )
+    } else {
+        format!(
+            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
+            format!("Self{}", arrow(SortKey::SelfWeight)),
+            "%",
+            format!("Total{}", arrow(SortKey::Total)),
+            "%",
+            ellipsize(&title, name_w),
+            a = AMOUNT,
+            s = SHARE,
+        )
+    };
     let head_style = color::chrome(colors).add_modifier(Modifier::BOLD);
     fill(buf, area.x, area.right(), area.y, " ", head_style);
     put(buf, area.x, area.y, &head, width, head_style);
@@ -56,16 +68,20 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let names = p.tree.names();
     let rows = t.rows.iter().enumerate().skip(t.offset);
     for ((i, f), y) in rows.zip(area.y + 1..area.bottom()) {
-        let line = format!(
-            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
-            amount(p, f.self_weight),
-            format!("{:.2}%", percent(f.self_weight, t.scope_total)),
-            amount(p, f.total),
-            format!("{:.2}%", percent(f.total, t.scope_total)),
-            ellipsize(&sanitize(names.resolve(f.name)), name_w),
-            a = AMOUNT,
-            s = SHARE,
-        );
+        let name = ellipsize(&sanitize(names.resolve(f.name)), name_w);
+        let self_share = format!("{:.2}%", percent(f.self_weight, t.scope_total));
+        let share = format!("{:.2}%", percent(f.total, t.scope_total));
+        let line = if amount_w == 0 {
+            format!("{self_share:>SHARE$}{share:>SHARE$}  {name}")
+        } else {
+            format!(
+                "{:>a$}{self_share:>s$}{:>a$}{share:>s$}  {name}",
+                amount(p, f.self_weight),
+                amount(p, f.total),
+                a = AMOUNT,
+                s = SHARE,
+            )
+        };
         let style = if i == t.selected {
             color::selected(Style::new())
         } else {

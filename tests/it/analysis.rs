@@ -544,3 +544,11 @@ fn tmux_find_a_function_and_export_svg() {
     let id = heaviest_frame(&p.tree, "chacha_block_generic");
     assert_eq!(clip(&p.tree, &ix, &Viewport::frame(&ix, id)).len(), 10);
 }
+
+#[test]
+fn narrow_tables_keep_the_names() {
+    // At 40 columns the weight columns give way to the names.
+    let screen = text(&explore(PERF, 40, 10, typing("t")));
+    assert!(screen.contains("Self%▼ Total%   Function"), "{screen}");
+    assert!(screen.contains("  87.13%  87.29%  [gzip]"), "{screen}");
+}

@@ -181,6 +181,19 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
 }
 
 #[test]
+fn narrow_delta_table_keeps_the_names() {
+    let screen = compare(B0E1, B0E0, (40, 12), keys("vv"));
+    assert!(
+        screen.contains("     Δ pp   before    after  function ("),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("   -31.23   31.23%    0.00%  SyS_fsync"),
+        "{screen}"
+    );
+}
+
+#[test]
 fn help_lists_the_compare_keys() {
     let screen = compare(B0E1, B0E0, (160, 45), keys("?"));
     assert!(screen.contains("Delta table"), "{screen}");

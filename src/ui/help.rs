@@ -32,7 +32,13 @@ pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
     };
     let (left, right) = columns(blocks, split);
     let lines = left.len().max(right.len());
-    let want_w = if two { col_w * 2 + 3 } else { col_w + 2 };
+    // Columns narrower than they want to be: the box takes the whole width (an odd width
+    // would leave a column of the screen beside it uncovered).
+    let want_w = match (two, col_w < COLUMN) {
+        (_, true) => area.width,
+        (true, false) => col_w * 2 + 3,
+        (false, false) => col_w + 2,
+    };
     let want_h = u16::try_from(lines + 2).unwrap_or(u16::MAX);
     let (w, h) = (area.width.min(want_w), area.height.min(want_h));
     let rect = Rect::new(

@@ -1,12 +1,15 @@
-//! Errors of the library, each naming the input it is about.
+//! Errors of the library, each naming the input it is about (sanitized: a file name with
+//! a newline or an escape sequence cannot fake or garble the message).
 
 use std::io;
+
+use crate::text::sanitize;
 
 /// Everything that can go wrong while loading or exporting a profile.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The input could not be opened or read.
-    #[error("{source_name}: {error}")]
+    #[error("{}: {error}", sanitize(.source_name))]
     Read {
         /// Path or `<stdin>`.
         source_name: String,
@@ -15,14 +18,15 @@ pub enum Error {
         error: io::Error,
     },
     /// The input holds nothing.
-    #[error("{source_name}: the input is empty")]
+    #[error("{}: the input is empty", sanitize(.source_name))]
     Empty {
         /// Path or `<stdin>`.
         source_name: String,
     },
     /// The content matches none of the known formats.
     #[error(
-        "{source_name}: not a known profile format (perf script, SystemTap print_stack, or folded stacks `a;b;c COUNT`); it starts with:\n{head}"
+        "{}: not a known profile format (perf script, SystemTap print_stack, or folded stacks `a;b;c COUNT`); it starts with:\n{head}",
+        sanitize(.source_name)
     )]
     UnknownFormat {
         /// Path or `<stdin>`.
@@ -31,7 +35,7 @@ pub enum Error {
         head: String,
     },
     /// The input was read but no sample could be used.
-    #[error("{source_name}: no usable samples in {format} input{detail}")]
+    #[error("{}: no usable samples in {format} input{detail}", sanitize(.source_name))]
     NoSamples {
         /// Path or `<stdin>`.
         source_name: String,
@@ -41,7 +45,7 @@ pub enum Error {
         detail: String,
     },
     /// Writing output failed.
-    #[error("{target}: {error}")]
+    #[error("{}: {error}", sanitize(.target))]
     Write {
         /// Output path or `<stdout>`.
         target: String,

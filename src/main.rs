@@ -91,9 +91,9 @@ fn run(args: &Args) -> Result<()> {
         loaded.push(l.transformed(&transforms).sorted(args.order.into()));
     }
     let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(io::BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
+        Some(path) => Box::new(io::BufWriter::new(File::create(path).with_context(
+            || format!("cannot create {}", sanitize(&path.display().to_string())),
+        )?)),
         None => Box::new(io::BufWriter::new(io::stdout().lock())),
     };
     match args.export {

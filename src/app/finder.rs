@@ -30,18 +30,19 @@ pub struct FinderState {
 }
 
 /// Where the popup goes over `graph` (the screen between header and footer): centred, at
-/// most 100 × 22, with a margin unless the screen is short or narrow.
+/// most 100 × 22, with a margin once the screen is large enough to spare it (never smaller
+/// on a larger screen).
 pub fn popup_area(graph: Rect) -> Rect {
-    let w = if graph.width < 40 {
-        graph.width
-    } else {
-        graph.width.saturating_sub(4).min(100)
-    };
-    let h = if graph.height < 12 {
-        graph.height
-    } else {
-        graph.height.saturating_sub(2).min(22)
-    };
+    let w = graph
+        .width
+        .saturating_sub(4)
+        .max(graph.width.min(40))
+        .min(100);
+    let h = graph
+        .height
+        .saturating_sub(2)
+        .max(graph.height.min(12))
+        .min(22);
     Rect::new(
         graph.x + (graph.width - w) / 2,
         graph.y + (graph.height - h) / 2,

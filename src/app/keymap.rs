@@ -484,6 +484,14 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         compare DeltaTable,
+        [ch('p'), ctrl('p')],
+        tool(ToolAction::Finder),
+        "p Ctrl-P",
+        "find a function (fuzzy)",
+        None
+    ),
+    bind!(
+        compare DeltaTable,
         [ch('v')],
         Some(Action::CycleView),
         "v",

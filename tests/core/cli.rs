@@ -87,6 +87,30 @@ fn unknown_format_shows_what_was_seen() {
         err.contains("junk.txt") && err.contains("hello there"),
         "{err}"
     );
+    // One line of the input per line of the message, each quoted.
+    assert!(
+        err.contains("it starts with:\n  | hello there\n  | this is not a profile"),
+        "{err}"
+    );
+}
+
+#[test]
+fn errors_say_each_cause_once_and_cannot_be_faked_by_a_file_name() {
+    let out = run(&["--print", "missing\nflametui: all good"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("flametui: missing\\x0aflametui: all good: "),
+        "{err}"
+    );
+    assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
+    let binary = tmp("binary.dat", b"\x7fELF\x02\x01\x01\0\0\0\x03\0>\0");
+    let err = text(&run(&["--print", &binary], None).stderr);
+    assert!(
+        err.contains("(binary data, not text: 14 bytes read)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -356,6 +356,7 @@ impl Compare {
         self.refresh(self.size, mode);
         let ex = self.driver_mut();
         ex.search.query = format!("^{}$", regex::escape(name));
+        ex.search.ignore_case = false;
         ex.run_search();
         if let Some(id) = heaviest(&ex.profile.tree, name) {
             ex.select(Target::Frame(id));
@@ -414,6 +415,10 @@ impl Compare {
         }
         let rows = usize::from(self.areas.table.height.saturating_sub(1));
         self.table.scroll_to_selection(rows);
+        if let Some(f) = self.finder.as_mut() {
+            f.state
+                .scroll_into_view(crate::app::finder::list_rows(self.areas.body));
+        }
         let status = self.status.clone();
         self.driver_mut().status = status;
     }

@@ -385,7 +385,11 @@ fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
 fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
     use crate::app::tools::ToolAction;
     let mut a = app();
-    run(&mut a, [Action::Tool(ToolAction::Finder)]);
+    // A case-insensitive search before does not widen what Enter highlights.
+    run(
+        &mut a,
+        [Action::ToggleCase, Action::Tool(ToolAction::Finder)],
+    );
     assert_eq!(a.mode, Mode::Finder);
     // Every function of either side; ties by the larger change.
     let f = &cmp(&a).finder.as_ref().unwrap();
@@ -413,11 +417,15 @@ fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
     assert_eq!(cmp(&a).driver_side(), Side::Before);
     assert_eq!(selected(&a, Side::Before), "main;commit;flush");
     assert_eq!(cmp(&a).driver().search.query, "^flush$");
-    // Esc closes and gives the keys back, from the delta table too.
+    assert!(!cmp(&a).driver().search.ignore_case);
+    // Esc closes and gives the keys back, from the delta table too (where p opens it).
     run(&mut a, [Action::CycleView, Action::CycleView]);
     assert_eq!(a.mode, Mode::DeltaTable);
-    run(&mut a, [Action::Tool(ToolAction::Finder)]);
+    let p = KeyEvent::new(KeyCode::Char('p'), KeyModifiers::NONE);
+    let open = keymap::action_in(Mode::DeltaTable, true, &p).unwrap();
+    run(&mut a, [open]);
     assert_eq!(a.mode, Mode::Finder);
+
     run(&mut a, [Action::Tool(ToolAction::Close)]);
     assert_eq!(a.mode, Mode::DeltaTable);
     assert!(cmp(&a).finder.is_none());
@@ -447,4 +455,30 @@ fn undo_takes_back_toggles_too_and_says_what_is_shown() {
     assert_eq!(message(&a), "Showing the profiles as read");
     run(&mut a, [Action::Tool(ToolAction::Undo)]);
     assert_eq!(message(&a), "Nothing to undo");
+}
+
+#[test]
+fn a_resize_keeps_the_finders_selection_on_screen() {
+    use crate::app::tools::ToolAction;
+    let lines: Vec<String> = (0..40).map(|i| format!("main;f{i:02} {}", i + 1)).collect();
+    let text = lines.join("\n");
+    let mut a = App::compare(
+        profile("b.folded", &text),
+        profile("a.folded", &text),
+        ColorMode::Mono,
+    );
+    run(
+        &mut a,
+        [Action::Resize(160, 45), Action::Tool(ToolAction::Finder)],
+    );
+    run(&mut a, (0..25).map(|_| Action::Tool(ToolAction::Step(1))));
+    run(&mut a, [Action::Resize(80, 10)]);
+    let f = &cmp(&a).finder.as_ref().unwrap().state;
+    let rows = crate::app::finder::list_rows(cmp(&a).areas.body);
+    assert!(rows < 10, "{rows}");
+    assert_eq!(f.selected, 25);
+    assert!(
+        f.offset <= f.selected && f.selected < f.offset + rows,
+        "{f:?}"
+    );
 }

@@ -1,9 +1,12 @@
 //! Stage: application state — live updates. While `perf script | flametui -` is still
 //! streaming, newer snapshots of the profile replace the tree on screen; what the user is
 //! looking at (zoom, selection, search, orientation) is carried over by stack path, since
-//! node ids change from one tree to the next.
+//! node ids change from one tree to the next, and an open tool stays open on the new tree.
 
+use super::Mode;
 use super::explorer::Explorer;
+use super::sandwich::Sandwich;
+use super::tools::{Screen, Tools};
 use super::transforms::TransformStack;
 use crate::profile::diff::{find_path, path_names};
 use crate::profile::{NodeId, Profile};
@@ -11,7 +14,7 @@ use crate::view::{Target, Viewport};
 
 impl Explorer {
     /// Shows `profile` (a newer snapshot of the same input) in place of the current one.
-    pub fn replace_profile(&mut self, profile: Profile, view: &TransformStack) {
+    pub fn replace_profile(&mut self, profile: Profile, view: &TransformStack, mode: &mut Mode) {
         let tree = &self.profile.tree;
         let path_of = |id: NodeId| -> Vec<String> {
             path_names(tree, id)
@@ -37,8 +40,60 @@ impl Explorer {
         if let Some(id) = selected.and_then(|p| find_path(tree, &p)) {
             fresh.selected = Target::Frame(id);
         }
-        *self = fresh;
+        let old = std::mem::replace(self, fresh);
         self.run_search();
+        self.carry_tools(old, mode);
+    }
+
+    /// Keeps the open tool across a new snapshot: the table (same sort, rows recomputed),
+    /// the finder (same query, re-ranked), callers / callees of the same function (closed
+    /// when the function is not in the new tree), the prompt and the last message.
+    fn carry_tools(&mut self, old: Explorer, mode: &mut Mode) {
+        let Tools {
+            screen,
+            table,
+            finder,
+            sandwich,
+            prompt,
+            message,
+            ..
+        } = old.tools;
+        let names = old.profile.tree.names();
+        self.tools.prompt = prompt;
+        self.tools.message = message;
+        self.tools.screen = screen;
+        // The table: same sort, rows of the new tree, the same function selected (by name:
+        // ids differ between trees).
+        self.tools.table.sort = table.sort;
+        if screen == Screen::Table {
+            self.sync_table(self.tools.generation);
+            let keep = table.current().map(|n| names.resolve(n));
+            let t = &mut self.tools.table;
+            if let Some(at) = keep.and_then(|n| {
+                let id = self.profile.tree.names().lookup(n)?;
+                t.rows.iter().position(|f| f.name == id)
+            }) {
+                t.selected = at;
+                t.offset = table.offset.min(at);
+            }
+        }
+        if *mode == Mode::Finder {
+            self.open_finder();
+            self.tools.finder.query = finder.query;
+            self.run_finder();
+        }
+        if screen == Screen::Sandwich {
+            let name = sandwich.map(|s| names.resolve(s.name));
+            if let Some(id) = name.and_then(|n| self.profile.tree.names().lookup(n)) {
+                self.tools.sandwich = Some(Box::new(Sandwich::new(&self.profile.tree, id)));
+            } else {
+                self.tools.screen = Screen::Graph;
+                if *mode == Mode::Sandwich {
+                    *mode = Mode::Normal;
+                }
+            }
+        }
+        self.place_tools();
     }
 }
 
@@ -110,5 +165,62 @@ mod tests {
         update(&mut app, Action::ToggleFreeze);
         assert_eq!(app.explorer().unwrap().profile.tree.total(), 33);
         assert_eq!(selected_path(&app), "main;read");
+    }
+
+    #[test]
+    fn an_open_tool_stays_open_across_snapshots() {
+        use crate::app::{Mode, Screen, ToolAction};
+        let tool = |app: &mut App, t: ToolAction| update(app, Action::Tool(t));
+        let mut app = App::loading("<stdin>", ColorMode::Mono);
+        update(&mut app, Action::Resize(80, 24));
+        let first = "main;read 5\nmain;parse;lex 3\nmain;zip 1\n";
+        update(&mut app, Action::Snapshot(profile(first)));
+        // The function table, its selection on `parse` (by self weight: read, lex, zip/parse…).
+        tool(&mut app, ToolAction::Table);
+        let name = |app: &App| {
+            let ex = app.explorer().unwrap();
+            let id = ex.tools.table.current().unwrap();
+            ex.profile.tree.names().resolve(id).to_owned()
+        };
+        tool(&mut app, ToolAction::Step(1));
+        let chosen = name(&app);
+        update(
+            &mut app,
+            Action::Snapshot(profile("main;zip 1\nmain;read 9\nmain;parse;lex 7\n")),
+        );
+        assert_eq!(app.mode, Mode::Table);
+        assert_eq!(app.explorer().unwrap().tools.screen, Screen::Table);
+        assert_eq!(name(&app), chosen);
+        tool(&mut app, ToolAction::Close);
+        // The finder keeps its query and ranks the new tree.
+        tool(&mut app, ToolAction::Finder);
+        tool(&mut app, ToolAction::Type('l'));
+        tool(&mut app, ToolAction::Type('x'));
+        update(
+            &mut app,
+            Action::Snapshot(profile("main;read 9\nmain;parse;lex 8\n")),
+        );
+        assert_eq!(app.mode, Mode::Finder);
+        let f = &app.explorer().unwrap().tools.finder;
+        assert_eq!(f.query, "lx");
+        assert_eq!(f.hits.len(), 1);
+        tool(&mut app, ToolAction::Close);
+        // Callers / callees of `lex` stay while lex is there, close when it is gone.
+        tool(&mut app, ToolAction::Finder);
+        for c in "lex".chars() {
+            tool(&mut app, ToolAction::Type(c));
+        }
+        tool(&mut app, ToolAction::Accept);
+        tool(&mut app, ToolAction::Sandwich);
+        assert_eq!(app.mode, Mode::Sandwich);
+        update(
+            &mut app,
+            Action::Snapshot(profile("main;read 9\nmain;parse;lex 9\n")),
+        );
+        assert_eq!(app.mode, Mode::Sandwich);
+        assert!(app.explorer().unwrap().tools.sandwich.is_some());
+        update(&mut app, Action::Snapshot(profile("main;read 10\n")));
+        assert_eq!(app.mode, Mode::Normal);
+        assert_eq!(app.explorer().unwrap().tools.screen, Screen::Graph);
     }
 }

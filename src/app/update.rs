@@ -85,7 +85,7 @@ fn show_profile(app: &mut App, profile: Box<Profile>) {
     }
     app.source.clone_from(&profile.source);
     match &mut app.phase {
-        Phase::Ready(ex) => ex.replace_profile(*profile, &app.view),
+        Phase::Ready(ex) => ex.replace_profile(*profile, &app.view, &mut app.mode),
         _ => app.phase = Phase::Ready(Box::new(Explorer::with_view(*profile, &app.view))),
     }
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, BufReader, Read};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::common::LineReader;
@@ -46,6 +46,9 @@ pub enum Next<'a> {
     Line(Cow<'a, str>),
     /// No line for a while (streaming input only).
     Idle,
+    /// Every line read so far was handed out and the producer has sent nothing more yet:
+    /// the parser has caught up with a streaming input (more may come at once).
+    CaughtUp,
     /// The end of the input.
     End,
     /// The input broke off.
@@ -78,6 +81,8 @@ pub struct ChannelLines {
     wait: Duration,
     /// The last line handed out (kept so `Next::Line` can borrow it).
     current: String,
+    /// `Next::CaughtUp` was said for the current wait.
+    caught_up: bool,
 }
 
 impl ChannelLines {
@@ -88,6 +93,7 @@ impl ChannelLines {
             batch: Vec::new().into_iter(),
             wait,
             current: String::new(),
+            caught_up: false,
         }
     }
 }
@@ -99,6 +105,21 @@ impl LineSource for ChannelLines {
                 self.current = line;
                 return Next::Line(Cow::Borrowed(&self.current));
             }
+            if !self.caught_up {
+                match self.rx.try_recv() {
+                    Ok(Ok(batch)) => {
+                        self.batch = batch.into_iter();
+                        continue;
+                    }
+                    Ok(Err(e)) => return Next::Failed(e),
+                    Err(TryRecvError::Disconnected) => return Next::End,
+                    Err(TryRecvError::Empty) => {
+                        self.caught_up = true;
+                        return Next::CaughtUp;
+                    }
+                }
+            }
+            self.caught_up = false;
             match self.rx.recv_timeout(self.wait) {
                 Ok(Ok(batch)) => self.batch = batch.into_iter(),
                 Ok(Err(e)) => return Next::Failed(e),
@@ -149,13 +170,29 @@ pub struct Live<'a> {
     pub sent: u64,
 }
 
+/// What just happened, for [`Live::tick`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// A line was parsed.
+    Line,
+    /// The parser caught up with the producer.
+    CaughtUp,
+    /// The input paused.
+    Idle,
+}
+
 impl Live<'_> {
-    /// Sends a snapshot when one is due: when the input pauses (`idle`), or every
-    /// `every` while lines flow (checked every few thousand lines); never twice for the
-    /// same samples.
-    pub fn tick(&mut self, parse: &ParseState, out: &Collector, idle: bool) {
-        let due = idle
-            || (parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.snapshots.every);
+    /// Sends a snapshot when one is due: when the input pauses (`Idle`), or every `every`
+    /// while lines flow — checked when the parser catches up with a slow producer, and
+    /// every few thousand lines of a fast one; never twice for the same samples.
+    pub fn tick(&mut self, parse: &ParseState, out: &Collector, why: Tick) {
+        let due = match why {
+            Tick::Idle => true,
+            Tick::CaughtUp => self.last.elapsed() >= self.snapshots.every,
+            Tick::Line => {
+                parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.snapshots.every
+            }
+        };
         if !due || out.stats.samples == self.sent || out.after.is_some() {
             return;
         }

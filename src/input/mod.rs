@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::profile::{CallTree, Format, Profile, Stats};
 use common::LineReader;
 pub use live::Snapshots;
-use live::{LineSource, Live, Next};
+use live::{LineSource, Live, Next, Tick};
 pub use perf::PerfOptions;
 
 /// Which parser to use.
@@ -313,12 +313,17 @@ fn feed(
                 state.line_no += 1;
                 f(&line, state, out);
                 if let Some(live) = streaming.as_deref_mut() {
-                    live.tick(state, out, false);
+                    live.tick(state, out, Tick::Line);
+                }
+            }
+            Next::CaughtUp => {
+                if let Some(live) = streaming.as_deref_mut() {
+                    live.tick(state, out, Tick::CaughtUp);
                 }
             }
             Next::Idle => {
                 if let Some(live) = streaming.as_deref_mut() {
-                    live.tick(state, out, true);
+                    live.tick(state, out, Tick::Idle);
                 }
             }
             Next::End => break,

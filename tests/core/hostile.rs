@@ -267,3 +267,55 @@ fn the_input_ends_at_its_first_end_on_every_path() {
         }
     }
 }
+
+/// A producer that writes one line at a time, a few milliseconds apart: never pausing
+/// long enough to count as idle.
+struct Trickle {
+    lines: Vec<String>,
+    gap: std::time::Duration,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.lines.is_empty() {
+            return Ok(0);
+        }
+        std::thread::sleep(self.gap);
+        let line = self.lines.remove(0);
+        let n = line.len().min(buf.len());
+        buf[..n].copy_from_slice(&line.as_bytes()[..n]);
+        if n < line.len() {
+            self.lines.insert(0, line[n..].to_owned());
+        }
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_trickling_stream_is_shown_while_it_flows() {
+    use std::sync::{Arc, Mutex};
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&shown);
+    let opts = LoadOptions {
+        snapshots: Some(input::Snapshots {
+            every: std::time::Duration::from_millis(40),
+            sink: Arc::new(move |p: flametui::profile::Profile| {
+                sink.lock().unwrap().push(p.tree.total());
+            }),
+        }),
+        ..LoadOptions::default()
+    };
+    // 150 lines 4 ms apart: the first 64 go to format detection, the rest trickle in.
+    let lines = (0..150).map(|i| format!("main;f{} 1\n", i % 7)).collect();
+    let reader = Trickle {
+        lines,
+        gap: std::time::Duration::from_millis(4),
+    };
+    let loaded = input::load_reader(reader, "-", &opts).unwrap();
+    assert_eq!(loaded.main().tree.total(), 150);
+    let shown = shown.lock().unwrap();
+    // Refreshed while lines flowed, each snapshot showing more than the one before.
+    assert!(shown.len() >= 3, "{shown:?}");
+    assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
+    assert!(shown.first().is_some_and(|&t| t < 150), "{shown:?}");
+}

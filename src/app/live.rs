@@ -81,11 +81,27 @@ impl Explorer {
             self.open_finder();
             self.tools.finder.query = finder.query;
             self.run_finder();
+            // The same hit stays selected (by name), so Enter picks what the user chose.
+            let keep = finder
+                .hits
+                .get(finder.selected)
+                .map(|h| names.resolve(h.name));
+            let f = &mut self.tools.finder;
+            if let Some(at) = keep.and_then(|n| {
+                let id = self.profile.tree.names().lookup(n)?;
+                f.hits.iter().position(|h| h.name == id)
+            }) {
+                f.selected = at;
+                f.offset = finder.offset.min(at);
+            }
         }
         if screen == Screen::Sandwich {
-            let name = sandwich.map(|s| names.resolve(s.name));
+            let name = sandwich.as_ref().map(|s| names.resolve(s.name));
             if let Some(id) = name.and_then(|n| self.profile.tree.names().lookup(n)) {
-                self.tools.sandwich = Some(Box::new(Sandwich::new(&self.profile.tree, id)));
+                let mut fresh = Sandwich::new(&self.profile.tree, id);
+                // Keys keep going to the pane they went to.
+                fresh.focus = sandwich.as_ref().map_or(0, |s| s.focus);
+                self.tools.sandwich = Some(Box::new(fresh));
             } else {
                 self.tools.screen = Screen::Graph;
                 if *mode == Mode::Sandwich {
@@ -204,6 +220,24 @@ mod tests {
         let f = &app.explorer().unwrap().tools.finder;
         assert_eq!(f.query, "lx");
         assert_eq!(f.hits.len(), 1);
+        // The selected hit stays selected by name while ranks change.
+        tool(&mut app, ToolAction::ClearLine);
+        tool(&mut app, ToolAction::Step(2));
+        let hit = |app: &App| {
+            let ex = app.explorer().unwrap();
+            let f = &ex.tools.finder;
+            ex.profile
+                .tree
+                .names()
+                .resolve(f.hits[f.selected].name)
+                .to_owned()
+        };
+        let chosen = hit(&app);
+        update(
+            &mut app,
+            Action::Snapshot(profile("main;parse;lex 30\nmain;read 9\nmain;zip 1\n")),
+        );
+        assert_eq!(hit(&app), chosen);
         tool(&mut app, ToolAction::Close);
         // Callers / callees of `lex` stay while lex is there, close when it is gone.
         tool(&mut app, ToolAction::Finder);
@@ -213,12 +247,14 @@ mod tests {
         tool(&mut app, ToolAction::Accept);
         tool(&mut app, ToolAction::Sandwich);
         assert_eq!(app.mode, Mode::Sandwich);
+        tool(&mut app, ToolAction::Pane);
         update(
             &mut app,
             Action::Snapshot(profile("main;read 9\nmain;parse;lex 9\n")),
         );
         assert_eq!(app.mode, Mode::Sandwich);
-        assert!(app.explorer().unwrap().tools.sandwich.is_some());
+        let s = app.explorer().unwrap().tools.sandwich.as_ref().unwrap();
+        assert_eq!(s.focus, 1);
         update(&mut app, Action::Snapshot(profile("main;read 10\n")));
         assert_eq!(app.mode, Mode::Normal);
         assert_eq!(app.explorer().unwrap().tools.screen, Screen::Graph);

@@ -28,6 +28,11 @@ impl Explorer {
         };
         let zoom = (self.zoom.is_frame(&self.index) && self.zoom.root != NodeId::ROOT)
             .then(|| path_of(self.zoom.root));
+        // Back / forward history, by path (a zoom on a range of a frame keeps its frame).
+        let history = |list: &[Viewport]| -> Vec<Vec<String>> {
+            list.iter().map(|v| path_of(v.root)).collect()
+        };
+        let (back, forward) = (history(&self.back), history(&self.forward));
         let mut fresh = Explorer::with_view(profile, view);
         fresh.flame = self.flame;
         fresh.scroll = self.scroll;
@@ -40,6 +45,21 @@ impl Explorer {
         if let Some(id) = selected.and_then(|p| find_path(tree, &p)) {
             fresh.selected = Target::Frame(id);
         }
+        let remap = |paths: Vec<Vec<String>>| -> Vec<Viewport> {
+            paths
+                .iter()
+                .map(|p| {
+                    let id = if p.is_empty() {
+                        Some(NodeId::ROOT)
+                    } else {
+                        find_path(tree, p)
+                    };
+                    Viewport::frame(&fresh.index, id.unwrap_or(NodeId::ROOT))
+                })
+                .collect()
+        };
+        fresh.back = remap(back);
+        fresh.forward = remap(forward);
         let old = std::mem::replace(self, fresh);
         self.run_search();
         self.carry_tools(old, mode);
@@ -168,6 +188,9 @@ mod tests {
         assert_eq!(selected_path(&app), "main;read");
         assert_eq!(ex.profile.tree.path_string(ex.zoom.root), "main;read");
         assert!(ex.search.matches.as_ref().is_some_and(|m| !m.is_empty()));
+        // Zoom back still goes where it went before the snapshot.
+        assert_eq!(ex.back.len(), 1);
+        assert_eq!(ex.back[0].root, crate::profile::NodeId::ROOT);
         // Frozen: newer snapshots wait; resuming shows the newest.
         update(&mut app, Action::ToggleFreeze);
         update(&mut app, Action::Snapshot(profile("main;read 20\n")));

@@ -9,7 +9,7 @@ use super::sandwich::Sandwich;
 use super::tools::{Screen, Tools};
 use super::transforms::TransformStack;
 use crate::profile::diff::{find_path, path_names};
-use crate::profile::{NodeId, Profile};
+use crate::profile::{Interner, NameId, NodeId, Profile};
 use crate::view::{Target, Viewport};
 
 impl Explorer {
@@ -85,14 +85,14 @@ impl Explorer {
         // The table: same sort, rows of the new tree, the same function selected (by name:
         // ids differ between trees).
         self.tools.table.sort = table.sort;
+        // The same function stays selected in a list, and on screen.
+        let keep =
+            |old: Option<NameId>, new: &Interner, ids: &[NameId]| find_again(names, old, new, ids);
         if screen == Screen::Table {
             self.sync_table(self.tools.generation);
-            let keep = table.current().map(|n| names.resolve(n));
             let t = &mut self.tools.table;
-            if let Some(at) = keep.and_then(|n| {
-                let id = self.profile.tree.names().lookup(n)?;
-                t.rows.iter().position(|f| f.name == id)
-            }) {
+            let rows: Vec<NameId> = t.rows.iter().map(|f| f.name).collect();
+            if let Some(at) = keep(table.current(), self.profile.tree.names(), &rows) {
                 t.selected = at;
                 t.offset = table.offset.min(at);
             }
@@ -101,16 +101,10 @@ impl Explorer {
             self.open_finder();
             self.tools.finder.query = finder.query;
             self.run_finder();
-            // The same hit stays selected (by name), so Enter picks what the user chose.
-            let keep = finder
-                .hits
-                .get(finder.selected)
-                .map(|h| names.resolve(h.name));
+            let chosen = finder.hits.get(finder.selected).map(|h| h.name);
             let f = &mut self.tools.finder;
-            if let Some(at) = keep.and_then(|n| {
-                let id = self.profile.tree.names().lookup(n)?;
-                f.hits.iter().position(|h| h.name == id)
-            }) {
+            let hits: Vec<NameId> = f.hits.iter().map(|h| h.name).collect();
+            if let Some(at) = keep(chosen, self.profile.tree.names(), &hits) {
                 f.selected = at;
                 f.offset = finder.offset.min(at);
             }
@@ -131,6 +125,13 @@ impl Explorer {
         }
         self.place_tools();
     }
+}
+
+/// Where the function `id` of the old tree's names (`old`) is among `ids` of the new
+/// tree's names: found by name, since ids differ between trees.
+fn find_again(old: &Interner, id: Option<NameId>, new: &Interner, ids: &[NameId]) -> Option<usize> {
+    let id = new.lookup(old.resolve(id?))?;
+    ids.iter().position(|&n| n == id)
 }
 
 #[cfg(test)]

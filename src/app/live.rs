@@ -8,8 +8,9 @@ use super::explorer::Explorer;
 use super::sandwich::Sandwich;
 use super::tools::{Screen, Tools};
 use super::transforms::TransformStack;
+use crate::input::stap::ON_CPU;
 use crate::profile::diff::{find_path, path_names};
-use crate::profile::{Interner, NameId, NodeId, Profile};
+use crate::profile::{CallTree, Interner, NameId, NodeId, Profile};
 use crate::view::{Target, Viewport};
 
 impl Explorer {
@@ -39,10 +40,10 @@ impl Explorer {
         fresh.search.query = std::mem::take(&mut self.search.query);
         fresh.search.ignore_case = self.search.ignore_case;
         let tree = &fresh.profile.tree;
-        if let Some(id) = zoom.and_then(|p| find_path(tree, &p)) {
+        if let Some(id) = zoom.and_then(|p| find_moved(tree, &p)) {
             fresh.zoom = Viewport::frame(&fresh.index, id);
         }
-        if let Some(id) = selected.and_then(|p| find_path(tree, &p)) {
+        if let Some(id) = selected.and_then(|p| find_moved(tree, &p)) {
             fresh.selected = Target::Frame(id);
         }
         let remap = |paths: Vec<Vec<String>>| -> Vec<Viewport> {
@@ -52,7 +53,7 @@ impl Explorer {
                     let id = if p.is_empty() {
                         Some(NodeId::ROOT)
                     } else {
-                        find_path(tree, p)
+                        find_moved(tree, p)
                     };
                     Viewport::frame(&fresh.index, id.unwrap_or(NodeId::ROOT))
                 })
@@ -125,6 +126,18 @@ impl Explorer {
         }
         self.place_tools();
     }
+}
+
+/// The frame at `path` in a newer snapshot. SystemTap input gains `[on-cpu]` and
+/// `[off-cpu]` roots when its first off-CPU stack arrives, and the stacks before it were
+/// on-CPU ones: a path not found as it was is looked for under `[on-cpu]`.
+fn find_moved(tree: &CallTree, path: &[String]) -> Option<NodeId> {
+    find_path(tree, path).or_else(|| {
+        let moved: Vec<&str> = std::iter::once(ON_CPU)
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        find_path(tree, &moved)
+    })
 }
 
 /// Where the function `id` of the old tree's names (`old`) is among `ids` of the new
@@ -282,5 +295,29 @@ mod tests {
         update(&mut app, Action::Snapshot(profile("main;read 10\n")));
         assert_eq!(app.mode, Mode::Normal);
         assert_eq!(app.explorer().unwrap().tools.screen, Screen::Graph);
+    }
+
+    #[test]
+    fn the_view_follows_stacks_moved_under_on_cpu() {
+        // SystemTap: the first off-CPU stack splits the profile into [on-cpu] / [off-cpu].
+        let mut app = App::loading("<stdin>", ColorMode::Mono);
+        update(&mut app, Action::Resize(80, 24));
+        update(
+            &mut app,
+            Action::Snapshot(profile("main;read 5\nmain;parse 3\n")),
+        );
+        for a in [
+            Action::Move(Dir::Down),
+            Action::Zoom,
+            Action::Move(Dir::Down),
+        ] {
+            update(&mut app, a);
+        }
+        assert_eq!(selected_path(&app), "main;read");
+        let split = "[on-cpu];main;read 6\n[on-cpu];main;parse 3\n[off-cpu];main;wait 9\n";
+        update(&mut app, Action::Snapshot(profile(split)));
+        assert_eq!(selected_path(&app), "[on-cpu];main;read");
+        let ex = app.explorer().unwrap();
+        assert_eq!(ex.profile.tree.path_string(ex.zoom.root), "[on-cpu];main");
     }
 }

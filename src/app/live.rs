@@ -10,7 +10,7 @@ use super::tools::{Screen, Tools};
 use super::transforms::TransformStack;
 use crate::input::stap::ON_CPU;
 use crate::profile::diff::{find_path, path_names};
-use crate::profile::{CallTree, Interner, NameId, NodeId, Profile};
+use crate::profile::{CallTree, NameId, NodeId, Profile};
 use crate::view::{Target, Viewport};
 
 impl Explorer {
@@ -79,21 +79,21 @@ impl Explorer {
             message,
             ..
         } = old.tools;
+        // Ids differ between trees: a function is found again by its name.
         let names = old.profile.tree.names();
+        let renamed = |id: NameId, tree: &CallTree| tree.names().lookup(names.resolve(id));
         self.tools.prompt = prompt;
         self.tools.message = message;
         self.tools.screen = screen;
-        // The table: same sort, rows of the new tree, the same function selected (by name:
-        // ids differ between trees).
+        // The table: same sort, rows of the new tree, the same function selected.
         self.tools.table.sort = table.sort;
-        // The same function stays selected in a list, and on screen.
-        let keep =
-            |old: Option<NameId>, new: &Interner, ids: &[NameId]| find_again(names, old, new, ids);
         if screen == Screen::Table {
             self.sync_table(self.tools.generation);
+            let kept = table
+                .current()
+                .and_then(|id| renamed(id, &self.profile.tree));
             let t = &mut self.tools.table;
-            let rows: Vec<NameId> = t.rows.iter().map(|f| f.name).collect();
-            if let Some(at) = keep(table.current(), self.profile.tree.names(), &rows) {
+            if let Some(at) = kept.and_then(|id| t.rows.iter().position(|f| f.name == id)) {
                 t.selected = at;
                 t.offset = table.offset.min(at);
             }
@@ -102,17 +102,20 @@ impl Explorer {
             self.open_finder();
             self.tools.finder.query = finder.query;
             self.run_finder();
-            let chosen = finder.hits.get(finder.selected).map(|h| h.name);
+            // The same hit stays selected, so Enter picks what the user chose.
+            let kept = finder.hits.get(finder.selected);
+            let kept = kept.and_then(|h| renamed(h.name, &self.profile.tree));
             let f = &mut self.tools.finder;
-            let hits: Vec<NameId> = f.hits.iter().map(|h| h.name).collect();
-            if let Some(at) = keep(chosen, self.profile.tree.names(), &hits) {
+            if let Some(at) = kept.and_then(|id| f.hits.iter().position(|h| h.name == id)) {
                 f.selected = at;
                 f.offset = finder.offset.min(at);
             }
         }
         if screen == Screen::Sandwich {
-            let name = sandwich.as_ref().map(|s| names.resolve(s.name));
-            if let Some(id) = name.and_then(|n| self.profile.tree.names().lookup(n)) {
+            let kept = sandwich
+                .as_ref()
+                .and_then(|s| renamed(s.name, &self.profile.tree));
+            if let Some(id) = kept {
                 let mut fresh = Sandwich::new(&self.profile.tree, id);
                 // Keys keep going to the pane they went to.
                 fresh.focus = sandwich.as_ref().map_or(0, |s| s.focus);
@@ -138,13 +141,6 @@ fn find_moved(tree: &CallTree, path: &[String]) -> Option<NodeId> {
             .collect();
         find_path(tree, &moved)
     })
-}
-
-/// Where the function `id` of the old tree's names (`old`) is among `ids` of the new
-/// tree's names: found by name, since ids differ between trees.
-fn find_again(old: &Interner, id: Option<NameId>, new: &Interner, ids: &[NameId]) -> Option<usize> {
-    let id = new.lookup(old.resolve(id?))?;
-    ids.iter().position(|&n| n == id)
 }
 
 #[cfg(test)]

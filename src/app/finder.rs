@@ -5,6 +5,7 @@
 use ratatui::layout::Rect;
 
 use super::explorer::Explorer;
+use super::list;
 use crate::profile::finder::{FinderHit, Narrowing, find_narrowing};
 
 /// Most candidates listed.
@@ -59,29 +60,18 @@ pub fn list_rows(graph: Rect) -> usize {
 impl FinderState {
     /// Moves the selection by `rows` (clamped).
     pub fn step(&mut self, rows: i32) {
-        let to = self
-            .selected
-            .saturating_add_signed(isize::try_from(rows).unwrap_or(0));
-        self.selected = to.min(self.hits.len().saturating_sub(1));
+        let by = isize::try_from(rows).unwrap_or(0);
+        self.selected = list::step(self.selected, by, self.hits.len());
     }
 
     /// First or last hit.
     pub fn edge(&mut self, last: bool) {
-        self.selected = if last {
-            self.hits.len().saturating_sub(1)
-        } else {
-            0
-        };
+        self.selected = list::edge(self.hits.len(), last);
     }
 
     /// Keeps the selection on screen in `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let h = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + h {
-            self.offset = self.selected + 1 - h;
-        }
+        self.offset = list::scroll(self.selected, self.offset, height);
     }
 }
 

@@ -14,6 +14,7 @@ pub mod explorer;
 pub mod finder;
 mod impact;
 pub mod keymap;
+mod list;
 mod live;
 pub mod mode;
 mod navigate;

@@ -4,6 +4,7 @@
 //! they depend on changes, never per key press.
 
 use super::explorer::Explorer;
+use super::list;
 use crate::profile::functions::{FunctionTotals, function_totals_in};
 use crate::profile::{CallTree, NameId, NodeId};
 use crate::view::search::Matches;
@@ -114,31 +115,20 @@ impl TableState {
 
     /// Moves the selection by `rows` (clamped).
     pub fn step(&mut self, rows: i32) {
-        let last = self.rows.len().saturating_sub(1);
-        let to = self
-            .selected
-            .saturating_add_signed(isize::try_from(rows).unwrap_or(0));
-        self.selected = to.min(last);
+        let by = isize::try_from(rows).unwrap_or(0);
+        self.selected = list::step(self.selected, by, self.rows.len());
     }
 
     /// First or last row.
     pub fn edge(&mut self, last: bool) {
-        self.selected = if last {
-            self.rows.len().saturating_sub(1)
-        } else {
-            0
-        };
+        self.selected = list::edge(self.rows.len(), last);
     }
 
     /// Keeps the selection on screen in `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
         let h = height.max(1);
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + h {
-            self.offset = self.selected + 1 - h;
-        }
+        self.offset = list::scroll(self.selected, self.offset, h);
         self.offset = self.offset.min(self.rows.len().saturating_sub(h));
     }
 

@@ -5,6 +5,7 @@
 use ratatui::layout::Rect;
 use regex::RegexBuilder;
 
+use crate::app::list;
 use crate::profile::diff::FunctionDelta;
 
 /// Rows, filter, selection and scroll of the delta table.
@@ -77,18 +78,13 @@ impl DeltaTable {
 
     /// Moves the selection by `by` rows, stopping at the ends.
     pub fn step(&mut self, by: isize) {
-        let last = self.shown.len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(by).min(last);
+        self.selected = list::step(self.selected, by, self.shown.len());
     }
 
     /// Scrolls so that the selection is among the `rows` rows on screen.
     pub fn scroll_to_selection(&mut self, rows: usize) {
         let rows = rows.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + rows {
-            self.offset = self.selected + 1 - rows;
-        }
+        self.offset = list::scroll(self.selected, self.offset, rows);
         let max = self.shown.len().saturating_sub(rows);
         self.offset = self.offset.min(max);
     }

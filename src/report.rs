@@ -244,12 +244,12 @@ pub fn delta_table(before: &Profile, after: &Profile, n: usize) -> String {
         let _ = writeln!(
             out,
             "{:>+8.2} {:>7.2}% {:>7.2}% {:>bw$} {:>aw$}  {}",
-            d.points(),
-            d.before_pct,
-            d.after_pct,
+            d.change(),
+            d.before_share,
+            d.after_share,
             wb(d.before),
             wa(d.after),
-            sanitize(&r.name),
+            sanitize(&r.label()),
         );
     }
     out

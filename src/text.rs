@@ -55,13 +55,138 @@ pub fn thousands_str(s: &str) -> String {
     out
 }
 
-/// `part` as a percentage of `whole` (0 when `whole` is 0).
+/// `part` as a percentage of `whole` (0 when `whole` is 0), as a float: for thresholds,
+/// sorting and colours. Text shows a [`Share`] instead, which rounds exactly.
 pub fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
-        // u128 keeps the product exact before the division.
-        (u128::from(part) * 1_000_000 / u128::from(whole)) as f64 / 10_000.0
+        // Both operands are converted once; the quotient is the nearest double to the
+        // exact ratio up to two roundings.
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// `part` as a percentage of `whole`, for display. Every percentage flametui prints goes
+/// through this one `Display`: the exact ratio of the two integers is rounded once to the
+/// formatter's precision (2 decimals by default), ties to even as `printf("%.2f")` does
+/// for exact binary ties. No float is involved, so `1/408` prints `0.25` and `2/199`
+/// prints `1.01`, as `perf report` says. The `%` sign is not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// The part.
+    pub part: u64,
+    /// What it is a part of (0 prints as 0).
+    pub whole: u64,
+}
+
+/// A [`Share`] of `part` in `whole`.
+pub fn share(part: u64, whole: u64) -> Share {
+    Share { part, whole }
+}
+
+impl Share {
+    /// The share as a float percentage (see [`percent`]).
+    pub fn percent(self) -> f64 {
+        percent(self.part, self.whole)
+    }
+
+    /// The share in units of 10^-`decimals` percent, rounded once, ties to even.
+    /// `decimals` is at most [`Share::MAX_DECIMALS`] so the product fits in a u128.
+    pub fn scaled(self, decimals: u32) -> u128 {
+        let decimals = decimals.min(Self::MAX_DECIMALS);
+        if self.whole == 0 {
+            return 0;
+        }
+        let num = u128::from(self.part) * 100 * 10u128.pow(decimals);
+        round_div(num, u128::from(self.whole))
+    }
+
+    /// The most decimals a share is printed with.
+    pub const MAX_DECIMALS: u32 = 12;
+}
+
+/// `num / den` rounded to the nearest integer, ties to even.
+fn round_div(num: u128, den: u128) -> u128 {
+    let (q, r) = (num / den, num % den);
+    // r > den/2, or r == den/2 exactly with q odd, rounds up; `r*2` is written as
+    // `r > den - r` so it cannot overflow.
+    match r.cmp(&(den - r)) {
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal if q % 2 == 1 => q + 1,
+        _ => q,
+    }
+}
+
+/// Writes `units` (in 10^-`decimals`) as a decimal number, honouring width and alignment.
+fn write_fixed(
+    f: &mut std::fmt::Formatter<'_>,
+    negative: bool,
+    units: u128,
+    decimals: u32,
+) -> std::fmt::Result {
+    let scale = 10u128.pow(decimals);
+    let mut text = String::with_capacity(24);
+    if negative {
+        text.push('-');
+    } else if f.sign_plus() {
+        text.push('+');
+    }
+    let _ = write!(text, "{}", units / scale);
+    if decimals > 0 {
+        let _ = write!(text, ".{:0w$}", units % scale, w = decimals as usize);
+    }
+    match (f.width(), f.align()) {
+        (Some(w), Some(std::fmt::Alignment::Left)) => write!(f, "{text:<w$}"),
+        (Some(w), Some(std::fmt::Alignment::Center)) => write!(f, "{text:^w$}"),
+        (Some(w), _) => write!(f, "{text:>w$}"),
+        (None, _) => f.write_str(&text),
+    }
+}
+
+impl std::fmt::Display for Share {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let decimals = precision(f);
+        write_fixed(f, false, self.scaled(decimals), decimals)
+    }
+}
+
+fn precision(f: &std::fmt::Formatter<'_>) -> u32 {
+    f.precision()
+        .map_or(2, |p| u32::try_from(p).unwrap_or(Share::MAX_DECIMALS))
+        .min(Share::MAX_DECIMALS)
+}
+
+/// The change from one share to another in percentage points (`to − from`), for display:
+/// rounded once from the exact shares (each taken to 10^-12 of a point first, so only a
+/// difference within 10^-12 of a rounding tie can print one unit off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Points {
+    /// The earlier share.
+    pub from: Share,
+    /// The later share.
+    pub to: Share,
+}
+
+impl Points {
+    /// The change as a float (for sorting and colours).
+    pub fn value(self) -> f64 {
+        self.to.percent() - self.from.percent()
+    }
+}
+
+impl std::fmt::Display for Points {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let decimals = precision(f);
+        let fine = Share::MAX_DECIMALS;
+        let (to, from) = (self.to.scaled(fine), self.from.scaled(fine));
+        let (negative, diff) = if to >= from {
+            (false, to - from)
+        } else {
+            (true, from - to)
+        };
+        let units = round_div(diff, 10u128.pow(fine - decimals));
+        write_fixed(f, negative && units > 0, units, decimals)
     }
 }
 
@@ -82,7 +207,30 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands_str("31234.25"), "31,234.25");
-        assert!((percent(1, 3) - 33.3333).abs() < 1e-9);
+        assert!((percent(1, 3) - 33.333_333_333).abs() < 1e-9);
         assert!(percent(5, 0).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn shares_round_once() {
+        // Both were printed 0.24% and 1.00% when the share was truncated to 4 decimals
+        // and then rounded again.
+        assert_eq!(share(1, 408).to_string(), "0.25");
+        assert_eq!(share(2, 199).to_string(), "1.01");
+        assert_eq!(format!("{:>7.2}%", share(1, 3)), "  33.33%");
+        assert_eq!(format!("{:.1}", share(2, 3)), "66.7");
+        assert_eq!(share(7, 0).to_string(), "0.00");
+        assert_eq!(share(u64::MAX, u64::MAX).to_string(), "100.00");
+        // An exact tie goes to even, as printf does: 1/800 = 0.125%, 3/800 = 0.375%.
+        assert_eq!(share(1, 800).to_string(), "0.12");
+        assert_eq!(share(3, 800).to_string(), "0.38");
+        let pp = |a, b, c, d| Points {
+            from: share(a, b),
+            to: share(c, d),
+        };
+        assert_eq!(format!("{:+.2}", pp(3123, 10_000, 0, 5)), "-31.23");
+        assert_eq!(format!("{:+.2}", pp(0, 5, 1, 408)), "+0.25");
+        assert_eq!(format!("{:+.2}", pp(1, 3, 1, 3)), "+0.00");
+        assert_eq!(format!("{:+.2}", pp(1, 1_000_000, 0, 1)), "+0.00");
     }
 }

@@ -22,10 +22,7 @@ use nom::bytes::complete::tag;
 use nom::character::complete::space0;
 use nom::sequence::{delimited, preceded};
 
-/// Leading pseudo-frame of on-CPU stacks when the input has off-CPU stacks.
-pub const ON_CPU: &str = "[on-cpu]";
-/// Leading pseudo-frame of off-CPU stacks.
-pub const OFF_CPU: &str = "[off-cpu]";
+pub use crate::profile::scope::{OFF_CPU, ON_CPU};
 /// The off-CPU marker.
 const MARKER: &str = "---";
 

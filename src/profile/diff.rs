@@ -1,12 +1,15 @@
 //! Stage: two call trees → differences. Nodes are matched by stack *path* (names from
 //! the root), never by id, so two profiles of different shape compare fairly; shares are
-//! percentages of each profile's own total, and changes are in percentage points.
+//! percentages of each profile's own total (of the half the path lies in, for on/off-CPU
+//! SystemTap profiles, whose halves have different units), and changes are in percentage
+//! points.
 
 use rustc_hash::FxHashMap;
 
-use super::functions::function_totals;
+use super::functions::function_totals_in;
+use super::scope::{is_half_name, is_halved, share_base};
 use super::tree::{CallTree, NodeId};
-use crate::text::percent;
+use crate::text::{Points, Share, percent, share};
 
 /// The names from the root's child down to `id`.
 pub fn path_names(tree: &CallTree, id: NodeId) -> Vec<&str> {
@@ -30,33 +33,54 @@ pub struct Delta {
     pub before_self: u64,
     /// Self weight in AFTER.
     pub after_self: u64,
-    /// Share of BEFORE's total, in percent.
-    pub before_pct: f64,
-    /// Share of AFTER's total, in percent.
-    pub after_pct: f64,
+    /// Share of BEFORE's total (of its half, for on/off-CPU profiles).
+    pub before_share: Share,
+    /// Share of AFTER's total (likewise).
+    pub after_share: Share,
 }
 
 impl Delta {
-    /// Inclusive and self weights `[before, after]`, with shares of each tree's total.
-    pub fn of(total: [u64; 2], own: [u64; 2], before: &CallTree, after: &CallTree) -> Self {
+    /// Inclusive and self weights `[before, after]`, with shares of `base` (the total of
+    /// each side the shares are taken of).
+    pub fn of(total: [u64; 2], own: [u64; 2], base: [u64; 2]) -> Self {
         Self {
             before: total[0],
             after: total[1],
             before_self: own[0],
             after_self: own[1],
-            before_pct: percent(total[0], before.total()),
-            after_pct: percent(total[1], after.total()),
+            before_share: share(total[0], base[0]),
+            after_share: share(total[1], base[1]),
         }
     }
 
-    /// Change of the share in percentage points (AFTER − BEFORE).
+    /// Change of the share in percentage points (AFTER − BEFORE), as a float.
     pub fn points(&self) -> f64 {
-        self.after_pct - self.before_pct
+        self.change().value()
+    }
+
+    /// Change of the share in percentage points, for display.
+    pub fn change(&self) -> Points {
+        Points {
+            from: self.before_share,
+            to: self.after_share,
+        }
     }
 
     /// Relative change of the share (`None` when it was 0 before).
     pub fn relative(&self) -> Option<f64> {
-        (self.before_pct > 0.0).then(|| self.after_pct / self.before_pct - 1.0)
+        let (b, a) = (self.before_share.percent(), self.after_share.percent());
+        (b > 0.0).then(|| a / b - 1.0)
+    }
+}
+
+/// The total a path's share is taken of in `tree`: the total of the half it starts with
+/// in an on/off-CPU tree, else the whole tree's.
+fn path_base<S: AsRef<str>>(tree: &CallTree, path: &[S]) -> u64 {
+    match path.first().map(AsRef::as_ref) {
+        Some(first) if is_half_name(first) && is_halved(tree) => tree
+            .child_named(NodeId::ROOT, first)
+            .map_or(0, |h| tree.node(h).total),
+        _ => tree.total(),
     }
 }
 
@@ -67,7 +91,8 @@ pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) 
     };
     let (b, bs) = get(before);
     let (a, a_s) = get(after);
-    Delta::of([b, a], [bs, a_s], before, after)
+    let base = [path_base(before, path), path_base(after, path)];
+    Delta::of([b, a], [bs, a_s], base)
 }
 
 /// For every node of `shape`, the change of its share in percentage points against the
@@ -83,8 +108,8 @@ pub fn points_by_node(shape: &CallTree, other: &CallTree, shape_is_after: bool) 
             .and_then(|p| map[p.0 as usize])
             .and_then(|p| other.child_named(p, shape.name(id)));
         map[id.0 as usize] = twin;
-        let here = percent(node.total, shape.total());
-        let there = twin.map_or(0.0, |t| percent(other.node(t).total, other.total()));
+        let here = percent(node.total, share_base(shape, id));
+        let there = twin.map_or(0.0, |t| percent(other.node(t).total, share_base(other, t)));
         out[id.0 as usize] = if shape_is_after {
             here - there
         } else {
@@ -99,30 +124,67 @@ pub fn points_by_node(shape: &CallTree, other: &CallTree, shape_is_after: bool) 
 pub struct FunctionDelta {
     /// Function name.
     pub name: String,
+    /// The half (`[on-cpu]` / `[off-cpu]`) the totals are of, for on/off-CPU profiles: a
+    /// function in both halves has a row in each, since their units differ.
+    pub half: Option<&'static str>,
     /// Totals and shares (self fields are the function's self weights).
     pub delta: Delta,
 }
 
+impl FunctionDelta {
+    /// The name as a row shows it: `[off-cpu] name` for a row of one half.
+    pub fn label(&self) -> String {
+        match self.half {
+            Some(h) => format!("{h} {}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// The scopes to total functions in: the halves when either tree has them, by name.
+fn delta_scopes(before: &CallTree, after: &CallTree) -> Vec<Option<&'static str>> {
+    if is_halved(before) || is_halved(after) {
+        vec![Some(super::scope::ON_CPU), Some(super::scope::OFF_CPU)]
+    } else {
+        vec![None]
+    }
+}
+
 /// Every function of either profile, sorted by the size of the change of its total share
-/// (largest first, then by name).
+/// (largest first, then by name). For on/off-CPU profiles the rows are per half.
 pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta> {
-    // name → ([total before, total after], [self before, self after])
-    let mut by_name: FxHashMap<&str, ([u64; 2], [u64; 2])> = FxHashMap::default();
-    for (side, tree) in [before, after].into_iter().enumerate() {
-        for f in function_totals(tree)
-            .iter()
-            .filter(|f| f.total > 0 || f.self_weight > 0)
-        {
-            let e = by_name.entry(tree.names().resolve(f.name)).or_default();
-            e.0[side] = f.total;
-            e.1[side] = f.self_weight;
+    // (half, name) → ([total before, total after], [self before, self after])
+    type Sums = ([u64; 2], [u64; 2]);
+    let mut by_name: FxHashMap<(Option<&'static str>, &str), Sums> = FxHashMap::default();
+    let mut bases: FxHashMap<Option<&'static str>, [u64; 2]> = FxHashMap::default();
+    for half in delta_scopes(before, after) {
+        for (side, tree) in [before, after].into_iter().enumerate() {
+            let scope = match half {
+                Some(h) => tree.child_named(NodeId::ROOT, h),
+                None => Some(NodeId::ROOT),
+            };
+            let Some(scope) = scope.filter(|_| half.is_none() || is_halved(tree)) else {
+                continue;
+            };
+            bases.entry(half).or_default()[side] = tree.node(scope).total;
+            for f in function_totals_in(tree, scope)
+                .iter()
+                .filter(|f| f.total > 0 || f.self_weight > 0)
+            {
+                let e = by_name
+                    .entry((half, tree.names().resolve(f.name)))
+                    .or_default();
+                e.0[side] = f.total;
+                e.1[side] = f.self_weight;
+            }
         }
     }
     let mut out: Vec<FunctionDelta> = by_name
         .into_iter()
-        .map(|(name, (total, own))| FunctionDelta {
+        .map(|((half, name), (total, own))| FunctionDelta {
             name: name.to_owned(),
-            delta: Delta::of(total, own, before, after),
+            half,
+            delta: Delta::of(total, own, bases.get(&half).copied().unwrap_or_default()),
         })
         .collect();
     out.sort_by(|x, y| {
@@ -131,6 +193,7 @@ pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta
             .abs()
             .total_cmp(&x.delta.points().abs())
             .then_with(|| x.name.cmp(&y.name))
+            .then_with(|| x.half.cmp(&y.half))
     });
     out
 }
@@ -156,8 +219,8 @@ mod tests {
             &b0e0,
             &["mysqld", "commit", "log_write_flush_to_disk_low"],
         );
-        assert!((d.before_pct - 31.23).abs() < 1e-9);
-        assert_eq!((d.after, d.after_pct), (0, 0.0));
+        assert_eq!(d.before_share.to_string(), "31.23");
+        assert_eq!((d.after, d.after_share), (0, share(0, 500)));
         assert!((d.points() + 31.23).abs() < 1e-9);
         assert!((d.relative().unwrap() + 1.0).abs() < 1e-9);
         let ins = delta_at(&b0e1, &b0e0, &["mysqld", "insert"]);

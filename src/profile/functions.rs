@@ -1,5 +1,7 @@
 //! Stage: call tree → per-function totals (the `--top` table and the TUI's function
-//! table). A function's total counts each stack once, even when it recurses.
+//! table). A function's total counts each stack once, even when it recurses. Task frames
+//! (perf script's process and thread roots) are not functions: they have no totals here,
+//! so a process `rec` never adds to the function `rec` (`perf report --sort sym` agrees).
 
 use super::intern::NameId;
 use super::tree::{CallTree, NodeId};
@@ -16,7 +18,7 @@ pub struct FunctionTotals {
 }
 
 /// Self and inclusive totals of every function in the tree (the root excluded),
-/// indexed by `NameId`; names that only label the root have zero totals.
+/// indexed by `NameId`; names that only label the root, and task names, have zero totals.
 pub fn function_totals(tree: &CallTree) -> Vec<FunctionTotals> {
     function_totals_in(tree, NodeId::ROOT)
 }
@@ -46,14 +48,17 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
             on_path[name] -= 1;
             continue;
         }
+        todo.push((id, true));
+        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+        on_path[name] += 1;
+        if tree.names().is_task(node.name) {
+            continue;
+        }
         let f = &mut out[name];
-        if on_path[name] == 0 {
+        if on_path[name] == 1 {
             f.total = f.total.saturating_add(node.total);
         }
         f.self_weight = f.self_weight.saturating_add(node.self_weight);
-        on_path[name] += 1;
-        todo.push((id, true));
-        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
     }
     out
 }
@@ -104,6 +109,35 @@ mod tests {
         let top = top_functions(&t, 2);
         assert_eq!(t.names().resolve(top[0].name), "h");
         assert_eq!(t.names().resolve(top[1].name), "g");
+    }
+
+    #[test]
+    fn a_process_is_not_the_function_of_the_same_name() {
+        let mut t = CallTree::new();
+        for (stack, w) in [(&["main", "rec", "rec"][..], 32), (&["main", "other"], 22)] {
+            let task = t.intern_task("rec");
+            let ids: Vec<_> = stack.iter().map(|f| t.intern(f)).collect();
+            t.insert_ids(std::iter::once(task).chain(ids), w);
+        }
+        let task = t.intern_task("rec");
+        t.insert_ids([task], 5); // a sample with no stack
+        t.finish();
+        let totals = function_totals(&t);
+        let rec = t.names().lookup("rec").unwrap();
+        assert!(!t.names().is_task(rec));
+        assert_eq!(
+            (
+                totals[rec.0 as usize].total,
+                totals[rec.0 as usize].self_weight
+            ),
+            (32, 32)
+        );
+        assert_eq!(totals[task.0 as usize].total, 0);
+        let top: Vec<&str> = top_functions(&t, 9)
+            .iter()
+            .map(|f| t.names().resolve(f.name))
+            .collect();
+        assert_eq!(top, ["rec", "other", "main"]);
     }
 
     #[test]

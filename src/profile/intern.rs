@@ -1,5 +1,9 @@
 //! Stage: call tree. Frame names are interned once so that the tree, search and the
 //! function table work on small integer ids instead of strings.
+//!
+//! A name is a function's or a task's: perf script's root frames are process (or thread)
+//! names, not functions, so `rec` the process and `rec` the function get two ids. Function
+//! totals, rankings and the finder then never merge them.
 
 use rustc_hash::FxHashMap;
 
@@ -7,14 +11,55 @@ use rustc_hash::FxHashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NameId(pub u32);
 
-/// A string interner: each distinct name is stored once.
+/// A string interner: each distinct name (of a function, or of a task) is stored once.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
     ids: FxHashMap<Box<str>, NameId>,
+    task_ids: FxHashMap<Box<str>, NameId>,
     names: Vec<Box<str>>,
+    /// Ids of task names, sorted (they are few: one per process or thread).
+    tasks: Vec<NameId>,
 }
 
 impl Interner {
+    /// The id of the task (process or thread) name `name`, adding it on first sight; never
+    /// the id of a function with the same text.
+    pub fn intern_task(&mut self, name: &str) -> NameId {
+        if let Some(&id) = self.task_ids.get(name) {
+            return id;
+        }
+        let id = NameId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+        self.names.push(name.into());
+        self.task_ids.insert(name.into(), id);
+        self.tasks.push(id);
+        id
+    }
+
+    /// True when `id` names a task (a process or thread), not a function.
+    pub fn is_task(&self, id: NameId) -> bool {
+        self.tasks.binary_search(&id).is_ok()
+    }
+
+    /// True when some name is a task's.
+    pub fn has_tasks(&self) -> bool {
+        !self.tasks.is_empty()
+    }
+
+    /// The id in this interner of name `id` of `from`, of the same kind, added on first
+    /// sight.
+    pub fn intern_like(&mut self, from: &Interner, id: NameId) -> NameId {
+        if from.is_task(id) {
+            self.intern_task(from.resolve(id))
+        } else {
+            self.intern(from.resolve(id))
+        }
+    }
+
+    /// The id of task name `name`, if it was interned.
+    pub fn lookup_task(&self, name: &str) -> Option<NameId> {
+        self.task_ids.get(name).copied()
+    }
+
     /// The id of `name`, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> NameId {
         if let Some(&id) = self.ids.get(name) {
@@ -26,9 +71,12 @@ impl Interner {
         id
     }
 
-    /// The id of `name` if it was interned.
+    /// The id of `name` if it was interned: the function's, else the task's.
     pub fn lookup(&self, name: &str) -> Option<NameId> {
-        self.ids.get(name).copied()
+        self.ids
+            .get(name)
+            .or_else(|| self.task_ids.get(name))
+            .copied()
     }
 
     /// The text of an interned name.
@@ -70,5 +118,15 @@ mod tests {
         assert_eq!(i.lookup("read"), Some(b));
         assert_eq!(i.lookup("nope"), None);
         assert_eq!(i.len(), 2);
+        let t = i.intern_task("main");
+        assert_ne!(t, a);
+        assert!(i.is_task(t) && !i.is_task(a));
+        assert_eq!(
+            (i.resolve(t), i.lookup("main"), i.lookup_task("main")),
+            ("main", Some(a), Some(t))
+        );
+        let mut j = Interner::default();
+        let u = j.intern_like(&i, t);
+        assert!(j.is_task(u));
     }
 }

@@ -7,6 +7,7 @@ pub mod functions;
 pub mod intern;
 pub mod order;
 pub mod sandwich;
+pub mod scope;
 pub mod skim;
 pub mod transform;
 pub mod tree;

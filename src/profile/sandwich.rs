@@ -23,10 +23,10 @@ pub fn callers(tree: &CallTree, name: NameId) -> CallTree {
 }
 
 fn collect(tree: &CallTree, mut pick: impl FnMut(&[NameId]) -> Option<Vec<NameId>>) -> CallTree {
-    let mut out = CallTree::with_scale(tree.scale());
+    let mut out = tree.empty_like();
     tree.for_each_stack(|s, w, n| {
         if let Some(frames) = pick(s) {
-            out.insert_counted(frames.iter().map(|&id| tree.names().resolve(id)), w, n);
+            out.insert_ids_counted(frames, w, n);
         }
     });
     out.finish();

@@ -8,6 +8,7 @@ use std::fmt;
 use regex::Regex;
 
 use super::intern::NameId;
+use super::scope::is_halved;
 use super::tree::CallTree;
 
 /// One transform of the call tree.
@@ -46,60 +47,75 @@ pub fn matching_names(tree: &CallTree, re: &Regex) -> Vec<bool> {
 }
 
 /// Applies one transform, returning a new finished tree.
+///
+/// Stacks keep their names' ids (a process and a function of the same name stay apart).
+/// In an on/off-CPU SystemTap tree the leading `[on-cpu]` / `[off-cpu]` frame stays the
+/// root of every stack whatever the transform (it says which unit the weight is in):
+/// hide and collapse-recursion leave it alone, invert and focus work below it, and
+/// exclude and focus may still match it.
+///
+/// Hide charges a stack whose every frame is hidden to the root (or its half), so the
+/// total never changes; exclude is the transform that drops stacks.
 pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
-    let mut out = CallTree::with_scale(tree.scale());
-    let names = tree.names();
-    let mut buf: Vec<&str> = Vec::new();
-    let mut emit = |out: &mut CallTree, frames: &mut dyn Iterator<Item = NameId>, w, n| {
-        buf.clear();
-        buf.extend(frames.map(|id| names.resolve(id)));
-        if !buf.is_empty() {
-            out.insert_counted(buf.iter(), w, n);
-        }
-    };
+    let mut out = tree.empty_like();
+    let pinned = usize::from(is_halved(tree));
+    let mut buf: Vec<NameId> = Vec::new();
+    let mut emit =
+        |out: &mut CallTree, head: &[NameId], rest: &mut dyn Iterator<Item = NameId>, w, n| {
+            buf.clear();
+            buf.extend_from_slice(head);
+            buf.extend(rest);
+            out.insert_ids_counted(buf.iter().copied(), w, n);
+        };
     match t {
         Transform::Exclude(re) => {
             let hit = matching_names(tree, re);
             tree.for_each_stack(|s, w, n| {
                 if !s.iter().any(|id| hit[id.0 as usize]) {
-                    emit(&mut out, &mut s.iter().copied(), w, n);
+                    emit(&mut out, s, &mut std::iter::empty(), w, n);
                 }
             });
         }
         Transform::Focus(re) => {
             let hit = matching_names(tree, re);
             tree.for_each_stack(|s, w, n| {
-                if let Some(at) = s.iter().position(|id| hit[id.0 as usize]) {
-                    emit(&mut out, &mut s[at..].iter().copied(), w, n);
+                let (head, rest) = split(s, pinned);
+                if head.iter().any(|id| hit[id.0 as usize]) {
+                    emit(&mut out, s, &mut std::iter::empty(), w, n);
+                } else if let Some(at) = rest.iter().position(|id| hit[id.0 as usize]) {
+                    emit(&mut out, head, &mut rest[at..].iter().copied(), w, n);
                 }
             });
         }
         Transform::Hide(re) => {
             let hit = matching_names(tree, re);
             tree.for_each_stack(|s, w, n| {
-                emit(
-                    &mut out,
-                    &mut s.iter().copied().filter(|id| !hit[id.0 as usize]),
-                    w,
-                    n,
-                );
+                let (head, rest) = split(s, pinned);
+                let kept = &mut rest.iter().copied().filter(|id| !hit[id.0 as usize]);
+                emit(&mut out, head, kept, w, n);
             });
         }
         Transform::CollapseRecursion => tree.for_each_stack(|s, w, n| {
+            let (head, rest) = split(s, pinned);
             let mut last = None;
-            emit(
-                &mut out,
-                &mut s.iter().copied().filter(|&id| last.replace(id) != Some(id)),
-                w,
-                n,
-            );
+            let kept = &mut rest
+                .iter()
+                .copied()
+                .filter(|&id| last.replace(id) != Some(id));
+            emit(&mut out, head, kept, w, n);
         }),
         Transform::Invert => tree.for_each_stack(|s, w, n| {
-            emit(&mut out, &mut s.iter().rev().copied(), w, n);
+            let (head, rest) = split(s, pinned);
+            emit(&mut out, head, &mut rest.iter().rev().copied(), w, n);
         }),
     }
     out.finish();
     out
+}
+
+/// A stack's first `pinned` frames (the half pseudo-frame, if any) and the rest.
+fn split(s: &[NameId], pinned: usize) -> (&[NameId], &[NameId]) {
+    s.split_at(pinned.min(s.len()))
 }
 
 /// Applies transforms in order.

@@ -112,13 +112,38 @@ impl CallTree {
         self.names.intern(name)
     }
 
+    /// The id of task (process or thread) name `name`, adding it on first sight.
+    pub fn intern_task(&mut self, name: &str) -> NameId {
+        self.names.intern_task(name)
+    }
+
+    /// An empty tree with this tree's names and scale, for rebuilding it stack by stack
+    /// with [`CallTree::insert_ids_counted`] (names keep their ids and kinds).
+    #[must_use]
+    pub fn empty_like(&self) -> CallTree {
+        let mut out = CallTree::with_scale(self.scale);
+        out.names = self.names.clone();
+        out
+    }
+
     /// As [`CallTree::insert`], with frames already interned in this tree.
     ///
     /// Consecutive samples usually share most of their root side, so the path of the
     /// previous sample is tried before the hash index.
     pub fn insert_ids<I: IntoIterator<Item = NameId>>(&mut self, frames: I, weight: u64) -> NodeId {
+        self.insert_ids_counted(frames, weight, 1)
+    }
+
+    /// As [`CallTree::insert_ids`], for `samples` samples of one stack weighing `weight`
+    /// in all. No frames at all charge the root's own weight.
+    pub fn insert_ids_counted<I: IntoIterator<Item = NameId>>(
+        &mut self,
+        frames: I,
+        weight: u64,
+        samples: u64,
+    ) -> NodeId {
         let mut at = NodeId::ROOT;
-        self.add_weight(at, weight, 1);
+        self.add_weight(at, weight, samples);
         let mut last = std::mem::take(&mut self.last_path);
         let mut depth = 0;
         for name in frames {
@@ -135,11 +160,11 @@ impl CallTree {
                 last.push(at);
             }
             depth += 1;
-            self.add_weight(at, weight, 1);
+            self.add_weight(at, weight, samples);
         }
         last.truncate(depth);
         self.last_path = last;
-        self.add_self(at, weight, 1);
+        self.add_self(at, weight, samples);
         at
     }
 
@@ -253,7 +278,7 @@ impl CallTree {
         for id in self.preorder().into_iter().skip(1) {
             let old = self.node(id);
             let parent = map[old.parent.map_or(0, NodeId::index)];
-            let new_name = out.names.intern(self.names.resolve(old.name));
+            let new_name = out.names.intern_like(&self.names, old.name);
             let new = out.child_or_insert(parent, new_name);
             let n = &mut out.nodes[new.index()];
             n.total = old.total;
@@ -278,7 +303,7 @@ impl CallTree {
             let new = match old.parent {
                 None => NodeId::ROOT,
                 Some(p) => {
-                    let name = self.names.intern(other.names.resolve(old.name));
+                    let name = self.names.intern_like(&other.names, old.name);
                     self.child_or_insert(map[p.index()], name)
                 }
             };
@@ -369,8 +394,8 @@ impl CallTree {
 
     /// The child of `parent` called `name`, if any.
     pub fn child_named(&self, parent: NodeId, name: &str) -> Option<NodeId> {
-        let name = self.names.lookup(name)?;
-        self.index.get(&(parent, name)).copied()
+        let child = |id: Option<NameId>| id.and_then(|id| self.index.get(&(parent, id)).copied());
+        child(self.names.lookup(name)).or_else(|| child(self.names.lookup_task(name)))
     }
 
     /// Ids from the root's first child down to `id` (the root itself excluded).
@@ -409,11 +434,15 @@ impl CallTree {
     }
 
     /// Every distinct stack that samples ended in, as `(path, self weight)`, in
-    /// pre-order. Stacks that occurred only with weight 0 are included.
+    /// pre-order. Stacks that occurred only with weight 0 are included; the root's own
+    /// weight (stacks whose every frame was hidden) has no frame to write and is left out.
     pub fn stacks(&self) -> Vec<(String, u64)> {
         let mut out = Vec::new();
         let mut line = String::new();
         self.for_each_stack(|path, weight, _| {
+            if path.is_empty() {
+                return;
+            }
             line.clear();
             for (i, &name) in path.iter().enumerate() {
                 if i > 0 {
@@ -428,7 +457,8 @@ impl CallTree {
 
     /// Calls `f(frames root first, self weight, self samples)` for every stack that samples
     /// ended in, in pre-order, without recursion (export, transforms and the sandwich
-    /// views all walk stacks this way).
+    /// views all walk stacks this way). The root's own weight, if any, comes first with no
+    /// frames.
     pub fn for_each_stack(&self, mut f: impl FnMut(&[NameId], u64, u64)) {
         let mut path: Vec<NameId> = Vec::new();
         let mut todo: Vec<(NodeId, bool)> = vec![(NodeId::ROOT, false)];
@@ -441,9 +471,9 @@ impl CallTree {
             if id != NodeId::ROOT {
                 path.push(node.name);
                 todo.push((id, true));
-                if node.self_samples > 0 || node.self_weight > 0 {
-                    f(&path, node.self_weight, node.self_samples);
-                }
+            }
+            if node.self_samples > 0 || node.self_weight > 0 {
+                f(&path, node.self_weight, node.self_samples);
             }
             todo.extend(node.children.iter().rev().map(|&c| (c, false)));
         }

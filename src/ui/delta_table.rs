@@ -103,22 +103,22 @@ fn row_text(row: &FunctionDelta, b: &Profile, a: &Profile, (wb, wa): (usize, usi
     let d = &row.delta;
     let points = match delta::change(d.points()) {
         Change::Same => "0.00".to_owned(),
-        _ => format!("{:+.2}", d.points()),
+        _ => format!("{:+.2}", d.change()),
     };
     if wb + wa == 0 {
         return format!(
             "{points:>DELTA_W$} {:>7.2}% {:>7.2}%  {}",
-            d.before_pct,
-            d.after_pct,
-            sanitize(&row.name)
+            d.before_share,
+            d.after_share,
+            sanitize(&row.label())
         );
     }
     format!(
         "{points:>DELTA_W$} {:>7.2}% {:>7.2}% {:>wb$} {:>wa$}  {}",
-        d.before_pct,
-        d.after_pct,
+        d.before_share,
+        d.after_share,
         weight(b, d.before),
         weight(a, d.after),
-        sanitize(&row.name)
+        sanitize(&row.label())
     )
 }

@@ -14,7 +14,7 @@ use crate::app::Explorer;
 use crate::app::compare::Compare;
 use crate::app::finder::{FinderState, LIMIT, popup_area};
 use crate::profile::finder::FinderHit;
-use crate::text::{percent, sanitize, thousands};
+use crate::text::{percent, sanitize, share, thousands};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::display_width;
 
@@ -42,7 +42,10 @@ pub fn render_compare(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
     let area = popup_area(cmp.areas.body);
     popup(area, title, &cf.state, colors, buf, |hit| {
         let row = cmp.table.rows.get(hit.name.0 as usize);
-        let (before, after) = row.map_or((0.0, 0.0), |r| (r.delta.before_pct, r.delta.after_pct));
+        let none = share(0, 0);
+        let (before, after) = row.map_or((none, none), |r| {
+            (r.delta.before_share, r.delta.after_share)
+        });
         (
             format!("{before:>6.2}% → {after:>6.2}%  "),
             cf.names.resolve(hit.name),

@@ -4,6 +4,7 @@
 //! change of the comparison), a neutral grey when it did not change. As `flamegraph.pl`'s
 //! differential palette, in the terminal's colour depth; without colour, a `+` / `-` marker.
 
+use crate::text::Points;
 use ratatui::style::{Color, Modifier, Style};
 
 use super::color::{ColorMode, to_256};
@@ -136,8 +137,8 @@ pub fn style(mode: ColorMode, points: f64, max: f64, dim: bool) -> Style {
 }
 
 /// A change in pp as text: `+1.25 pp`, `-31.23 pp`, `0.00 pp`.
-pub fn points_text(points: f64) -> String {
-    if change(points) == Change::Same {
+pub fn points_text(points: Points) -> String {
+    if change(points.value()) == Change::Same {
         "0.00 pp".to_owned()
     } else {
         format!("{points:+.2} pp")
@@ -191,9 +192,13 @@ mod tests {
 
     #[test]
     fn texts() {
-        assert_eq!(points_text(-31.23), "-31.23 pp");
-        assert_eq!(points_text(0.001), "0.00 pp");
-        assert_eq!(points_text(2.5), "+2.50 pp");
+        let pp = |a, b, c, d| Points {
+            from: crate::text::share(a, b),
+            to: crate::text::share(c, d),
+        };
+        assert_eq!(points_text(pp(3123, 10_000, 0, 1)), "-31.23 pp");
+        assert_eq!(points_text(pp(1, 2, 50_001, 100_000)), "0.00 pp");
+        assert_eq!(points_text(pp(0, 1, 1, 40)), "+2.50 pp");
         assert_eq!(relative_text(Some(-1.0), 0), "-100.0%");
         assert_eq!(relative_text(None, 5), "new");
     }

@@ -7,7 +7,7 @@
 use crate::profile::{CallTree, NameId, NodeId};
 
 /// Name of the SystemTap group frame whose subtree is drawn in blue.
-pub const OFF_CPU: &str = "[off-cpu]";
+pub use crate::profile::scope::OFF_CPU;
 
 /// A frame in [`TreeIndex::preorder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

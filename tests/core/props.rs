@@ -127,3 +127,33 @@ proptest! {
         }
     }
 }
+
+/// `printed` (a share as flametui prints it, two decimals) is the nearest value to
+/// `part / whole` in hundredths of a percent: `|v·whole − part·10⁴| ≤ whole/2`. Checked by
+/// multiplying back instead of recomputing the division, so the test does not share the
+/// formatter's arithmetic.
+fn is_nearest_hundredth(printed: &str, part: u64, whole: u64) -> bool {
+    let (int, frac) = printed.split_once('.').unwrap();
+    assert_eq!(frac.len(), 2, "{printed}");
+    let v: u128 = format!("{int}{frac}").parse().unwrap();
+    let target = u128::from(part) * 10_000;
+    let got = v * u128::from(whole);
+    let err = got.abs_diff(target);
+    2 * err <= u128::from(whole)
+}
+
+proptest! {
+    #[test]
+    fn printed_share_is_exactly_rounded(whole in 1u64.., frac in 0u64..=u64::MAX) {
+        // part ≤ whole, spread over the whole range (u64 included).
+        let part = u64::try_from(u128::from(whole) * u128::from(frac) / u128::from(u64::MAX)).unwrap();
+        let printed = flametui::text::share(part, whole).to_string();
+        prop_assert!(is_nearest_hundredth(&printed, part, whole), "{part}/{whole} printed {printed}");
+    }
+
+    #[test]
+    fn printed_share_small_ratios(part in 0u64..2_000, whole in 1u64..2_000) {
+        let printed = flametui::text::share(part, whole).to_string();
+        prop_assert!(is_nearest_hundredth(&printed, part, whole), "{part}/{whole} printed {printed}");
+    }
+}

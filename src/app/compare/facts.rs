@@ -6,6 +6,7 @@
 use super::{Compare, Side, View};
 use crate::profile::diff::{Delta, delta_at, find_path, path_names};
 use crate::profile::{NodeId, Profile, Unit};
+use crate::text::{Share, share};
 use crate::text::{sanitize, thousands_str};
 use crate::view::Target;
 use crate::view::delta::{points_text, relative_text};
@@ -91,25 +92,27 @@ impl Compare {
     /// without the frame or function says so.
     fn facts(&self, d: &Delta, present: [bool; 2], offcpu: [OffCpu; 2]) -> Vec<String> {
         let (b, a) = (&self.before.profile, &self.after.profile);
-        let side = |s: Side, p: &Profile, w: u64, pct: f64, i: usize| {
+        let side = |s: Side, p: &Profile, w: u64, pct: Share, i: usize| {
             if present[i] {
                 format!("{} {} ({pct:.2}%)", s.label(), amount(p, w, offcpu[i]))
             } else {
                 format!("{0} 0 ({pct:.2}%): not in {0}", s.label())
             }
         };
-        let self_pct = |p: &Profile, w: u64| crate::text::percent(w, p.tree.total());
+        // Self shares are of the same total as the inclusive ones (the half's, if any).
+        let (sb, sa) = (
+            share(d.before_self, d.before_share.whole),
+            share(d.after_self, d.after_share.whole),
+        );
         vec![
-            side(Side::Before, b, d.before, d.before_pct, 0),
-            side(Side::After, a, d.after, d.after_pct, 1),
-            format!("Δ {}", points_text(d.points())),
+            side(Side::Before, b, d.before, d.before_share, 0),
+            side(Side::After, a, d.after, d.after_share, 1),
+            format!("Δ {}", points_text(d.change())),
             format!("relative {}", relative_text(d.relative(), d.after)),
             format!(
-                "self {} → {} ({:.2}% → {:.2}%)",
+                "self {} → {} ({sb:.2}% → {sa:.2}%)",
                 amount(b, d.before_self, offcpu[0]),
                 amount(a, d.after_self, offcpu[1]),
-                self_pct(b, d.before_self),
-                self_pct(a, d.after_self),
             ),
         ]
     }

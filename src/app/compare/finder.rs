@@ -27,9 +27,11 @@ impl Compare {
         let mut names = Interner::default();
         let mut weights = Vec::with_capacity(self.table.rows.len());
         for row in &self.table.rows {
-            names.intern(&row.name);
+            // The row's label, so that a function with a row in each half (on/off-CPU)
+            // has two distinct candidates.
+            names.intern(&row.label());
             // Hundredths of a point of change, plus one so that every row is a candidate.
-            let points = (row.delta.after_pct - row.delta.before_pct).abs();
+            let points = row.delta.points().abs();
             #[allow(clippy::cast_sign_loss)] // an absolute value
             weights.push(1 + (points * 100.0).round() as u64);
         }
@@ -78,8 +80,11 @@ impl Compare {
                 return;
             }
             ToolAction::Accept => {
-                let chosen = s.hits.get(s.selected).map(|h| f.names.resolve(h.name));
-                if let Some(name) = chosen.map(str::to_owned) {
+                let row = s.hits.get(s.selected).map(|h| h.name.0 as usize);
+                let chosen = row
+                    .and_then(|r| self.table.rows.get(r))
+                    .map(|r| r.name.clone());
+                if let Some(name) = chosen {
                     self.finder = None;
                     self.show_function(&name, mode);
                 }

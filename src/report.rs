@@ -7,7 +7,7 @@ use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::Unit;
 use crate::profile::functions::top_functions_in;
 use crate::profile::{NodeId, Profile};
-use crate::text::{percent, sanitize, thousands_str};
+use crate::text::{percent, sanitize, share, thousands_str};
 
 /// The parts a table or tree is computed over: the whole profile, or each half of a
 /// profile with on- and off-CPU stacks (their units differ, so shares are per half).
@@ -66,13 +66,26 @@ fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> Stri
             out,
             "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
             w(r.self_weight),
-            percent(r.self_weight, total),
+            share(r.self_weight, total),
             w(r.total),
-            percent(r.total, total),
+            share(r.total, total),
             sanitize(tree.names().resolve(r.name)),
         );
     }
     out
+}
+
+/// What one record of the input is, counted: `1,298 samples` for perf script (one event
+/// line each), `34 stacks` for folded lines and SystemTap blocks (each an aggregate of
+/// many samples, or of whatever the script summed).
+pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
+    use crate::profile::Format;
+    let what = match format {
+        Some(Format::Perf) => "sample",
+        Some(Format::Folded | Format::DiffFolded | Format::Stap) | None => "stack",
+    };
+    let plural = if n == 1 { "" } else { "s" };
+    format!("{} {what}{plural}", thousands_str(&n.to_string()))
 }
 
 /// One header line: source, format, samples, total and unit, and what was skipped.
@@ -86,11 +99,11 @@ pub fn header(profile: &Profile) -> String {
         })
         .collect();
     let mut out = format!(
-        "{}: {} — {} samples, total {}",
+        "{}: {} — {}, total {}",
         sanitize(&profile.source),
         s.format.map_or_else(|| "?".to_owned(), |f| f.to_string()),
-        thousands_str(&s.samples.to_string()),
-        totals.join(" + "),
+        records(s.format, s.samples),
+        totals.join("; "),
     );
     if let Some(e) = &s.event {
         let _ = write!(out, ", event {}", sanitize(e));
@@ -115,11 +128,11 @@ pub fn line_accounting(profile: &Profile) -> String {
     let n = |v: u64| thousands_str(&v.to_string());
     let mut out = format!("{}: {} lines read\n", sanitize(&profile.source), n(s.lines));
     let rows = [
-        ("in samples", c.in_samples, String::new()),
+        ("in the tree", c.in_samples, String::new()),
         (
             "dropped",
             c.dropped,
-            "samples of other events or without a usable frame".to_owned(),
+            "lines of samples of other events".to_owned(),
         ),
         ("comments", c.comments, String::new()),
         ("blank", c.blank, String::new()),
@@ -138,12 +151,15 @@ pub fn line_accounting(profile: &Profile) -> String {
         "LINES UNACCOUNTED FOR"
     };
     let _ = writeln!(out, "  {:<12} {:>12}  {verdict}", "total", n(accounted));
-    let _ = writeln!(
-        out,
-        "{} samples in the tree, {} samples of other events left out",
-        n(s.samples),
-        n(s.filtered_samples)
-    );
+    let _ = write!(out, "{} in the tree", records(s.format, s.samples));
+    if s.filtered_samples > 0 || !s.events.is_empty() {
+        let _ = write!(
+            out,
+            ", {} of other events left out",
+            records(s.format, s.filtered_samples)
+        );
+    }
+    out.push('\n');
     out
 }
 
@@ -175,8 +191,7 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
     let mut todo: Vec<NodeId> = tree.node(scope).children.iter().rev().copied().collect();
     while let Some(id) = todo.pop() {
         let node = tree.node(id);
-        let pct = percent(node.total, total);
-        if pct < min_percent {
+        if percent(node.total, total) < min_percent {
             continue;
         }
         // Indentation is capped so a pathological depth stays linear in output size.
@@ -188,7 +203,8 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
         };
         let _ = writeln!(
             out,
-            "{pct:>6.2}% {:>14}  {indent}{}",
+            "{:>6.2}% {:>14}  {indent}{}",
+            share(node.total, total),
             thousands_str(&tree.format_weight(node.total)),
             sanitize(tree.name(id))
         );

@@ -7,7 +7,9 @@ use ratatui::layout::Rect;
 use super::search::SearchState;
 use super::{Mode, Size};
 use crate::profile::Profile;
-use crate::profile::functions::{FunctionTotals, function_totals};
+use crate::profile::functions::{FunctionTotals, function_totals, function_totals_in};
+use crate::profile::scope::{is_halved, unit_scopes};
+use crate::profile::{CallTree, NodeId};
 use crate::view::tooltip::{Context, TipLine, Tooltip};
 use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
 
@@ -60,6 +62,9 @@ pub struct Explorer {
     pub index: TreeIndex,
     /// Per-function totals, indexed by name.
     pub functions: Vec<FunctionTotals>,
+    /// For on/off-CPU input, each half with the function totals within it (the finder
+    /// shows a share per half, since the units differ); empty otherwise.
+    pub half_functions: Vec<(NodeId, Vec<FunctionTotals>)>,
     /// Root at the bottom (flame) instead of on top (icicle).
     pub flame: bool,
     /// What fills the width.
@@ -89,17 +94,30 @@ pub struct Explorer {
     layout_rows: u32,
 }
 
+/// Function totals within each half of on/off-CPU input (none for other input).
+pub fn half_function_totals(tree: &CallTree) -> Vec<(NodeId, Vec<FunctionTotals>)> {
+    if !is_halved(tree) {
+        return Vec::new();
+    }
+    unit_scopes(tree)
+        .into_iter()
+        .map(|h| (h, function_totals_in(tree, h)))
+        .collect()
+}
+
 impl Explorer {
     /// Starts on the whole graph with the root selected.
     pub fn new(profile: Profile) -> Self {
         let index = TreeIndex::new(&profile.tree);
         let functions = function_totals(&profile.tree);
+        let half_functions = half_function_totals(&profile.tree);
         let zoom = Viewport::whole(&index);
         let layout = layout(&profile.tree, &index, &zoom, 0, 0);
         Self {
             profile,
             index,
             functions,
+            half_functions,
             flame: false,
             zoom,
             back: Vec::new(),

@@ -2,6 +2,7 @@
 //! function names once with `profile::finder::find` (skim algorithm); per-name weights are
 //! computed once when the popup opens, so no key press walks the tree.
 
+use crate::text::share;
 use ratatui::layout::Rect;
 
 use super::explorer::Explorer;
@@ -78,7 +79,27 @@ impl FinderState {
 impl Explorer {
     /// Opens the finder with an empty query (every function, heaviest first).
     pub(crate) fn open_finder(&mut self) {
-        let weights: Vec<u64> = self.functions.iter().map(|f| f.total).collect();
+        let weights: Vec<u64> = if self.half_functions.is_empty() {
+            self.functions.iter().map(|f| f.total).collect()
+        } else {
+            // On/off-CPU: rank by the larger of the function's shares of each half (in
+            // 1/10000 of a percent, plus one so that any presence counts), never by a sum
+            // of two units.
+            let tree = &self.profile.tree;
+            (0..self.functions.len())
+                .map(|i| {
+                    self.half_functions
+                        .iter()
+                        .filter(|(_, f)| f[i].total > 0)
+                        .map(|(h, f)| {
+                            let s = share(f[i].total, tree.node(*h).total).scaled(4);
+                            1 + u64::try_from(s).unwrap_or(u64::MAX)
+                        })
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect()
+        };
         let f = &mut self.tools.finder;
         f.candidates = weights.iter().filter(|&&w| w > 0).count();
         f.weights = weights;

@@ -7,40 +7,38 @@
 use super::explorer::Explorer;
 use super::sandwich::Sandwich;
 use super::tools::Screen;
-use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::functions::FunctionTotals;
 use crate::profile::sandwich::{Impact, impact};
-use crate::profile::{CallTree, NameId, NodeId, Unit};
-use crate::text::{percent, sanitize, thousands_str};
+use crate::profile::scope::{OFF_CPU, ON_CPU, is_halved, scope_label, unit_scopes};
+use crate::profile::{CallTree, NameId, NodeId};
+use crate::text::{sanitize, share};
 use crate::view::Target;
 use crate::view::tooltip::{Tooltip, weight_text};
 
-/// `×1.15`, `×12.3`, `×∞`.
+/// `×1.15`, `×12.3`; when every stack has the function, no factor (it would be infinite)
+/// but what it means: `all of the samples`.
 pub fn speedup_text(i: &Impact) -> String {
-    if !i.max_speedup.is_finite() {
-        "×∞".to_owned()
+    if i.part >= i.whole || !i.max_speedup.is_finite() {
+        "all of the samples".to_owned()
     } else if i.max_speedup < 10.0 {
-        format!("×{:.2}", i.max_speedup)
+        format!("at most ×{:.2}", i.max_speedup)
     } else {
-        format!("×{:.1}", i.max_speedup)
+        format!("at most ×{:.1}", i.max_speedup)
     }
 }
 
 /// The impact line for function `name`: one share for the whole profile, or one per half.
 pub fn impact_fact(tree: &CallTree, functions: &[FunctionTotals], name: NameId) -> String {
-    let halves: Vec<(&str, NodeId)> = [("on-CPU", ON_CPU), ("off-CPU", OFF_CPU)]
-        .into_iter()
-        .filter_map(|(label, n)| Some((label, tree.child_named(NodeId::ROOT, n)?)))
-        .collect();
-    if halves.len() == 2 {
-        let parts: Vec<String> = halves
+    if is_halved(tree) {
+        let parts: Vec<String> = unit_scopes(tree)
             .into_iter()
-            .map(|(label, half)| {
+            .map(|half| {
                 let i = impact(tree, half, name);
                 format!(
-                    "{label} at most {} ({:.2}%)",
+                    "{} {} ({:.2}%)",
+                    scope_label(tree, half),
                     speedup_text(&i),
-                    i.share * 100.0
+                    share(i.part, i.whole)
                 )
             })
             .collect();
@@ -48,23 +46,25 @@ pub fn impact_fact(tree: &CallTree, functions: &[FunctionTotals], name: NameId) 
     }
     let whole = tree.total();
     let part = functions.get(name.0 as usize).map_or(0, |f| f.total);
-    let share = if whole == 0 {
+    let p = if whole == 0 {
         0.0
     } else {
         part as f64 / whole as f64
     };
     let i = Impact {
-        share,
-        max_speedup: if share >= 1.0 {
-            f64::INFINITY
-        } else {
-            1.0 / (1.0 - share)
-        },
+        part,
+        whole,
+        share: p,
+        max_speedup: 1.0 / (1.0 - p),
+    };
+    let gain = if part >= whole {
+        "every stack has it".to_owned()
+    } else {
+        format!("{} throughput", speedup_text(&i))
     };
     format!(
-        "if removed: at most {} throughput (stacks with it: {:.2}%)",
-        speedup_text(&i),
-        share * 100.0
+        "if removed: {gain} (stacks with it: {:.2}%)",
+        share(part, whole)
     )
 }
 
@@ -91,8 +91,10 @@ impl Explorer {
                 }
                 tip
             }
-            Screen::Table => match self.tools.table.current() {
-                Some(name) => self.function_tip(name),
+            Screen::Table => match self.tools.table.rows.get(self.tools.table.selected) {
+                Some(row) => {
+                    self.function_tip(row.name, Some((*row, self.tools.table.scope_total)))
+                }
                 None => Tooltip {
                     title: "No function matches the search".to_owned(),
                     facts: Vec::new(),
@@ -100,7 +102,7 @@ impl Explorer {
             },
             Screen::Sandwich => match self.tools.sandwich.as_deref() {
                 Some(s) => {
-                    let mut tip = self.function_tip(s.name);
+                    let mut tip = self.function_tip(s.name, None);
                     tip.facts.insert(0, pane_fact(s));
                     tip
                 }
@@ -109,28 +111,52 @@ impl Explorer {
         }
     }
 
-    /// Total, self and impact of one function.
-    fn function_tip(&self, name: NameId) -> Tooltip {
+    /// Total, self and impact of one function: of `scoped` (its totals in a scope, and the
+    /// scope's weight) when given, else of the whole profile — per half for on/off-CPU
+    /// input, whose units are never added.
+    fn function_tip(&self, name: NameId, scoped: Option<(FunctionTotals, u64)>) -> Tooltip {
         let p = &self.profile;
-        let f = self
-            .functions
-            .get(name.0 as usize)
-            .map_or((0, 0), |f| (f.total, f.self_weight));
-        let whole = p.tree.total();
-        let w = |v: u64| {
-            if p.stats.unit == Unit::OnOffCpu {
-                thousands_str(&p.format_weight(v))
-            } else {
-                weight_text(p, v, false)
-            }
+        let mut facts = Vec::new();
+        let mut totals = |f: FunctionTotals, whole: u64, offcpu: bool, label: &str| {
+            let w = |v: u64| weight_text(p, v, offcpu);
+            facts.push(format!(
+                "{label}total {} ({:.2}%)",
+                w(f.total),
+                share(f.total, whole)
+            ));
+            facts.push(format!(
+                "{label}self {} ({:.2}%)",
+                w(f.self_weight),
+                share(f.self_weight, whole)
+            ));
         };
+        let none = FunctionTotals {
+            name,
+            self_weight: 0,
+            total: 0,
+        };
+        let at = |v: &[FunctionTotals]| v.get(name.0 as usize).copied().unwrap_or(none);
+        match scoped {
+            Some((f, whole)) => totals(f, whole, self.tools.table.scope_is_offcpu, ""),
+            None if self.half_functions.is_empty() => {
+                totals(at(&self.functions), p.tree.total(), false, "");
+            }
+            None => {
+                for (h, functions) in &self.half_functions {
+                    let label = format!("{}: ", scope_label(&p.tree, *h));
+                    totals(
+                        at(functions),
+                        p.tree.node(*h).total,
+                        p.tree.name(*h) == OFF_CPU,
+                        &label,
+                    );
+                }
+            }
+        }
+        facts.push(impact_fact(&p.tree, &self.functions, name));
         Tooltip {
             title: sanitize(p.tree.names().resolve(name)).into_owned(),
-            facts: vec![
-                format!("total {} ({:.2}%)", w(f.0), percent(f.0, whole)),
-                format!("self {} ({:.2}%)", w(f.1), percent(f.1, whole)),
-                impact_fact(&p.tree, &self.functions, name),
-            ],
+            facts,
         }
     }
 }
@@ -144,11 +170,11 @@ fn pane_fact(s: &Sandwich) -> String {
         Target::Frame(id) if pane.tree.node(id).depth >= 2 => format!(
             "{side} {}: {:.2}% of its weight",
             sanitize(pane.tree.name(id)),
-            percent(pane.tree.node(id).total, root)
+            share(pane.tree.node(id).total, root)
         ),
         Target::Span { lo, hi, .. } => format!(
             "{side}s narrower than a column: {:.2}% of its weight",
-            percent(hi - lo, root)
+            share(hi - lo, root)
         ),
         Target::Frame(_) => format!(
             "{} · Tab: other pane · Enter: centre on the selected {side}",
@@ -178,7 +204,10 @@ mod tests {
             "if removed: at most ×1.15 throughput (stacks with it: 12.93%)"
         );
         let m = t.names().lookup("mysqld").unwrap();
-        assert!(impact_fact(&t, &function_totals(&t), m).contains("×∞"));
+        assert_eq!(
+            impact_fact(&t, &function_totals(&t), m),
+            "if removed: every stack has it (stacks with it: 100.00%)"
+        );
 
         let mut t = CallTree::new();
         t.insert([ON_CPU, "a", "f"], 1);
@@ -191,15 +220,31 @@ mod tests {
             impact_fact(&t, &function_totals(&t), f),
             "if removed: on-CPU at most ×1.33 (25.00%), off-CPU at most ×2.50 (60.00%)"
         );
+        let g = t.names().lookup("g").unwrap();
+        assert_eq!(
+            impact_fact(&t, &function_totals(&t), g),
+            "if removed: on-CPU at most ×1.00 (0.00%), off-CPU at most ×1.67 (40.00%)"
+        );
+        let mut all = CallTree::new();
+        all.insert([OFF_CPU, "g"], 4);
+        all.finish();
+        let g = all.names().lookup("g").unwrap();
+        assert_eq!(
+            impact_fact(&all, &function_totals(&all), g),
+            "if removed: off-CPU all of the samples (100.00%)"
+        );
     }
 
     #[test]
     fn speedups() {
-        let i = |share: f64| Impact {
-            share,
-            max_speedup: 1.0 / (1.0 - share),
+        let i = |part: u64| Impact {
+            part,
+            whole: 100,
+            share: part as f64 / 100.0,
+            max_speedup: 100.0 / (100.0 - part as f64),
         };
-        assert_eq!(speedup_text(&i(0.0)), "×1.00");
-        assert_eq!(speedup_text(&i(0.95)), "×20.0");
+        assert_eq!(speedup_text(&i(0)), "at most ×1.00");
+        assert_eq!(speedup_text(&i(95)), "at most ×20.0");
+        assert_eq!(speedup_text(&i(100)), "all of the samples");
     }
 }

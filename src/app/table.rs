@@ -6,6 +6,7 @@
 use super::explorer::Explorer;
 use super::list;
 use crate::profile::functions::{FunctionTotals, function_totals_in};
+use crate::profile::scope::{is_halved, scope_of, unit_scopes};
 use crate::profile::{CallTree, NameId, NodeId};
 use crate::view::search::Matches;
 
@@ -54,6 +55,8 @@ pub struct TableState {
     pub scope: NodeId,
     /// Weight of the scope, for percentages.
     pub scope_total: u64,
+    /// The scope is in the off-CPU half of SystemTap input (its weights are its units).
+    pub scope_is_offcpu: bool,
     /// Selected row.
     pub selected: usize,
     /// First row shown.
@@ -68,6 +71,7 @@ impl Default for TableState {
             rows: Vec::new(),
             scope: NodeId::ROOT,
             scope_total: 0,
+            scope_is_offcpu: false,
             selected: 0,
             offset: 0,
             key: None,
@@ -141,11 +145,30 @@ impl TableState {
 }
 
 impl Explorer {
+    /// The frame whose subtree the table counts: the zoomed frame; at the root of on/off-CPU
+    /// input, the half the selection is in (on-CPU when it is the root), since the units
+    /// of the two halves cannot be added or ranked together.
+    fn table_scope(&self) -> NodeId {
+        let tree = &self.profile.tree;
+        if self.zoom.root != NodeId::ROOT || !is_halved(tree) {
+            return self.zoom.root;
+        }
+        let selected = match self.selected {
+            crate::view::Target::Frame(id) => scope_of(tree, id),
+            crate::view::Target::Span { .. } => NodeId::ROOT,
+        };
+        if selected == NodeId::ROOT {
+            unit_scopes(tree).first().copied().unwrap_or(NodeId::ROOT)
+        } else {
+            selected
+        }
+    }
+
     /// Recomputes the table rows if the tree, zoom, sort or search changed.
     pub(crate) fn sync_table(&mut self, generation: u64) {
         let key = RowsKey {
             generation,
-            scope: self.zoom.root,
+            scope: self.table_scope(),
             sort: self.tools.table.sort,
             query: self.search.query.clone(),
             ignore_case: self.search.ignore_case,
@@ -170,6 +193,8 @@ impl Explorer {
         t.rows = rows;
         t.scope = key.scope;
         t.scope_total = tree.node(key.scope).total;
+        let (lo, hi) = (self.index.start(key.scope), self.index.end(key.scope));
+        t.scope_is_offcpu = key.scope != NodeId::ROOT && self.index.is_offcpu(lo, hi);
         t.key = Some(key);
     }
 }

@@ -13,9 +13,10 @@ pub(crate) use super::screens::intercept;
 use super::table::TableState;
 use super::transforms::{TransformStack, exact};
 use super::{App, Dir, Mode, Phase};
+use crate::profile::scope::{scope_label, unit_scopes};
 use crate::profile::transform::Transform;
 use crate::profile::{NameId, NodeId, Profile};
-use crate::text::percent;
+use crate::text::share;
 use crate::view::Target;
 
 /// What fills the graph area.
@@ -426,15 +427,34 @@ fn push_named(ex: &mut Explorer, view: &mut TransformStack, make: fn(Regex) -> T
 /// Recomputes the tree after the view changed, and says what is left.
 fn view_changed(ex: &mut Explorer, view: &TransformStack) {
     ex.apply_view(view);
-    let before = ex.original().tree.total();
-    let after = ex.profile.tree.total();
     let summary = view.summary();
+    let (was, now) = (&ex.original().tree, &ex.profile.tree);
     ex.tools.message = Some(if summary.is_empty() {
         "Showing the profile as read".to_owned()
+    } else if now.total() == was.total() {
+        // Hide, invert, collapse: every sample is still there.
+        format!("{summary} · u undoes")
     } else {
+        // What exclude and focus left, per half for on/off-CPU input (units differ).
+        let parts: Vec<String> = unit_scopes(was)
+            .into_iter()
+            .map(|scope| {
+                let before = was.node(scope).total;
+                let after = match scope {
+                    NodeId::ROOT => now.total(),
+                    s => now
+                        .child_named(NodeId::ROOT, was.name(s))
+                        .map_or(0, |h| now.node(h).total),
+                };
+                match scope_label(was, scope) {
+                    "" => format!("{:.2}%", share(after, before)),
+                    label => format!("{label} {:.2}%", share(after, before)),
+                }
+            })
+            .collect();
         format!(
-            "{summary}: {:.2}% of the weight shown · u undoes",
-            percent(after, before)
+            "{summary}: {} of the weight shown · u undoes",
+            parts.join(", ")
         )
     });
 }

@@ -132,10 +132,11 @@ pub struct FunctionDelta {
 }
 
 impl FunctionDelta {
-    /// The name as a row shows it: `[off-cpu] name` for a row of one half.
+    /// The name as a row shows it: `name [off-cpu]` for a row of one half (the name
+    /// first, so that a narrow column still shows it).
     pub fn label(&self) -> String {
         match self.half {
-            Some(h) => format!("{h} {}", self.name),
+            Some(h) => format!("{} {h}", self.name),
             None => self.name.clone(),
         }
     }

@@ -108,6 +108,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::many_single_char_names)]
     fn interns_once() {
         let mut i = Interner::default();
         let a = i.intern("main");

@@ -52,6 +52,10 @@ pub fn total_under(tree: &CallTree, node: NodeId, name: NameId) -> u64 {
 /// contain the function, and the bound on the speed-up, 1/(1-p).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Impact {
+    /// Weight of the stacks with the function.
+    pub part: u64,
+    /// Weight of the scope.
+    pub whole: u64,
     /// Share of the scope's weight, 0..=1.
     pub share: f64,
     /// At most this many times the throughput (infinite when p = 1).
@@ -68,6 +72,8 @@ pub fn impact(tree: &CallTree, scope: NodeId, name: NameId) -> Impact {
         part as f64 / whole as f64
     };
     Impact {
+        part,
+        whole,
         share,
         max_speedup: if share >= 1.0 {
             f64::INFINITY

@@ -14,7 +14,10 @@ use crate::app::Explorer;
 use crate::app::compare::Compare;
 use crate::app::finder::{FinderState, LIMIT, popup_area};
 use crate::profile::finder::FinderHit;
-use crate::text::{percent, sanitize, share, thousands};
+use std::fmt::Write as _;
+
+use crate::profile::scope::OFF_CPU;
+use crate::text::{sanitize, share, thousands};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::display_width;
 
@@ -24,12 +27,27 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let total = ex.profile.tree.total();
     let names = ex.profile.tree.names();
     let title = "Find a function";
+    let tree = &ex.profile.tree;
     popup(popup_area(ex.areas.body()), title, f, colors, buf, |hit| {
-        let weight = f.weights.get(hit.name.0 as usize).copied().unwrap_or(0);
-        (
-            format!("{:>7.2}%  ", percent(weight, total)),
-            names.resolve(hit.name),
-        )
+        let i = hit.name.0 as usize;
+        let shares = if ex.half_functions.is_empty() {
+            let weight = ex.functions.get(i).map_or(0, |f| f.total);
+            format!("{:>7.2}%  ", share(weight, total))
+        } else {
+            // On/off-CPU input: the share within each half, never of their sum.
+            let mut text = String::new();
+            for (h, functions) in &ex.half_functions {
+                let w = functions.get(i).map_or(0, |f| f.total);
+                let label = if tree.name(*h) == OFF_CPU {
+                    "off"
+                } else {
+                    "on"
+                };
+                let _ = write!(text, "{label} {:>6.2}%  ", share(w, tree.node(*h).total));
+            }
+            text
+        };
+        (shares, names.resolve(hit.name))
     });
 }
 

@@ -96,8 +96,9 @@ fn summary(ex: &Explorer) -> String {
                     .child_named(NodeId::ROOT, name)
                     .map_or(0, |id| p.tree.node(id).total)
             };
+            // Two figures, never summed: their units differ.
             format!(
-                "{} on-CPU samples + {} off-CPU units",
+                "{} on-CPU samples, {} off-CPU units",
                 thousands_str(&p.format_weight(half(ON_CPU))),
                 thousands_str(&p.format_weight(half(OFF_CPU)))
             )

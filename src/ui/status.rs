@@ -9,7 +9,8 @@ use super::{fill, put};
 use crate::app::keymap::{self, Hint};
 use crate::app::{App, Explorer, Mode};
 use crate::profile::Unit;
-use crate::text::{percent, sanitize, thousands, thousands_str};
+use crate::profile::scope::{OFF_CPU, is_halved, scope_label, unit_scopes};
+use crate::text::{sanitize, share, thousands, thousands_str};
 use crate::view::color;
 use crate::view::tooltip::{display_width, weight_text};
 
@@ -60,29 +61,47 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
                 .position(start, ex.selected.depth(&ex.index))
                 .map(|i| format!(" · selection is #{}", thousands(i as u64)))
                 .unwrap_or_default();
-            let share = match p.stats.unit {
-                // On- and off-CPU weights have different units: no unit name for the sum.
-                Unit::Samples | Unit::OnOffCpu => format!(
-                    "{} of {}{}",
-                    thousands_str(&p.format_weight(m.weight)),
-                    thousands_str(&p.format_weight(total)),
-                    if p.stats.unit == Unit::Samples {
-                        " samples"
-                    } else {
-                        ""
-                    }
-                ),
-                _ => format!(
-                    "{} of {}",
-                    weight_text(p, m.weight, false),
-                    weight_text(p, total, false)
-                ),
-            };
-            format!(
-                "Matched: {:.2}% ({share}) · {} frames{at}{case}",
-                percent(m.weight, total),
-                thousands(m.len() as u64),
-            )
+            let frames = thousands(m.len() as u64);
+            if is_halved(&p.tree) {
+                // On- and off-CPU weights have different units: each half on its own.
+                let parts: Vec<String> = unit_scopes(&p.tree)
+                    .into_iter()
+                    .map(|h| {
+                        let off = p.tree.name(h) == OFF_CPU;
+                        let w = if off {
+                            m.offcpu_weight
+                        } else {
+                            m.weight - m.offcpu_weight
+                        };
+                        let whole = p.tree.node(h).total;
+                        format!(
+                            "{} {:.2}% ({} of {})",
+                            scope_label(&p.tree, h),
+                            share(w, whole),
+                            thousands_str(&p.format_weight(w)),
+                            thousands_str(&p.format_weight(whole))
+                        )
+                    })
+                    .collect();
+                format!("Matched: {} · {frames} frames{at}{case}", parts.join(" · "))
+            } else {
+                let amount = match p.stats.unit {
+                    Unit::Samples => format!(
+                        "{} of {} samples",
+                        thousands_str(&p.format_weight(m.weight)),
+                        thousands_str(&p.format_weight(total))
+                    ),
+                    _ => format!(
+                        "{} of {}",
+                        weight_text(p, m.weight, false),
+                        weight_text(p, total, false)
+                    ),
+                };
+                format!(
+                    "Matched: {:.2}% ({amount}) · {frames} frames{at}{case}",
+                    share(m.weight, total),
+                )
+            }
         }
     };
     put(buf, area.x, area.y, &text, width, Style::new());

@@ -9,7 +9,7 @@ use super::{fill, put};
 use crate::app::Explorer;
 use crate::app::table::SortKey;
 use crate::profile::{NodeId, Profile, Unit};
-use crate::text::{percent, sanitize, thousands, thousands_str};
+use crate::text::{sanitize, share, thousands, thousands_str};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::{display_width, ellipsize, time_text};
 
@@ -69,13 +69,13 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let rows = t.rows.iter().enumerate().skip(t.offset);
     for ((i, f), y) in rows.zip(area.y + 1..area.bottom()) {
         let name = ellipsize(&sanitize(names.resolve(f.name)), name_w);
-        let self_share = format!("{:.2}%", percent(f.self_weight, t.scope_total));
-        let share = format!("{:.2}%", percent(f.total, t.scope_total));
+        let self_share = format!("{:.2}%", share(f.self_weight, t.scope_total));
+        let total_share = format!("{:.2}%", share(f.total, t.scope_total));
         let line = if amount_w == 0 {
-            format!("{self_share:>SHARE$}{share:>SHARE$}  {name}")
+            format!("{self_share:>SHARE$}{total_share:>SHARE$}  {name}")
         } else {
             format!(
-                "{:>a$}{self_share:>s$}{:>a$}{share:>s$}  {name}",
+                "{:>a$}{self_share:>s$}{:>a$}{total_share:>s$}  {name}",
                 amount(p, f.self_weight),
                 amount(p, f.total),
                 a = AMOUNT,

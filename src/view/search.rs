@@ -27,6 +27,9 @@ pub struct Matches {
     by_depth: Vec<Vec<(u64, u64)>>,
     /// Weight of the stacks with at least one matching frame.
     pub weight: u64,
+    /// The part of `weight` in the off-CPU half of SystemTap input (another unit: it is
+    /// shown apart, never added to the on-CPU part).
+    pub offcpu_weight: u64,
     /// Samples of those stacks.
     pub samples: u64,
 }
@@ -85,6 +88,9 @@ impl Matches {
         if !covered {
             let node = tree.node(id);
             self.weight = self.weight.saturating_add(node.total);
+            if index.is_offcpu(start, index.end(id)) {
+                self.offcpu_weight = self.offcpu_weight.saturating_add(node.total);
+            }
             self.samples = self.samples.saturating_add(node.samples);
         }
     }

@@ -6,11 +6,11 @@ use unicode_width::UnicodeWidthStr;
 
 use super::index::TreeIndex;
 use super::layout::{Target, Viewport};
-use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::functions::FunctionTotals;
 use crate::profile::sandwich::total_under;
+use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};
 use crate::profile::{CallTree, NodeId, Profile, Unit};
-use crate::text::{percent, sanitize, thousands, thousands_str};
+use crate::text::{sanitize, share, thousands, thousands_str};
 
 /// Title (a full frame name) and facts of one target.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,61 +57,64 @@ pub fn describe(cx: &Context<'_>, target: &Target) -> Tooltip {
 fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
     let tree = &cx.profile.tree;
     let node = tree.node(id);
-    let total = tree.total();
-    let offcpu = cx.index.is_offcpu(cx.index.start(id), cx.index.end(id));
-    let mixed = id == NodeId::ROOT && cx.profile.stats.unit == Unit::OnOffCpu;
-    let w = |v| {
-        if mixed {
-            format!(
-                "{} (on-CPU samples + off-CPU units)",
-                thousands_str(&cx.profile.format_weight(v))
-            )
-        } else {
-            weight_text(cx.profile, v, offcpu)
-        }
+    let halved = is_halved(tree);
+    // Shares are of the total of the frame's unit scope: its half for on/off-CPU input.
+    let scope = scope_of(tree, id);
+    let base = tree.node(scope).total;
+    let of = match scope_label(tree, scope) {
+        "" => "total",
+        label => label,
     };
-    // perf samples are counted one by one; SystemTap and folded input are already
-    // aggregated, one record per distinct stack.
-    let mut facts = vec![match cx.profile.stats.unit {
-        Unit::Samples => w(node.total),
-        Unit::OnOffCpu => format!(
-            "{} in {} stack{}",
-            w(node.total),
-            thousands(node.samples),
-            if node.samples == 1 { "" } else { "s" }
-        ),
-        Unit::Nanoseconds | Unit::Events(_) => format!(
-            "{} in {} sample{}",
-            w(node.total),
-            thousands(node.samples),
-            if node.samples == 1 { "" } else { "s" }
-        ),
-    }];
-    facts.push(format!("{:.2}% of total", percent(node.total, total)));
-    if cx.viewport.weight() != total {
-        let zoom = node.total.min(cx.viewport.weight());
+    let offcpu = cx.index.is_offcpu(cx.index.start(id), cx.index.end(id));
+    let w = |v| weight_text(cx.profile, v, offcpu);
+    let count =
+        |n: u64, what: &str| format!("{} {what}{}", thousands(n), if n == 1 { "" } else { "s" });
+    let mut facts = Vec::new();
+    if id == NodeId::ROOT && halved {
+        // The root of on/off-CPU input adds two units: each half is given on its own.
+        facts.push(halves_text(cx, |h| tree.node(h).total));
+    } else {
+        // perf samples are counted one by one; SystemTap and folded input are already
+        // aggregated, one record per distinct stack.
+        facts.push(match cx.profile.stats.unit {
+            Unit::Samples => w(node.total),
+            Unit::OnOffCpu => format!("{} in {}", w(node.total), count(node.samples, "stack")),
+            Unit::Nanoseconds | Unit::Events(_) => {
+                format!("{} in {}", w(node.total), count(node.samples, "sample"))
+            }
+        });
+        facts.push(format!("{:.2}% of {of}", share(node.total, base)));
+    }
+    // Of the zoom only for frames inside it: an ancestor of the zoomed frame has its own
+    // share of the total above, not 100% of the zoom.
+    if zoom_is_inside(cx, id, scope) && cx.viewport.weight() != base {
         facts.push(format!(
             "{:.2}% of zoom",
-            percent(zoom, cx.viewport.weight())
+            share(node.total, cx.viewport.weight())
         ));
     }
     if let Some(p) = node.parent.filter(|&p| p != NodeId::ROOT) {
         let pt = tree.node(p).total;
-        facts.push(format!("{:.2}% of parent", percent(node.total, pt)));
+        facts.push(format!("{:.2}% of parent", share(node.total, pt)));
     }
-    if id != NodeId::ROOT {
+    if id != NodeId::ROOT && !(halved && scope == id) {
         facts.push(format!(
             "self {} ({:.2}%)",
             w(node.self_weight),
-            percent(node.self_weight, total)
+            share(node.self_weight, base)
         ));
-        if cx.profile.stats.unit == Unit::OnOffCpu {
-            facts.extend(on_off_facts(cx, id));
+        if tree.names().is_task(node.name) {
+            facts.push("a process or thread, not a function".to_owned());
+        } else if halved {
+            facts.push(format!(
+                "all frames of this function: {}",
+                halves_text(cx, |h| total_under(tree, h, node.name))
+            ));
         } else if let Some(f) = cx.functions.get(node.name.0 as usize) {
             facts.push(format!(
                 "all frames of this function: {} ({:.2}%)",
                 w(f.total),
-                percent(f.total, total)
+                share(f.total, base)
             ));
         }
     }
@@ -121,66 +124,75 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
     }
 }
 
-/// On- and off-CPU weights have different units, so shares are given within each half:
-/// this frame's share of its half, and the function's total (counted once per stack) in
-/// each half — the seed study's "x% of on-CPU, y% of off-CPU".
-fn on_off_facts(cx: &Context<'_>, id: NodeId) -> Vec<String> {
+/// True when the graph is zoomed (not the whole of `scope`, the frame's unit scope), the
+/// zoom lies within `scope` (so its weight has the frame's unit) and frame `id` lies
+/// within the zoom.
+fn zoom_is_inside(cx: &Context<'_>, id: NodeId, scope: NodeId) -> bool {
+    let (lo, hi) = (cx.viewport.lo, cx.viewport.hi);
+    let within = |a: u64, b: u64, outer: (u64, u64)| a >= outer.0 && b <= outer.1;
+    let scope_span = (cx.index.start(scope), cx.index.end(scope));
+    cx.viewport.weight() != cx.profile.tree.total()
+        && within(lo, hi, scope_span)
+        && within(cx.index.start(id), cx.index.end(id), (lo, hi))
+}
+
+/// `on-CPU: 123 samples (4.10%), off-CPU: 3,000 units (42.86%)`: a weight in each half
+/// (`weight(half)`), with its share of that half, never summed.
+fn halves_text(cx: &Context<'_>, weight: impl Fn(NodeId) -> u64) -> String {
     let tree = &cx.profile.tree;
-    let node = tree.node(id);
-    let mut facts = Vec::new();
-    let label = |half: NodeId| {
-        if tree.name(half) == OFF_CPU {
-            "off-CPU"
-        } else {
-            "on-CPU"
-        }
-    };
-    if let Some(&half) = tree.path(id).first().filter(|&&h| h != id) {
-        facts.push(format!(
-            "{:.2}% of {}",
-            percent(node.total, tree.node(half).total),
-            label(half)
-        ));
-    }
-    let halves: Vec<String> = [ON_CPU, OFF_CPU]
+    let parts: Vec<String> = unit_scopes(tree)
         .into_iter()
-        .filter_map(|name| {
-            let h = tree.child_named(NodeId::ROOT, name)?;
-            let w = total_under(tree, h, node.name);
-            let amount = if name == OFF_CPU {
+        .map(|h| {
+            let w = weight(h);
+            let amount = if tree.name(h) == OFF_CPU {
                 format!("{} units", thousands_str(&cx.profile.format_weight(w)))
             } else {
                 weight_text(cx.profile, w, false)
             };
-            Some(format!(
+            format!(
                 "{}: {amount} ({:.2}%)",
-                label(h),
-                percent(w, tree.node(h).total)
-            ))
+                scope_label(tree, h),
+                share(w, tree.node(h).total)
+            )
         })
         .collect();
-    facts.push(format!(
-        "all frames of this function: {}",
-        halves.join(", ")
-    ));
-    facts
+    parts.join(", ")
 }
 
 fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {
     let tree = &cx.profile.tree;
-    let (count, weight) = frames_in(tree, cx.index, depth, lo, hi);
-    let offcpu = cx.index.is_offcpu(lo, hi);
+    let (count, _) = frames_in(tree, cx.index, depth, lo, hi);
     let plural = if count == 1 { "" } else { "s" };
     let more = if count >= COUNT_CAP { "+" } else { "" };
-    let mut facts = vec![
-        weight_text(cx.profile, weight, offcpu),
-        format!("{:.2}% of total", percent(weight, tree.total())),
-    ];
-    if cx.viewport.weight() != tree.total() {
+    let mut facts = Vec::new();
+    // A group can straddle the on/off-CPU boundary: each half's part is given on its own.
+    for scope in unit_scopes(tree) {
+        let (s_lo, s_hi) = (cx.index.start(scope), cx.index.end(scope));
+        let (a, b) = (lo.max(s_lo), hi.min(s_hi));
+        if a >= b {
+            continue;
+        }
+        let (_, weight) = frames_in(tree, cx.index, depth, a, b);
+        let of = match scope_label(tree, scope) {
+            "" => "total",
+            label => label,
+        };
+        facts.push(weight_text(cx.profile, weight, cx.index.is_offcpu(a, b)));
         facts.push(format!(
-            "{:.2}% of zoom",
-            percent(weight, cx.viewport.weight())
+            "{:.2}% of {of}",
+            share(weight, tree.node(scope).total)
         ));
+        let zoomed = cx.viewport.weight() != tree.total();
+        if zoomed
+            && lo >= cx.viewport.lo
+            && hi <= cx.viewport.hi
+            && cx.viewport.weight() != tree.node(scope).total
+        {
+            facts.push(format!(
+                "{:.2}% of zoom",
+                share(weight, cx.viewport.weight())
+            ));
+        }
     }
     facts.push("Enter zooms in".to_owned());
     Tooltip {

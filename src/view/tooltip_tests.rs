@@ -49,6 +49,78 @@ fn frame_facts() {
     let hf = find(&p.tree, "main;h;f");
     let tip = describe(&cx, &Target::Frame(hf));
     assert!(tip.facts.contains(&"100.00% of zoom".to_owned()));
+    // An ancestor of the zoomed frame has its own share, not "100.00% of zoom".
+    let main = find(&p.tree, "main");
+    let tip = describe(&cx, &Target::Frame(main));
+    assert!(
+        tip.facts.contains(&"100.00% of total".to_owned()),
+        "{:?}",
+        tip.facts
+    );
+    assert!(
+        !tip.facts.iter().any(|f| f.contains("of zoom")),
+        "{:?}",
+        tip.facts
+    );
+    // So has a frame outside the zoom.
+    let tip = describe(&cx, &Target::Frame(f));
+    assert!(
+        !tip.facts.iter().any(|f| f.contains("of zoom")),
+        "{:?}",
+        tip.facts
+    );
+}
+
+/// On/off-CPU input: shares are of the frame's half; nothing adds samples to units.
+#[test]
+fn on_off_cpu_shares_are_per_half() {
+    let p = profile("[on-cpu];a;f 123\n[on-cpu];a;g 2877\n[off-cpu];a;f 3000\n[off-cpu];b 4000\n");
+    let ix = TreeIndex::new(&p.tree);
+    let functions = function_totals(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &functions,
+        viewport: &vp,
+    };
+    let f = find(&p.tree, "[off-cpu];a;f");
+    let tip = describe(&cx, &Target::Frame(f));
+    assert!(
+        tip.facts.contains(&"42.86% of off-CPU".to_owned()),
+        "{:?}",
+        tip.facts
+    );
+    assert!(
+        !tip.facts.iter().any(|f| f.contains("of total")),
+        "{:?}",
+        tip.facts
+    );
+    let all = tip
+        .facts
+        .iter()
+        .find(|f| f.starts_with("all frames"))
+        .unwrap();
+    assert!(all.contains("(4.10%)") && all.contains("(42.86%)"), "{all}");
+    let root = describe(&cx, &Target::Frame(NodeId::ROOT));
+    assert!(
+        !root.facts.iter().any(|f| f.contains("10,000")),
+        "{:?}",
+        root.facts
+    );
+    // Zoomed into the off-CPU half, a frame there has a share of the zoom.
+    let off = find(&p.tree, "[off-cpu];a");
+    let zoomed = Viewport::frame(&ix, off);
+    let cx = Context {
+        viewport: &zoomed,
+        ..cx
+    };
+    let tip = describe(&cx, &Target::Frame(f));
+    assert!(
+        tip.facts.contains(&"100.00% of zoom".to_owned()),
+        "{:?}",
+        tip.facts
+    );
 }
 
 #[test]

@@ -229,7 +229,7 @@ fn stats_account_for_every_line() {
     let s = text(&out.stdout);
     assert!(s.contains("8 lines read"), "{s}");
     for (what, n) in [
-        ("in samples", 2),
+        ("in the tree", 2),
         ("dropped", 2),
         ("comments", 1),
         ("blank", 2),
@@ -245,4 +245,46 @@ fn stats_account_for_every_line() {
         );
     }
     assert!(s.contains("every line accounted for"), "{s}");
+    assert!(
+        s.contains("1 sample in the tree, 1 sample of other events left out"),
+        "{s}"
+    );
+}
+
+/// Folded counts are samples, but its lines are stacks: the header and `--stats` said
+/// "2 samples" for two lines weighing 12.
+#[test]
+fn folded_lines_are_counted_as_stacks() {
+    let out = run(&["--print", "-"], Some(b"a;b 5\na;c 7\n"));
+    let s = text(&out.stdout);
+    assert!(
+        s.starts_with("<stdin>: folded — 2 stacks, total 12 samples"),
+        "{s}"
+    );
+    let out = run(&["--stats", "-"], Some(b"a;b 5\na;c 7\n"));
+    let s = text(&out.stdout);
+    assert!(s.contains("2 stacks in the tree"), "{s}");
+    assert!(!s.contains("samples in the tree"), "{s}");
+}
+
+/// `--hide` moves a hidden frame's time to its caller; a stack made only of hidden
+/// frames is charged to the root: the total stays 20 (it was 15).
+#[test]
+fn hide_keeps_the_total() {
+    let out = run(
+        &["--print", "--hide", "^a$", "-"],
+        Some(b"a;b 10\na 5\nc 5\n"),
+    );
+    let s = text(&out.stdout);
+    assert!(s.contains("total 20 samples"), "{s}");
+    assert!(s.contains(" 50.00%             10  b"), "{s}");
+    let out = run(
+        &["--print", "--exclude", "^a$", "-"],
+        Some(b"a;b 10\na 5\nc 5\n"),
+    );
+    assert!(
+        text(&out.stdout).contains("total 5 samples"),
+        "{}",
+        text(&out.stdout)
+    );
 }

@@ -120,7 +120,7 @@ fn on_off_cpu_report_gives_shares_within_each_half() {
     );
     let head = report::header(&p);
     assert!(
-        head.contains("310 on-CPU, samples + 5,066,105 off-CPU"),
+        head.contains("310 on-CPU, samples; 5,066,105 off-CPU"),
         "{head}"
     );
 }

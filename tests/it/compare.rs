@@ -46,18 +46,20 @@ fn keys(s: &str) -> Vec<Input> {
 
 #[test]
 fn redo_flush_vanishes_from_b0e1_to_b0e0() {
-    // Delta table, filtered to the function: 31.23% → 0%, -31.23 pp.
+    // Delta table, filtered to the function: off-CPU 42.86% → 0%, -42.86 pp (and on-CPU
+    // 4.10% → 0% in a row of its own).
     let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r"));
     assert!(screen.contains("view 3/3 delta table"), "{screen}");
     assert!(
         screen.contains(
-            "   -31.23   31.23%    0.00%  3,123      0  _ZL27log_write_flush_to_disk_lowv"
+            "   -42.86   42.86%    0.00%  3,000      0  _ZL27log_write_flush_to_disk_lowv [o"
         ),
         "{screen}"
     );
-    assert!(screen.contains("1 of 56 functions match"), "{screen}");
+    // One row per half: on-CPU samples and off-CPU units are never added.
+    assert!(screen.contains("2 of 84 functions match"), "{screen}");
     assert!(
-        screen.contains("BEFORE 3,123 (31.23%) · AFTER 0 (0.00%): not in AFTER · Δ -31.23 pp"),
+        screen.contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER"),
         "{screen}"
     );
     assert!(screen.contains("relative -100.0%"), "{screen}");
@@ -67,8 +69,8 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     assert!(screen.contains("view 2/3 differential"), "{screen}");
     assert!(screen.contains(" Δ BEFORE stap-seed-b0e1.txt"), "{screen}");
     let facts = "_ZL27log_write_flush_to_disk_lowv
-BEFORE 3,000 off-CPU units (30.00%) · AFTER 0 (0.00%): not in AFTER
-Δ -30.00 pp · relative -100.0%
+BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER
+Δ -42.86 pp · relative -100.0%
 self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
     assert!(screen.contains(facts), "{screen}");
     // Side by side, AFTER's pane says the path is not there.
@@ -88,9 +90,9 @@ fn sync_binlog_share_of_b1e1() {
     );
     assert_eq!(
         rows[2],
-        "   -36.80   36.80%    0.00%  3,680      0  _ZN13MYSQL_BIN_LOG16sync_binlog_fileEb"
+        "   -47.30   47.30%    0.00%  3,500      0  _ZN13MYSQL_BIN_LOG16sync_binlog_fileEb [off-cpu]"
     );
-    assert!(rows[3].ends_with("  my_sync"), "{screen}");
+    assert!(rows[3].ends_with("  my_sync [off-cpu]"), "{screen}");
 }
 
 #[test]
@@ -100,8 +102,8 @@ fn internal_frames_show_subtree_totals_on_both_sides() {
     assert!(
         screen.contains(
             "_ZN13MYSQL_BIN_LOG14ordered_commitEP3THDbb
-BEFORE 6,400 off-CPU units (64.00%) · AFTER 3,000 off-CPU units (30.00%)
-Δ -34.00 pp · relative -53.1%"
+BEFORE 6,400 off-CPU units (86.49%) · AFTER 3,000 off-CPU units (42.86%)
+Δ -43.63 pp · relative -50.4%"
         ),
         "{screen}"
     );
@@ -118,13 +120,10 @@ fn hover_tooltip_shows_both_sides() {
     let screen = text(&buf);
     assert!(screen.contains("│[on-cpu]"), "{screen}");
     assert!(
-        screen.contains("│BEFORE 3,000 samples (30.00%)"),
+        screen.contains("│BEFORE 3,000 samples (100.00%)"),
         "{screen}"
     );
-    assert!(
-        screen.contains("│Δ +16.00 pp · relative +53.3%"),
-        "{screen}"
-    );
+    assert!(screen.contains("│Δ 0.00 pp · relative +0.0%"), "{screen}");
 }
 
 fn each_size(name: &str, script: impl Fn() -> Vec<Input>) {
@@ -164,20 +163,20 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
     // The seed study's question in four keys: where did the redo-log flush go?
     let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl"));
     assert!(
-        screen.contains(" 31.23% →   0.00%  _ZL27log_write_flush_to_disk_lowv"),
+        screen.contains(" 42.86% →   0.00%  _ZL27log_write_flush_to_disk_lowv [off-cpu]"),
         "{screen}"
     );
     assert!(
-        screen.contains("Find a function in either profile: 1 of 56"),
+        screen.contains("Find a function in either profile: 2 of 84"),
         "{screen}"
     );
     let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl\r"));
     assert!(screen.contains(" AFTER    ✗ not in AFTER"), "{screen}");
     assert!(
-        screen.contains("BEFORE 3,000 off-CPU units (30.00%) · AFTER 0 (0.00%): not in AFTER"),
+        screen.contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER"),
         "{screen}"
     );
-    assert!(screen.contains("Matched: 31.23%"), "{screen}");
+    assert!(screen.contains("Matched: on-CPU 4.10%"), "{screen}");
 }
 
 #[test]
@@ -188,7 +187,7 @@ fn narrow_delta_table_keeps_the_names() {
         "{screen}"
     );
     assert!(
-        screen.contains("   -31.23   31.23%    0.00%  SyS_fsync"),
+        screen.contains("   -42.86   42.86%    0.00%  SyS_fsync"),
         "{screen}"
     );
 }
@@ -223,11 +222,13 @@ fn differential_colours_in_every_depth() {
     for mode in [ColorMode::TrueColor, ColorMode::Ansi256, ColorMode::Ansi16] {
         let app = App::compare(profile(B0E1), profile(B0E0), mode);
         let (buf, _) = session(app, 80, 24, keys("v"));
-        // b0e1 → b0e0: on-CPU grew from 30% to 46%, off-CPU shrank from 70% to 54%.
+        // b0e1 → b0e0, within the off-CPU half (each half is 100% of itself on both
+        // sides, so the halves are unchanged): the commit path went, the insert grew.
+        // (The insert's name comes first on screen, in the off-CPU half.)
         let (grew, shrank, same) = (
-            frame_bg(&buf, "[on-cpu]"),
+            frame_bg(&buf, "_ZN14Sql_cmd_insert"),
+            frame_bg(&buf, "_Z21mysql_execute_command"),
             frame_bg(&buf, "[off-cpu]"),
-            frame_bg(&buf, "all"),
         );
         assert!(grew != shrank && grew != same && shrank != same, "{mode:?}");
         match (mode, grew, shrank) {
@@ -242,7 +243,7 @@ fn differential_colours_in_every_depth() {
     // Without colour, a marker tells growth from shrinkage.
     let screen = compare(B0E1, B0E0, (80, 24), keys("v"));
     assert!(
-        screen.contains("-[off-cpu]") && screen.contains("+[on-cpu]"),
+        screen.contains("-_Z21mysql_execute_command") && screen.contains("+_ZN14Sql_cmd_insert"),
         "{screen}"
     );
 }
@@ -262,7 +263,9 @@ fn two_profiles_without_a_terminal_print_the_delta_table() {
         "{text}"
     );
     assert!(
-        text.contains("  -31.23   31.23%    0.00%  3,123     0  _ZL27log_write_flush_to_disk_lowv"),
+        text.contains(
+            "  -42.86   42.86%    0.00%  3,000     0  _ZL27log_write_flush_to_disk_lowv [off-cpu]"
+        ),
         "{text}"
     );
     assert_eq!(text.lines().count(), 4 + 1 + 20, "{text}");
@@ -283,7 +286,7 @@ fn tmux_compare_two_profiles() {
     });
     t.send(&["j"]);
     t.wait_for("both sides in the status", |s| {
-        s.contains("[off-cpu]") && s.contains("BEFORE 7,000 off-CPU units (70.00%)")
+        s.contains("[off-cpu]") && s.contains("BEFORE 7,000 off-CPU units (100.00%)")
     });
     t.send(&["v"]);
     t.wait_for("the differential view", |s| {
@@ -291,7 +294,7 @@ fn tmux_compare_two_profiles() {
     });
     t.send(&["v"]);
     t.wait_for("the delta table", |s| {
-        s.contains("view 3/3 delta table") && s.contains("   -31.23   31.23%    0.00%")
+        s.contains("view 3/3 delta table") && s.contains("   -42.86   42.86%    0.00%")
     });
     t.send(&["q"]);
     let screen = t.wait_for("exit", |s| s.contains("EXITED:0"));

@@ -35,13 +35,15 @@ impl Compare {
                         let tree = &self.side(s).profile.tree;
                         tree.names().lookup(&row.name).is_some()
                     };
+                    // A row of one half has that half's unit.
+                    let unit = row.half.map(|h| h == crate::profile::scope::OFF_CPU);
                     let facts = self.facts(
                         &row.delta,
                         [present(Side::Before), present(Side::After)],
-                        [None, None],
+                        [unit, unit],
                     );
                     Tooltip {
-                        title: sanitize(&row.name).into_owned(),
+                        title: sanitize(&row.label()).into_owned(),
                         facts,
                     }
                 }

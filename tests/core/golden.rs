@@ -348,3 +348,41 @@ fn a_process_and_a_function_of_one_name_stay_apart() {
             .any(|l| l.starts_with("rec;__libc_start_call_main;main;rec "))
     );
 }
+
+/// The header's sample count and total equal an independent count of each perf file in
+/// testdata: event lines of the first event (a line that is not indented, not a comment
+/// and not blank), and the sum of the periods printed before `cpu-clock`.
+#[test]
+fn header_figures_equal_an_independent_count_of_the_input() {
+    let re = regex::Regex::new(r"\s(\d+)\s+cpu-clock(:[a-zA-Z]*)?:\s*").unwrap();
+    for name in [
+        "perf-gzip-fp.txt.gz",
+        "perf-python-dwarf.txt.gz",
+        "perf-two-events.txt.gz",
+        "perf-dd-fsync.txt.gz",
+        "perf-dd-nosync.txt.gz",
+        "perf-cpp-anon.txt.gz",
+        "perf-nostack.txt.gz",
+        "perf-rec-samename.txt.gz",
+    ] {
+        let bytes = std::fs::read(testdata(name)).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .unwrap();
+        let (mut samples, mut total) = (0u64, 0u64);
+        for line in text.lines() {
+            if line.is_empty() || line.starts_with(char::is_whitespace) || line.starts_with('#') {
+                continue;
+            }
+            if let Some(c) = re.captures(line) {
+                samples += 1;
+                total += c[1].parse::<u64>().unwrap();
+            }
+        }
+        let p = load(name, &LoadOptions::default());
+        assert_eq!((p.stats.samples, p.tree.total()), (samples, total), "{name}");
+        let head = report::header(&p);
+        let shown = format!("{} samples", flametui::text::thousands(samples));
+        assert!(head.contains(&shown), "{name}: {head}");
+    }
+}

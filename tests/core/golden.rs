@@ -380,7 +380,11 @@ fn header_figures_equal_an_independent_count_of_the_input() {
             }
         }
         let p = load(name, &LoadOptions::default());
-        assert_eq!((p.stats.samples, p.tree.total()), (samples, total), "{name}");
+        assert_eq!(
+            (p.stats.samples, p.tree.total()),
+            (samples, total),
+            "{name}"
+        );
         let head = report::header(&p);
         let shown = format!("{} samples", flametui::text::thousands(samples));
         assert!(head.contains(&shown), "{name}: {head}");

@@ -381,3 +381,185 @@ fn diff_folded_matches_inferno_diff_folded() {
     let text = read_text(&dir.join("perf-cycles-instructions-01-collapsed-all-diff.txt"));
     assert_eq!(got.len(), sorted_lines(&text).len());
 }
+
+/// An independent count of a `perf script` text, written apart from the parser: a sample
+/// is a line with an ids word (`tid` or `pid/tid`, after the first word) and an event;
+/// its event is the first word after the ids that ends in `:` and has a letter (a
+/// modifier suffix such as `:u` or `:ppp` removed); its period is an all-digit word right
+/// before the event that is not the ids. Returns (samples of the first event, their
+/// period sum, 1 for a sample without a period).
+fn count_perf_samples(text: &str) -> (u64, u64) {
+    let mut kept: Option<String> = None;
+    let (mut samples, mut total) = (0u64, 0u64);
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            continue;
+        }
+        // Any line can start a sample (perf prints one line per sample when the stack
+        // is on the event line); stack lines have no ids word after their address.
+        if line.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let is_ids = |w: &str| {
+            !w.is_empty()
+                && w.split('/').all(|p| {
+                    let p = p.strip_prefix('-').unwrap_or(p);
+                    !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        let Some(ids) = words.iter().skip(1).position(|w| is_ids(w)).map(|i| i + 1) else {
+            continue;
+        };
+        let Some(ev) = (ids + 1..words.len()).find(|&i| {
+            words[i].ends_with(':') && words[i].bytes().any(|b| b.is_ascii_alphabetic())
+        }) else {
+            continue;
+        };
+        let spec = words[ev].trim_end_matches(':');
+        let name = match spec.split_once(':') {
+            Some((base, m)) if m.bytes().all(|b| b"ukhIGHpPSDWeb".contains(&b)) => base,
+            _ => spec,
+        };
+        if kept.get_or_insert_with(|| name.to_owned()) != name {
+            continue;
+        }
+        let period = (ev > ids + 1)
+            .then(|| words[ev - 1].parse::<u64>().ok())
+            .flatten()
+            .unwrap_or(1);
+        samples += 1;
+        total += period;
+    }
+    (samples, total)
+}
+
+/// The sample count and the total flametui reports equal the independent count above,
+/// for every perf input of the corpus (and so `--top`, `--print` and the header, which
+/// print these figures).
+#[test]
+fn perf_sample_counts_equal_an_independent_count() {
+    let Some(corpus) = corpus() else { return };
+    let mut inputs = Vec::new();
+    for dir in ["perf", "perf/flamegraph", "perf/inferno"] {
+        for e in fs::read_dir(corpus.join(dir)).unwrap() {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            let is_input = (name.ends_with(".txt") || name.ends_with(".txt.gz"))
+                && !name.contains("collapsed");
+            if path.is_file() && is_input {
+                inputs.push(path);
+            }
+        }
+    }
+    inputs.sort();
+    assert!(inputs.len() >= 25, "{inputs:?}");
+    let mut checked = 0;
+    for path in &inputs {
+        let (samples, total) = count_perf_samples(&read_text(path));
+        let opts = LoadOptions {
+            format: FormatChoice::Perf,
+            ..LoadOptions::default()
+        };
+        match input::load_path(path.to_str().unwrap(), &opts) {
+            Ok(l) => {
+                let p = l.main();
+                assert_eq!(
+                    (p.stats.samples, p.tree.total()),
+                    (samples, total),
+                    "{}",
+                    path.display()
+                );
+                checked += 1;
+            }
+            Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => {
+                assert_eq!(samples, 0, "{}", path.display());
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    assert!(checked >= 24, "{checked}");
+}
+
+/// Folded inputs: the stack count and total equal an independent count (one stack per
+/// line whose last word is a whole number, that number summed), for every folded input of
+/// the corpus with whole counts and the repository's folded and SystemTap files.
+#[test]
+fn folded_and_stap_counts_equal_an_independent_count() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut folded = vec![root.join("folded-small.txt")];
+    if let Some(corpus) = corpus() {
+        let base = corpus.join("folded/inferno");
+        for dir in fs::read_dir(&base).unwrap() {
+            for e in fs::read_dir(dir.unwrap().path()).unwrap() {
+                let path = e.unwrap().path();
+                if path.is_file() && !path.to_str().unwrap().contains("fractional") {
+                    folded.push(path);
+                }
+            }
+        }
+    }
+    folded.sort();
+    for path in &folded {
+        let text = read_text(path);
+        let (mut stacks, mut total) = (0u64, 0u64);
+        for line in text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            if let Some(n) = line.rsplit_once(' ').and_then(|(s, n)| {
+                (!s.trim().is_empty())
+                    .then(|| n.parse::<u64>().ok())
+                    .flatten()
+            }) {
+                stacks += 1;
+                total += n;
+            }
+        }
+        let opts = LoadOptions {
+            format: FormatChoice::Folded,
+            ..LoadOptions::default()
+        };
+        match input::load_path(path.to_str().unwrap(), &opts) {
+            Ok(l) => {
+                let p = l.main();
+                assert_eq!(
+                    (p.stats.samples, p.tree.total()),
+                    (stacks, total),
+                    "{}",
+                    path.display()
+                );
+            }
+            Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => {
+                assert_eq!(stacks, 0, "{}", path.display());
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    // SystemTap: one stack per count line (`\tN`), the counts summed per half.
+    for name in [
+        "stap-mysqld-on-off.txt",
+        "stap-seed-b0e1.txt",
+        "stap-seed-b0e0.txt",
+        "stap-seed-b1e1.txt",
+    ] {
+        let text = read_text(&root.join(name));
+        let counts: Vec<u64> = text
+            .lines()
+            .filter_map(|l| l.trim().parse::<u64>().ok())
+            .collect();
+        let p = input::load_path(root.join(name).to_str().unwrap(), &LoadOptions::default())
+            .unwrap()
+            .main()
+            .clone();
+        assert_eq!(p.stats.samples, counts.len() as u64, "{name}");
+        assert_eq!(p.tree.total(), counts.iter().sum::<u64>(), "{name}");
+        let head = flametui::report::header(&p);
+        assert!(
+            head.contains(&format!("— {} stacks,", counts.len())),
+            "{name}: {head}"
+        );
+    }
+}

@@ -20,6 +20,10 @@ use flametui::view::color::{self, ColorEnv};
 fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
+        // The viewer was ended by a signal: 128 + its number, as shells expect.
+        Ok(()) if terminal::ended_by_signal().is_some() => terminal::ended_by_signal()
+            .and_then(|s| u8::try_from(128 + s).ok())
+            .map_or(ExitCode::FAILURE, ExitCode::from),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if e.chain().any(|c| {
@@ -63,6 +67,11 @@ fn run(args: &Args) -> Result<()> {
         return Ok(());
     }
     let mut paths = args.profiles.clone();
+    if paths.iter().any(|p| p == "-") && io::stdin().is_terminal() {
+        bail!(
+            "`-` reads the profile from standard input, which is a terminal here: pipe one in (`perf script | flametui -`) or name a file"
+        );
+    }
     if paths.is_empty() {
         if io::stdin().is_terminal() {
             bail!(
@@ -135,14 +144,26 @@ fn run(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The viewer starts on a terminal unless plain output was asked for; else the report.
+/// The viewer starts on a terminal unless plain output was asked for; else the report. A
+/// terminal that cannot run it (TERM=dumb, or no controlling terminal to read keys from,
+/// as under `setsid`) gets the report too, with a word on stderr.
 fn wants_viewer(args: &Args) -> bool {
-    args.export.is_none()
+    let asked = args.export.is_none()
         && args.output.is_none()
         && args.top.is_none()
         && !args.print
         && !args.stats
-        && io::stdout().is_terminal()
+        && io::stdout().is_terminal();
+    if !asked {
+        return false;
+    }
+    match terminal::unusable_reason(std::env::var_os("TERM").as_deref()) {
+        Some(why) => {
+            eprintln!("flametui: {why}: printing the text report instead");
+            false
+        }
+        None => true,
+    }
 }
 
 /// Explores the profile full-screen, or compares two (they load in the background, showing

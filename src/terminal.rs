@@ -1,5 +1,6 @@
-//! The shell around the pure core: terminal set-up and restore (also on panic, SIGTERM and
-//! SIGHUP), the threads that feed inputs (keys and mouse from the tty — `/dev/tty` when stdin
+//! The shell around the pure core: terminal set-up and restore (also on panic and on every
+//! signal whose default would end or stop the program: SIGTERM, SIGHUP, SIGUSR1, SIGALRM…;
+//! Ctrl-Z / SIGTSTP suspends with the terminal given back and redraws after `fg`), the threads that feed inputs (keys and mouse from the tty — `/dev/tty` when stdin
 //! is a pipe —, loading progress, signals), and [`run`], the loop shared by the binary and
 //! the tests:
 //!
@@ -10,7 +11,7 @@
 use std::io::{self, Read, Stdout, Write};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, Once};
 use std::thread;
@@ -50,6 +51,10 @@ pub enum Input {
     LoadedPair(Result<Box<(Profile, Profile)>, String>),
     /// A signal asked the program to end.
     Stop,
+    /// Ctrl-Z or SIGTSTP: give the terminal back and stop until continued.
+    Suspend,
+    /// SIGCONT: the program was continued (by `fg`, or after someone else stopped it).
+    Resume,
 }
 
 /// Two clicks at one spot within this time zoom.
@@ -72,6 +77,27 @@ where
     terminal.draw(|f| ui::draw(f, app))?;
     let mut clicks = Clicks::default();
     for input in inputs {
+        let input = match input {
+            Input::Event(Event::Key(k)) if is_suspend_key(&k) => Input::Suspend,
+            other => other,
+        };
+        if let Input::Suspend | Input::Resume = input {
+            // A stop hands the terminal back; on return it is set up again and everything
+            // redrawn (the shell drew over it meanwhile).
+            let backend = terminal.backend_mut();
+            let _ = if matches!(input, Input::Suspend) {
+                backend.suspend()
+            } else {
+                backend.resume()
+            };
+            // `resize` clears and resets the back buffer without asking the terminal for
+            // the cursor position (`clear` does, and the key thread holds the reader).
+            let size = terminal.size()?;
+            terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            update(app, Action::Resize(size.width, size.height));
+            terminal.draw(|f| ui::draw(f, app))?;
+            continue;
+        }
         if let Some(action) = translate(input, app, &mut clicks) {
             update(app, action);
         }
@@ -84,19 +110,56 @@ where
     Ok(())
 }
 
-/// A backend that can pass a control sequence to the terminal as it is (OSC 52).
+/// Ctrl-Z, as raw mode delivers it (as a key, not as SIGTSTP).
+fn is_suspend_key(key: &event::KeyEvent) -> bool {
+    key.kind == event::KeyEventKind::Press
+        && key.modifiers.contains(event::KeyModifiers::CONTROL)
+        && matches!(key.code, event::KeyCode::Char('z' | 'Z'))
+}
+
+/// A backend that can pass a control sequence to the terminal as it is (OSC 52), and give
+/// the terminal back while the program is stopped.
 pub trait RawOutput {
     /// Writes `bytes` to the terminal unchanged.
     ///
     /// # Errors
     /// The terminal cannot be written to.
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()>;
+
+    /// Restores the terminal, stops the process (as SIGTSTP's default would) and sets the
+    /// terminal up again once continued.
+    ///
+    /// # Errors
+    /// The terminal could not be set up again.
+    fn suspend(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Sets the terminal up again after the process was continued.
+    ///
+    /// # Errors
+    /// The terminal refused.
+    fn resume(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 impl<W: Write> RawOutput for CrosstermBackend<W> {
     fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.write_all(bytes)?;
         Write::flush(self)
+    }
+
+    fn suspend(&mut self) -> io::Result<()> {
+        restore();
+        // Our SIGTSTP handler replaced the default; this is the default: stop here.
+        signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGTSTP)?;
+        self.resume()
+    }
+
+    fn resume(&mut self) -> io::Result<()> {
+        enable_raw_mode()?;
+        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
     }
 }
 
@@ -186,7 +249,8 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
             _ => None,
         },
         Input::Event(Event::Resize(w, h)) => Some(Action::Resize(w, h)),
-        Input::Event(_) => None,
+        // Suspend and resume are the loop's own (they need the terminal).
+        Input::Event(_) | Input::Suspend | Input::Resume => None,
         Input::Progress(p) => Some(Action::Progress(p)),
         Input::Snapshot(p) => Some(Action::Snapshot(p)),
         Input::Loaded(Ok(p)) => Some(Action::Loaded(p)),
@@ -299,6 +363,24 @@ fn explore_paths(
     result.map(|()| app)
 }
 
+/// Why the viewer cannot run on this terminal, if it cannot: `TERM=dumb` (no cursor
+/// addressing, no alternate screen), or no controlling terminal to read keys from (`setsid`,
+/// cron, some CI runners: opening `/dev/tty` fails).
+pub fn unusable_reason(term: Option<&std::ffi::OsStr>) -> Option<&'static str> {
+    if term.is_some_and(|t| t == "dumb") {
+        return Some("TERM is dumb");
+    }
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_err()
+    {
+        return Some("no controlling terminal to read keys from");
+    }
+    None
+}
+
 /// Enters raw mode and the alternate screen with mouse capture; installs the panic hook.
 ///
 /// # Errors
@@ -364,23 +446,56 @@ fn spawn_events(tx: Sender<Input>) {
     });
 }
 
-/// SIGTERM, SIGHUP (SSH drop), SIGINT and SIGQUIT end the loop, which restores the terminal;
-/// a second signal restores and exits at once, in case the loop is busy.
+/// The signal that ended the viewer (0: none); `main` exits with 128 + it, as shells expect.
+static ENDED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// The signal that ended the last viewer session, if one did.
+pub fn ended_by_signal() -> Option<i32> {
+    match ENDED_BY.load(Ordering::Relaxed) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Signals whose default action ends the program (those a handler may catch; SIGPIPE is
+/// ignored by Rust programs, and core-dumping faults are left to the panic machinery).
+fn ending_signals() -> Vec<i32> {
+    use signal_hook::consts::signal::{
+        SIGALRM, SIGHUP, SIGINT, SIGIO, SIGPROF, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGVTALRM,
+        SIGXCPU, SIGXFSZ,
+    };
+    #[allow(unused_mut)]
+    let mut v = vec![
+        SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO,
+        SIGXCPU, SIGXFSZ,
+    ];
+    #[cfg(target_os = "linux")]
+    v.extend([16, 30]); // SIGSTKFLT and SIGPWR, not named by signal-hook
+    v
+}
+
+/// Every signal that would end the program (SIGTERM, SIGHUP when SSH drops, SIGINT,
+/// SIGQUIT, SIGUSR1, SIGALRM, …) ends the loop, which restores the terminal; a second one
+/// restores and exits at once, in case the loop is busy. SIGTSTP suspends, SIGCONT redraws.
 fn spawn_signals(tx: Sender<Input>) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-    else {
+    use signal_hook::consts::signal::{SIGCONT, SIGTSTP};
+    let ending = ending_signals();
+    let all = ending.iter().copied().chain([SIGTSTP, SIGCONT]);
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(all) else {
         return;
     };
     thread::spawn(move || {
-        let mut seen = false;
         for signal in signals.forever() {
-            if seen {
-                restore();
-                std::process::exit(128 + signal);
-            }
-            seen = true;
-            let _ = tx.send(Input::Stop);
+            let input = match signal {
+                SIGTSTP => Input::Suspend,
+                SIGCONT => Input::Resume,
+                _ if ENDED_BY.swap(signal, Ordering::Relaxed) != 0 => {
+                    restore();
+                    std::process::exit(128 + signal);
+                }
+                _ => Input::Stop,
+            };
+            let _ = tx.send(input);
         }
     });
 }

@@ -100,6 +100,8 @@ pub struct App {
     pub frozen: bool,
     /// The newest snapshot (or the final profile) held back while frozen.
     pub pending: Option<Box<Profile>>,
+    /// Keys pressed while the input was still loading, applied when the graph appears.
+    pub queued: Vec<Action>,
 }
 
 impl App {
@@ -119,6 +121,7 @@ impl App {
             streaming: None,
             frozen: false,
             pending: None,
+            queued: Vec::new(),
         }
     }
 

@@ -6,8 +6,39 @@ use super::explorer::Explorer;
 use super::{Action, App, Mode, Phase, Progress, Size};
 use crate::profile::Profile;
 
+/// Most key actions kept while loading (a key storm cannot grow memory).
+const MAX_QUEUED: usize = 256;
+
+/// True for the actions a user means for the graph, which wait while it loads.
+fn waits_for_the_graph(action: &Action) -> bool {
+    !matches!(
+        action,
+        Action::Quit
+            | Action::Resize(..)
+            | Action::Hover(..)
+            | Action::Progress(_)
+            | Action::Snapshot(_)
+            | Action::Loaded(_)
+            | Action::LoadedPair(_)
+            | Action::Failed(_)
+    )
+}
+
+/// Applies the keys pressed while loading, in order, once there is a graph.
+fn replay_queued(app: &mut App) {
+    for action in std::mem::take(&mut app.queued) {
+        update(app, action);
+    }
+}
+
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) {
+    if matches!(app.phase, Phase::Loading(_)) && waits_for_the_graph(&action) {
+        if app.queued.len() < MAX_QUEUED {
+            app.queued.push(action);
+        }
+        return;
+    }
     match action {
         Action::Quit => app.quit = true,
         Action::Resize(width, height) => app.size = Size { width, height },
@@ -24,6 +55,7 @@ pub fn update(app: &mut App, action: Action) {
                 });
             }
             show_profile(app, profile);
+            replay_queued(app);
         }
         Action::ToggleFreeze => {
             app.frozen = !app.frozen;
@@ -34,11 +66,13 @@ pub fn update(app: &mut App, action: Action) {
         Action::Loaded(profile) => {
             app.streaming = None;
             show_profile(app, profile);
+            replay_queued(app);
         }
         Action::LoadedPair(pair) => {
             let (before, after) = *pair;
             app.source = format!("{} → {}", before.source, after.source);
             app.phase = Phase::Compare(Box::new(Compare::new(before, after)));
+            replay_queued(app);
         }
         Action::Failed(message) => {
             app.failure = Some(message);

@@ -269,3 +269,30 @@ fn tiny_and_odd_sizes_do_not_panic() {
         );
     }
 }
+
+/// Keys pressed while "Reading …" shows were dropped; they now apply once the graph is
+/// there, in order (and `q` still quits at once).
+#[test]
+fn keys_pressed_while_loading_apply_when_the_graph_appears() {
+    let mut a = App::loading("t.folded", ColorMode::Mono);
+    run(
+        &mut a,
+        [
+            Action::Resize(80, 24),
+            Action::Move(Dir::Down),
+            Action::Move(Dir::Down),
+        ],
+    );
+    assert!(a.explorer().is_none());
+    assert_eq!(a.queued.len(), 2);
+    update(&mut a, Action::Loaded(Box::new(profile(SMALL))));
+    assert!(a.queued.is_empty());
+    assert_eq!(ex(&a).selected, Target::Frame(id(&a, "main;eval")));
+    let mut b = App::loading("t.folded", ColorMode::Mono);
+    for _ in 0..10_000 {
+        update(&mut b, Action::Move(Dir::Down));
+    }
+    assert_eq!(b.queued.len(), 256);
+    update(&mut b, Action::Quit);
+    assert!(b.quit);
+}

@@ -196,14 +196,23 @@ fn every_way_out_restores_the_terminal() {
     let pid_file = |name: &str| {
         std::env::temp_dir().join(format!("flametui-e2e-{}-{name}.pid", std::process::id()))
     };
-    let cases: [(&str, &str, Option<&str>); 5] = [
-        ("q", "", None),
-        ("ctrlc", "", None),
-        ("term", "", Some("-TERM")),
-        ("hup", "", Some("-HUP")),
-        ("panic", "RUST_BACKTRACE=0 FLAMETUI_DEBUG_PANIC=1 ", None),
+    // (name, environment, signal sent, exit status: 128 + the signal, as shells expect)
+    let cases: [(&str, &str, Option<&str>, u8); 8] = [
+        ("q", "", None, 0),
+        ("ctrlc", "", None, 0),
+        ("term", "", Some("-TERM"), 143),
+        ("hup", "", Some("-HUP"), 129),
+        ("int", "", Some("-INT"), 130),
+        ("usr1", "", Some("-USR1"), 138),
+        ("alrm", "", Some("-ALRM"), 142),
+        (
+            "panic",
+            "RUST_BACKTRACE=0 FLAMETUI_DEBUG_PANIC=1 ",
+            None,
+            101,
+        ),
     ];
-    for (name, env, signal) in cases {
+    for (name, env, signal, status) in cases {
         let pid = pid_file(name);
         let command = format!(
             "{env}{BIN} {} & echo $! > {}; wait $!; echo STATUS:$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '",
@@ -236,6 +245,14 @@ fn every_way_out_restores_the_terminal() {
             screen.contains("icanon echo"),
             "{name}: tty left in raw mode:\n{screen}"
         );
+        assert!(
+            screen.contains(&format!("STATUS:{status}")),
+            "{name}: exit status is not {status}:\n{screen}"
+        );
+        assert!(
+            !screen.contains("\x1b[?1000h") && !screen.contains("[<0;"),
+            "{name}: mouse reporting left on:\n{screen}"
+        );
         if name == "panic" {
             assert!(
                 screen.contains("panicking on purpose"),
@@ -267,4 +284,93 @@ fn a_streaming_pipe_shows_the_graph_before_the_input_ends() {
     assert!(after.contains("icicle"), "{after}");
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
+}
+
+/// The `stty` settings that raw mode changes, as a line of words (`icanon echo` when cooked).
+const STTY: &str =
+    "stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo";
+
+/// Ctrl-Z gives the terminal back (cooked, main screen) and `fg` redraws the graph, with
+/// keys working again; SIGTSTP from outside does the same. Before, the alternate screen
+/// and mouse reporting stayed on, and nothing was redrawn after `fg`.
+#[test]
+fn ctrl_z_suspends_and_fg_redraws() {
+    if !tmux_available() {
+        return;
+    }
+    let t = Tmux::start("suspend", "bash --norc --noprofile");
+    t.send(&[&format!("PS1='$ '; {STTY}"), "Enter"]);
+    t.wait_for("the shell", |s| s.contains("icanon echo"));
+    t.send(&[
+        &format!("{BIN} {}", quote(&testdata("folded-small.txt"))),
+        "Enter",
+    ]);
+    t.wait_for("the viewer", |s| s.contains("? help"));
+    t.send(&["C-z"]);
+    t.wait_for("the job stopped", |s| {
+        s.contains("Stopped") && !s.contains("? help")
+    });
+    t.send(&["clear; ", STTY, "Enter"]);
+    let screen = t.wait_for("stty", |s| s.contains("echo") && s.lines().count() > 0);
+    let cooked = t.wait_for("a cooked tty", |s| s.contains("icanon echo"));
+    assert!(!cooked.contains("-icanon"), "{screen}\n{cooked}");
+    t.send(&["fg", "Enter"]);
+    t.wait_for("the graph redrawn", |s| {
+        s.contains("? help") && s.contains("folded-small.txt")
+    });
+    // Keys work again: move down and open the help.
+    t.send(&["j"]);
+    t.wait_for("a key after fg", |s| {
+        s.contains("gzip") && s.contains("of total")
+    });
+    t.send(&["q"]);
+    t.send(&["clear; ", STTY, "Enter"]);
+    let end = t.wait_for("the shell again", |s| s.contains("icanon echo"));
+    assert!(!end.contains("? help"), "{end}");
+}
+
+/// A viewer that cannot run prints the report instead, with a word on stderr: TERM=dumb,
+/// and no controlling terminal (`setsid`, stdin a pipe) — which failed with "No such device
+/// or address (os error 6)". `flametui -` with stdin a terminal is refused.
+#[test]
+fn unusable_terminals_get_the_report() {
+    if !tmux_available() {
+        return;
+    }
+    let file = quote(&testdata("folded-small.txt"));
+    let err = std::env::temp_dir().join(format!("flametui-e2e-{}-dumb.err", std::process::id()));
+    let errq = quote(&err);
+    for (name, command, why) in [
+        (
+            "dumb",
+            format!("TERM=dumb {BIN} {file} 2>{errq}"),
+            "TERM is dumb",
+        ),
+        (
+            "setsid",
+            format!("cat {file} | setsid -w {BIN} - 2>{errq}"),
+            "no controlling terminal",
+        ),
+    ] {
+        let t = Tmux::start(name, &command);
+        let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+        assert!(screen.contains("EXITED:0"), "{name}: {screen}");
+        assert!(
+            screen.contains("chacha_permute"),
+            "{name}: no report:\n{screen}"
+        );
+        let text = std::fs::read_to_string(&err).unwrap_or_default();
+        assert!(
+            text.contains(why) && text.contains("text report"),
+            "{name}: {text}"
+        );
+    }
+    let _ = std::fs::remove_file(&err);
+    let t = Tmux::start("dash", &format!("{BIN} -"));
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+    assert!(screen.contains("EXITED:1"), "{screen}");
+    assert!(
+        screen.contains("standard input, which is a terminal"),
+        "{screen}"
+    );
 }

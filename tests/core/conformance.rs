@@ -435,6 +435,28 @@ fn count_perf_samples(text: &str) -> (u64, u64) {
     (samples, total)
 }
 
+/// Loads `path` as `format` and checks its record count and total against `counted`;
+/// false (and nothing counted) for an input with no sample at all.
+fn loads_as_counted(path: &Path, format: FormatChoice, counted: (u64, u64)) -> bool {
+    let opts = LoadOptions {
+        format,
+        ..LoadOptions::default()
+    };
+    match input::load_path(path.to_str().unwrap(), &opts) {
+        Ok(l) => {
+            let p = l.main();
+            let got = (p.stats.samples, p.tree.total());
+            assert_eq!(got, counted, "{}", path.display());
+            true
+        }
+        Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => {
+            assert_eq!(counted.0, 0, "{}", path.display());
+            false
+        }
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
 /// The sample count and the total flametui reports equal the independent count above,
 /// for every perf input of the corpus (and so `--top`, `--print` and the header, which
 /// print these figures).
@@ -457,27 +479,8 @@ fn perf_sample_counts_equal_an_independent_count() {
     assert!(inputs.len() >= 25, "{inputs:?}");
     let mut checked = 0;
     for path in &inputs {
-        let (samples, total) = count_perf_samples(&read_text(path));
-        let opts = LoadOptions {
-            format: FormatChoice::Perf,
-            ..LoadOptions::default()
-        };
-        match input::load_path(path.to_str().unwrap(), &opts) {
-            Ok(l) => {
-                let p = l.main();
-                assert_eq!(
-                    (p.stats.samples, p.tree.total()),
-                    (samples, total),
-                    "{}",
-                    path.display()
-                );
-                checked += 1;
-            }
-            Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => {
-                assert_eq!(samples, 0, "{}", path.display());
-            }
-            Err(e) => panic!("{}: {e}", path.display()),
-        }
+        let counted = count_perf_samples(&read_text(path));
+        checked += u32::from(loads_as_counted(path, FormatChoice::Perf, counted));
     }
     assert!(checked >= 24, "{checked}");
 }
@@ -518,25 +521,7 @@ fn folded_and_stap_counts_equal_an_independent_count() {
                 total += n;
             }
         }
-        let opts = LoadOptions {
-            format: FormatChoice::Folded,
-            ..LoadOptions::default()
-        };
-        match input::load_path(path.to_str().unwrap(), &opts) {
-            Ok(l) => {
-                let p = l.main();
-                assert_eq!(
-                    (p.stats.samples, p.tree.total()),
-                    (stacks, total),
-                    "{}",
-                    path.display()
-                );
-            }
-            Err(flametui::Error::NoSamples { .. } | flametui::Error::Empty { .. }) => {
-                assert_eq!(stacks, 0, "{}", path.display());
-            }
-            Err(e) => panic!("{}: {e}", path.display()),
-        }
+        loads_as_counted(path, FormatChoice::Folded, (stacks, total));
     }
     // SystemTap: one stack per count line (`\tN`), the counts summed per half.
     for name in [

@@ -2,6 +2,8 @@
 //! bold), the search result line (`Matched: X% (N of M)` or the regex error), and the footer:
 //! key hints from the keymap, or the search prompt.
 
+use std::fmt::Write as _;
+
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
@@ -64,26 +66,39 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
             let frames = thousands(m.len() as u64);
             if is_halved(&p.tree) {
                 // On- and off-CPU weights have different units: each half on its own.
-                let parts: Vec<String> = unit_scopes(&p.tree)
-                    .into_iter()
-                    .map(|h| {
-                        let off = p.tree.name(h) == OFF_CPU;
-                        let w = if off {
-                            m.offcpu_weight
-                        } else {
-                            m.weight - m.offcpu_weight
-                        };
-                        let whole = p.tree.node(h).total;
-                        format!(
-                            "{} {:.2}% ({} of {})",
-                            scope_label(&p.tree, h),
-                            share(w, whole),
-                            thousands_str(&p.format_weight(w)),
-                            thousands_str(&p.format_weight(whole))
-                        )
-                    })
-                    .collect();
-                format!("Matched: {} · {frames} frames{at}{case}", parts.join(" · "))
+                let parts = |amounts: bool| -> String {
+                    let each: Vec<String> = unit_scopes(&p.tree)
+                        .into_iter()
+                        .map(|h| {
+                            let off = p.tree.name(h) == OFF_CPU;
+                            let w = if off {
+                                m.offcpu_weight
+                            } else {
+                                m.weight - m.offcpu_weight
+                            };
+                            let whole = p.tree.node(h).total;
+                            let mut part =
+                                format!("{} {:.2}%", scope_label(&p.tree, h), share(w, whole));
+                            if amounts {
+                                let _ = write!(
+                                    part,
+                                    " ({} of {})",
+                                    thousands_str(&p.format_weight(w)),
+                                    thousands_str(&p.format_weight(whole))
+                                );
+                            }
+                            part
+                        })
+                        .collect();
+                    format!("Matched: {} · {frames} frames{at}{case}", each.join(" · "))
+                };
+                // The amounts go first when the line would not fit.
+                let long = parts(true);
+                if display_width(&long) <= width {
+                    long
+                } else {
+                    parts(false)
+                }
             } else {
                 let amount = match p.stats.unit {
                     Unit::Samples => format!(

@@ -1,17 +1,39 @@
-//! Text helpers shared by reports, tables and the TUI: untrusted names made safe for a
-//! terminal, thousands separators, percentages.
+//! Text helpers shared by reports, tables and the TUI: untrusted names made safe for each
+//! place they go (one function per sink: the screen, the clipboard), thousands separators,
+//! percentages.
+//!
+//! A name is whatever bytes a profile holds. Every sink replaces the characters it must not
+//! receive by the same visible escapes (`\x1b`, `\u{202e}`), so a name reads alike wherever
+//! it shows up; a raw name reaches none of them.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Makes untrusted text safe to print on a terminal: control characters (ESC, BEL, CR,
-/// backspace, …) and bidi overrides become visible escapes such as `\x1b` or `\u{202e}`.
-pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+/// The screen's sink: makes untrusted text safe to print on a terminal. Control characters
+/// (C0 and C1, ESC, BEL, CR, backspace, DEL), bidi controls (U+061C, U+200E, U+200F,
+/// U+202A–U+202E, U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029)
+/// become visible escapes such as `\x1b` or `\u{202e}`.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    escape(s, is_unsafe)
+}
+
+/// The clipboard's sink (the OSC 52 payload). The rule is the screen's — this calls
+/// [`sanitize`] — because pasting is typing into a terminal: a pasted ESC can end a
+/// bracketed paste early (`ESC [201~`) and a pasted CR then runs what follows, and a bidi
+/// override makes the pasted text read otherwise than it runs.
+pub fn for_clipboard(s: &str) -> Cow<'_, str> {
+    sanitize(s)
+}
+
+/// `s` with every character for which `unsafe_char` holds replaced by `\xNN` (below
+/// U+0100) or `\u{N}`; borrowed when there is none.
+fn escape(s: &str, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(&unsafe_char) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if is_unsafe(c) {
+        if unsafe_char(c) {
             if (c as u32) < 0x100 {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             } else {
@@ -24,9 +46,20 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// What a terminal must not receive raw: controls (`Cc`), the bidi controls, the line and
+/// paragraph separators.
 fn is_unsafe(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// `1234567` → `1,234,567`.
@@ -199,6 +232,29 @@ mod tests {
         assert_eq!(sanitize("plain::name"), "plain::name");
         assert_eq!(sanitize("a\x1b]52;c;Zm9v\x07b"), "a\\x1b]52;c;Zm9v\\x07b");
         assert_eq!(sanitize("x\u{202e}y\r"), "x\\u{202e}y\\x0d");
+    }
+
+    #[test]
+    fn sanitize_escapes_the_arabic_mark_and_the_separators() {
+        assert_eq!(sanitize("a\u{061c}b"), "a\\u{61c}b");
+        assert_eq!(sanitize("a\u{2028}b"), "a\\u{2028}b");
+        assert_eq!(sanitize("a\u{2029}b"), "a\\u{2029}b");
+        assert_eq!(
+            sanitize("\u{200e}\u{200f}\u{2066}"),
+            "\\u{200e}\\u{200f}\\u{2066}"
+        );
+        assert_eq!(sanitize("\x7f\u{85}"), "\\x7f\\x85");
+    }
+
+    #[test]
+    fn the_clipboard_follows_the_screen() {
+        let hostile = "innocent\x1b[201~\rtouch pwned\r\u{202e}\u{2028}";
+        assert_eq!(for_clipboard(hostile), sanitize(hostile));
+        assert_eq!(
+            for_clipboard(hostile),
+            "innocent\\x1b[201~\\x0dtouch pwned\\x0d\\u{202e}\\u{2028}"
+        );
+        assert!(matches!(for_clipboard("plain;name"), Cow::Borrowed(_)));
     }
 
     #[test]

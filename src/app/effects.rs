@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::explorer::Explorer;
 use crate::export;
 use crate::profile::{NodeId, Profile};
-use crate::text::sanitize;
+use crate::text::{for_clipboard, sanitize};
 use crate::view::Target;
 use crate::view::clip::clip;
 use crate::view::tooltip::ellipsize;
@@ -18,7 +18,7 @@ use crate::view::tooltip::ellipsize;
 pub enum Effect {
     /// Put `text` on the system clipboard with OSC 52; `what` describes it for the status line.
     Copy {
-        /// The text copied.
+        /// The text copied, as the profile has it ([`osc52`] escapes it).
         text: String,
         /// What was copied, for the status line (sanitized).
         what: String,
@@ -87,9 +87,13 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// The OSC 52 sequence that puts `text` on the clipboard, wrapped in tmux's passthrough
 /// (`ESC P tmux; … ESC \`, inner ESCs doubled) when running inside tmux. The text travels
-/// base64-encoded, so no byte of it reaches the terminal raw.
+/// base64-encoded, so no byte of it reaches the terminal raw; and it goes through the
+/// clipboard's sink ([`for_clipboard`]) first, here where every copy passes, so that what
+/// is pasted later holds no control (a pasted `ESC [201~` would end a bracketed paste and
+/// a CR run what follows). Copied stacks keep their `;` between frames.
 pub fn osc52(text: &str, tmux: bool) -> String {
-    let seq = format!("\x1b]52;c;{}\x07", base64(text.as_bytes()));
+    let payload = for_clipboard(text);
+    let seq = format!("\x1b]52;c;{}\x07", base64(payload.as_bytes()));
     if tmux {
         format!("\x1bPtmux;{}\x1b\\", seq.replace('\x1b', "\x1b\x1b"))
     } else {

@@ -8,5 +8,6 @@ mod analysis;
 mod compare;
 mod e2e;
 mod hostile_names;
+mod sinks;
 mod snapshots;
 mod support;

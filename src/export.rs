@@ -1,10 +1,11 @@
 //! Stage: call tree → text. Folded stacks (single or differential) and SVG through
-//! inferno's flamegraph module.
+//! inferno's flamegraph module, its names through the XML sink ([`for_xml`]).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::profile::{CallTree, Profile};
+use crate::text::for_xml;
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
@@ -67,9 +68,16 @@ pub fn write_lines<W: Write>(out: &mut W, lines: &[String]) -> io::Result<()> {
 /// Errors of the writer, or inferno's own.
 pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
     let tree = &profile.tree;
+    // inferno escapes `<&"'` but passes controls through, which XML forbids: every name,
+    // the title and the unit (an event name) go through the XML sink first. It leaves the
+    // `;` between frames alone, so escaping a whole stack escapes each name in it.
     // inferno reads integer counts; fractional weights are scaled up consistently.
     let lines: Vec<String> = {
-        let mut stacks = tree.stacks();
+        let mut stacks: Vec<(String, u64)> = tree
+            .stacks()
+            .into_iter()
+            .map(|(s, w)| (for_xml(&s).into_owned(), w))
+            .collect();
         stacks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         stacks
             .into_iter()
@@ -77,8 +85,8 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
             .collect()
     };
     let mut opts = inferno::flamegraph::Options::default();
-    title.clone_into(&mut opts.title);
-    opts.count_name = profile.stats.unit.to_string();
+    opts.title = for_xml(title).into_owned();
+    opts.count_name = for_xml(&profile.stats.unit.to_string()).into_owned();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
         .map_err(|e| io::Error::other(e.to_string()))
 }

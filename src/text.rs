@@ -1,6 +1,6 @@
 //! Text helpers shared by reports, tables and the TUI: untrusted names made safe for each
-//! place they go (one function per sink: the screen, the clipboard), thousands separators,
-//! percentages.
+//! place they go (one function per sink: the screen, the clipboard, XML), thousands
+//! separators, percentages.
 //!
 //! A name is whatever bytes a profile holds. Every sink replaces the characters it must not
 //! receive by the same visible escapes (`\x1b`, `\u{202e}`), so a name reads alike wherever
@@ -23,6 +23,15 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
 /// override makes the pasted text read otherwise than it runs.
 pub fn for_clipboard(s: &str) -> Cow<'_, str> {
     sanitize(s)
+}
+
+/// The XML sink (SVG export), for text and attribute values before they reach the XML
+/// writer: the screen's rule plus the two noncharacters XML 1.0 forbids, U+FFFE and
+/// U+FFFF. The result holds only XML 1.0 `Char`s (`#x9 | #xA | #xD | [#x20-#xD7FF] |
+/// [#xE000-#xFFFD] | [#x10000-#x10FFFF]`) and no tab, LF or CR either, which an attribute
+/// value would fold into spaces. `<`, `&` and quotes stay: the writer escapes them.
+pub fn for_xml(s: &str) -> Cow<'_, str> {
+    escape(s, |c| is_unsafe(c) || matches!(c, '\u{fffe}' | '\u{ffff}'))
 }
 
 /// `s` with every character for which `unsafe_char` holds replaced by `\xNN` (below
@@ -255,6 +264,34 @@ mod tests {
             "innocent\\x1b[201~\\x0dtouch pwned\\x0d\\u{202e}\\u{2028}"
         );
         assert!(matches!(for_clipboard("plain;name"), Cow::Borrowed(_)));
+    }
+
+    /// Every code point: what `for_xml` returns is made of XML 1.0 `Char`s other than
+    /// tab, LF and CR, and it keeps what XML allows and the screen shows.
+    #[test]
+    fn for_xml_leaves_only_xml_chars() {
+        let is_xml_char = |c: char| {
+            matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+                || c >= '\u{10000}'
+        };
+        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+            let s = c.to_string();
+            let out = for_xml(&s);
+            assert!(
+                out.chars()
+                    .all(|o| is_xml_char(o) && !matches!(o, '\t' | '\n' | '\r')),
+                "{:x} gave {out:?}",
+                c as u32
+            );
+            if is_xml_char(c) && !is_unsafe(c) {
+                assert_eq!(out, s);
+            }
+        }
+        assert_eq!(
+            for_xml("a\x07b\x00\x0b\u{fffe}"),
+            "a\\x07b\\x00\\x0b\\u{fffe}"
+        );
+        assert_eq!(for_xml("<a href=\"&\">'"), "<a href=\"&\">'");
     }
 
     #[test]

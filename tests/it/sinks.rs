@@ -2,12 +2,21 @@
 //! clipboard (the OSC 52 payload, decoded), the SVG export (parsed by a real XML parser)
 //! and folded text from the command line (escaped on a terminal, raw in a pipe).
 
+use std::collections::BTreeSet;
+use std::process::Command;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use flametui::app::keymap::action_for;
-use flametui::app::{Action, App, update};
+use flametui::app::{Action, App, Effect, update};
+use flametui::export;
 use flametui::input::{LoadOptions, load_reader};
+use flametui::profile::{CallTree, Profile, Stats, Unit};
 use flametui::terminal::{RawOutput, perform};
+use flametui::text::for_xml;
 use flametui::view::color::ColorMode;
+use proptest::prelude::*;
+
+use crate::e2e::BIN;
 
 /// A name that, pasted raw into a shell with bracketed paste, ends the paste and runs
 /// `touch pwned`.
@@ -24,11 +33,23 @@ impl RawOutput for Captured {
     }
 }
 
+/// A viewer of folded text read from `source`, its effects kept in `app.effects`.
+fn viewer(folded: &str, source: &str) -> App {
+    let loaded = load_reader(folded.as_bytes(), source, &LoadOptions::default()).unwrap();
+    let mut app = App::new(loaded.main().clone(), ColorMode::Mono);
+    update(&mut app, Action::Resize(80, 24));
+    app
+}
+
 fn press(app: &mut App, codes: &[KeyCode]) {
     for code in codes {
-        if let Some(a) = action_for(app.mode, &KeyEvent::new(*code, KeyModifiers::NONE)) {
-            update(app, a);
-        }
+        press_key(app, KeyEvent::new(*code, KeyModifiers::NONE));
+    }
+}
+
+fn press_key(app: &mut App, key: KeyEvent) {
+    if let Some(a) = action_for(app.mode, &key) {
+        update(app, a);
     }
 }
 
@@ -75,9 +96,7 @@ fn osc52_payloads(bytes: &[u8]) -> Vec<Vec<u8>> {
 #[test]
 fn a_copied_name_cannot_end_a_bracketed_paste() {
     let folded = format!("main;{PASTE_BREAKER};leaf 5\nmain;other 1\n");
-    let loaded = load_reader(folded.as_bytes(), "hostile.folded", &LoadOptions::default()).unwrap();
-    let mut app = App::new(loaded.main().clone(), ColorMode::Mono);
-    update(&mut app, Action::Resize(80, 24));
+    let mut app = viewer(&folded, "hostile.folded");
     // main, then its widest child: the hostile frame; `y` copies its name, `Y` its stack.
     press(
         &mut app,
@@ -116,5 +135,204 @@ fn a_copied_name_cannot_end_a_bracketed_paste() {
                 String::from_utf8_lossy(p)
             );
         }
+    }
+}
+
+// ---- SVG -------------------------------------------------------------------------------
+
+/// An inferno SVG read by a real XML parser: the title and each frame's name (its
+/// `<title>` without the ` (N unit, P%)` inferno appends), in document order.
+fn parse_svg(svg: &str, unit: &str) -> Result<(String, Vec<String>), String> {
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(svg, opts).map_err(|e| e.to_string())?;
+    let by_id = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .ok_or(format!("no #{id}"))
+    };
+    let title = by_id("title")?.text().unwrap_or_default().to_owned();
+    let frames = by_id("frames")?
+        .children()
+        .filter(|g| g.has_tag_name("g"))
+        .map(|g| {
+            let text = g
+                .children()
+                .find(|t| t.has_tag_name("title"))
+                .and_then(|t| t.text())
+                .unwrap_or_default();
+            let counted = text
+                .rfind(&format!(" {unit}, "))
+                .map_or(text, |at| &text[..at]);
+            counted
+                .rsplit_once(" (")
+                .map_or(counted, |(name, _)| name)
+                .to_owned()
+        })
+        .collect();
+    Ok((title, frames))
+}
+
+fn svg_of(tree: CallTree, title: &str, unit: Unit) -> String {
+    let profile = Profile {
+        source: title.to_owned(),
+        tree,
+        stats: Stats {
+            unit,
+            ..Stats::default()
+        },
+    };
+    let mut out = Vec::new();
+    export::svg(&profile, title, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Every C0 control, DEL, C1, the XML noncharacters, bidi controls and markup.
+const XML_BREAKERS: [&str; 6] = [
+    "nul\0bel\x07bs\x08vt\x0bff\x0c",
+    "esc\x1b[2Jdel\x7fc1\u{85}\u{9b}",
+    "tab\tlf\ncr\r",
+    "non\u{fffe}char\u{ffff}",
+    "bidi\u{202e}\u{2066}\u{61c}\u{2028}\u{2029}",
+    "<script>alert('&\"')</script>]]>",
+];
+
+/// `main;NAME 2` for each breaker a folded line can hold (all but the one with a LF).
+fn breakers_folded() -> String {
+    XML_BREAKERS
+        .iter()
+        .filter(|n| !n.contains('\n'))
+        .fold(String::new(), |mut out, n| {
+            out.push_str("main;");
+            out.push_str(n);
+            out.push_str(" 2\n");
+            out
+        })
+}
+
+#[test]
+fn the_svg_of_control_characters_is_well_formed() {
+    let mut tree = CallTree::new();
+    for (i, name) in XML_BREAKERS.iter().enumerate() {
+        tree.insert(["main", name, &format!("leaf\x01{i}")], 1);
+    }
+    tree.finish();
+    let c0: String = (0u8..0x20).map(char::from).collect();
+    let title = format!("hostile{c0}.folded");
+    let svg = svg_of(tree, &title, Unit::Events("cyc\x07les".to_owned()));
+    let (shown, frames) =
+        parse_svg(&svg, "cyc\\x07les (event period)").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(shown, for_xml(&title));
+    assert!(shown.contains("hostile\\x00\\x01"), "{shown}");
+    let mut want: BTreeSet<String> = XML_BREAKERS
+        .iter()
+        .map(|n| for_xml(n).into_owned())
+        .collect();
+    want.extend((0..XML_BREAKERS.len()).map(|i| format!("leaf\\x01{i}")));
+    want.extend(["all".to_owned(), "main".to_owned()]);
+    assert_eq!(frames.len(), want.len());
+    assert_eq!(frames.into_iter().collect::<BTreeSet<_>>(), want);
+    assert!(svg.contains("cyc\\x07les"));
+}
+
+/// `e` in the viewer: the title is the file name, which goes through the same sink.
+#[test]
+fn the_viewer_exports_a_well_formed_svg_of_hostile_names() {
+    let folded = breakers_folded();
+    let mut app = viewer(&folded, "dir/hostile\x07\x0b.folded");
+    press(&mut app, &[KeyCode::Char('e')]);
+    press_key(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL),
+    );
+    press(
+        &mut app,
+        &"out.svg".chars().map(KeyCode::Char).collect::<Vec<_>>(),
+    );
+    press(&mut app, &[KeyCode::Enter]);
+    let Some(Effect::Write { bytes, .. }) = app.effects.pop() else {
+        panic!("no export: {:?}", app.effects);
+    };
+    let (title, frames) =
+        parse_svg(&String::from_utf8(bytes).unwrap(), "samples").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(title, "hostile\\x07\\x0b.folded");
+    assert_eq!(frames.len(), 2 + XML_BREAKERS.len() - 1);
+}
+
+/// `--export svg`: names and the title (the path given) alike.
+#[test]
+fn the_cli_exports_a_well_formed_svg_of_hostile_names() {
+    let dir = std::env::temp_dir().join(format!("flametui-sinks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hostile\x1b]0;title\x07.folded");
+    let folded = breakers_folded();
+    std::fs::write(&file, folded).unwrap();
+    let out = Command::new(BIN)
+        .args(["--export", "svg"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (title, frames) = parse_svg(&String::from_utf8(out.stdout).unwrap(), "samples")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        title.ends_with("hostile\\x1b]0;title\\x07.folded"),
+        "{title}"
+    );
+    assert_eq!(frames.len(), 2 + XML_BREAKERS.len() - 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A character of a frame name: mostly the kinds that break XML or a terminal.
+fn name_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        (0u8..0x20).prop_map(char::from),
+        prop::sample::select(vec![
+            '<', '>', '&', '"', '\'', ']', '\x7f', '\u{85}', '\u{9b}', '\u{fffe}', '\u{ffff}',
+            '\u{202e}', '\u{2067}', '\u{61c}', '\u{2028}', '\u{2029}', '\u{200f}', 'é', '漢',
+        ]),
+        any::<char>(),
+        prop::char::range('a', 'c'),
+    ]
+    // `;` separates frames, and white space that reaches inferno is its folded grammar's:
+    // it trims each line and reads a trailing ` 3` as a count.
+    .prop_filter("a separator or white space", |c| {
+        *c != ';' && !(c.is_whitespace() && for_xml(&c.to_string()).chars().eq([*c]))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    /// Random names: the SVG parses, and it has one frame per distinct path of escaped
+    /// names (inferno merges what the escape makes equal) plus `all`.
+    #[test]
+    fn every_name_gives_a_well_formed_svg(
+        stacks in prop::collection::vec(
+            (prop::collection::vec(prop::collection::vec(name_char(), 1..6), 1..5), 1u64..50),
+            1..8,
+        ),
+    ) {
+        let mut tree = CallTree::new();
+        let mut paths = BTreeSet::new();
+        for (frames, w) in &stacks {
+            let names: Vec<String> = frames.iter().map(|f| f.iter().collect()).collect();
+            tree.insert(names.iter().map(String::as_str), *w);
+            let escaped: Vec<String> = names.iter().map(|n| for_xml(n).into_owned()).collect();
+            for depth in 1..=escaped.len() {
+                paths.insert(escaped[..depth].to_vec());
+            }
+        }
+        tree.finish();
+        let svg = svg_of(tree, "random\x00.folded", Unit::Samples);
+        let parsed = parse_svg(&svg, "samples");
+        prop_assert!(parsed.is_ok(), "{:?}", parsed);
+        let (_, frames) = parsed.unwrap();
+        prop_assert_eq!(frames.len(), paths.len() + 1);
     }
 }

@@ -1,11 +1,12 @@
-//! Stage: call tree → text. Folded stacks (single or differential) and SVG through
-//! inferno's flamegraph module, its names through the XML sink ([`for_xml`]).
+//! Stage: call tree → text. Folded stacks (single or differential), escaped when they go
+//! to a terminal ([`for_terminal`]), and SVG through inferno's flamegraph module, its names
+//! through the XML sink ([`for_xml`]).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::profile::{CallTree, Profile};
-use crate::text::for_xml;
+use crate::text::{for_terminal, for_xml};
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
@@ -50,13 +51,27 @@ pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<
         .collect()
 }
 
-/// Writes lines with `\n` endings.
+/// Where written text goes, which decides whether names in it are escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// A file or a pipe: the bytes are data and stay as they are.
+    Data,
+    /// A terminal, which would obey control characters in a name (retitle the window,
+    /// clear the screen): they are escaped as on the screen ([`for_terminal`]).
+    Terminal,
+}
+
+/// Writes lines with `\n` endings, escaped for a terminal when they go to one.
 ///
 /// # Errors
 /// Errors of the writer.
-pub fn write_lines<W: Write>(out: &mut W, lines: &[String]) -> io::Result<()> {
+pub fn write_lines<W: Write>(out: &mut W, lines: &[String], to: Destination) -> io::Result<()> {
     for l in lines {
-        out.write_all(l.as_bytes())?;
+        let line = match to {
+            Destination::Data => l.into(),
+            Destination::Terminal => for_terminal(l),
+        };
+        out.write_all(line.as_bytes())?;
         out.write_all(b"\n")?;
     }
     out.flush()
@@ -103,6 +118,24 @@ mod tests {
     fn folded_is_sorted_and_summed() {
         let t = tree(&[("b;x", 1), ("a;y", 2), ("b;x", 4), ("a", 0)]);
         assert_eq!(folded_lines(&t), ["a 0", "a;y 2", "b;x 5"]);
+    }
+
+    #[test]
+    fn lines_are_escaped_for_a_terminal_only() {
+        let lines = [
+            "main;\x1b]0;pwned\x07;\x1b[2J 3".to_owned(),
+            "a;b 1".to_owned(),
+        ];
+        let written = |to| {
+            let mut out = Vec::new();
+            write_lines(&mut out, &lines, to).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            written(Destination::Terminal),
+            "main;\\x1b]0;pwned\\x07;\\x1b[2J 3\na;b 1\n"
+        );
+        assert_eq!(written(Destination::Data), lines.join("\n") + "\n");
     }
 
     #[test]

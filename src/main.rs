@@ -115,7 +115,13 @@ fn run(args: &Args) -> Result<()> {
                 [a, b] => export::diff_folded(&a.main().tree, &b.main().tree, args.normalize),
                 _ => bail!("--export folded takes one or two profiles"),
             };
-            export::write_lines(&mut out, &lines)?;
+            // Names are data in a file or a pipe; a terminal would obey their controls.
+            let to = if args.output.is_none() && io::stdout().is_terminal() {
+                export::Destination::Terminal
+            } else {
+                export::Destination::Data
+            };
+            export::write_lines(&mut out, &lines, to)?;
         }
         Some(ExportArg::Svg) => {
             let p = loaded.first().context("no profile")?.main();

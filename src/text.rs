@@ -1,6 +1,6 @@
 //! Text helpers shared by reports, tables and the TUI: untrusted names made safe for each
-//! place they go (one function per sink: the screen, the clipboard, XML), thousands
-//! separators, percentages.
+//! place they go (one function per sink: the screen, the clipboard, XML, a terminal),
+//! thousands separators, percentages.
 //!
 //! A name is whatever bytes a profile holds. Every sink replaces the characters it must not
 //! receive by the same visible escapes (`\x1b`, `\u{202e}`), so a name reads alike wherever
@@ -22,6 +22,13 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
 /// bracketed paste early (`ESC [201~`) and a pasted CR then runs what follows, and a bidi
 /// override makes the pasted text read otherwise than it runs.
 pub fn for_clipboard(s: &str) -> Cow<'_, str> {
+    sanitize(s)
+}
+
+/// The sink of text written to a terminal by the command line (folded stacks on a tty).
+/// The rule is the screen's — this calls [`sanitize`]: the terminal would obey the same
+/// controls. Text written to a file or a pipe is data and takes no sink.
+pub fn for_terminal(s: &str) -> Cow<'_, str> {
     sanitize(s)
 }
 
@@ -256,9 +263,10 @@ mod tests {
     }
 
     #[test]
-    fn the_clipboard_follows_the_screen() {
+    fn the_clipboard_and_the_terminal_follow_the_screen() {
         let hostile = "innocent\x1b[201~\rtouch pwned\r\u{202e}\u{2028}";
         assert_eq!(for_clipboard(hostile), sanitize(hostile));
+        assert_eq!(for_terminal(hostile), sanitize(hostile));
         assert_eq!(
             for_clipboard(hostile),
             "innocent\\x1b[201~\\x0dtouch pwned\\x0d\\u{202e}\\u{2028}"

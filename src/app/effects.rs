@@ -157,8 +157,12 @@ impl Explorer {
         let (bytes, what) = match kind {
             ExportKind::Folded => {
                 let mut bytes = Vec::new();
-                export::write_lines(&mut bytes, &export::folded_lines(&tree))
-                    .map_err(|e| e.to_string())?;
+                export::write_lines(
+                    &mut bytes,
+                    &export::folded_lines(&tree),
+                    export::Destination::Data,
+                )
+                .map_err(|e| e.to_string())?;
                 (bytes, format!("{stacks} folded stacks"))
             }
             ExportKind::Svg => {

@@ -1,6 +1,6 @@
 //! Hostile names at every sink besides the screen (which `hostile_names` covers): the
 //! clipboard (the OSC 52 payload, decoded), the SVG export (parsed by a real XML parser)
-//! and folded text from the command line (escaped on a terminal, raw in a pipe).
+//! and folded text from the command line (escaped on a terminal, raw in a pipe or a file).
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -16,7 +16,7 @@ use flametui::text::for_xml;
 use flametui::view::color::ColorMode;
 use proptest::prelude::*;
 
-use crate::e2e::BIN;
+use crate::e2e::{BIN, Tmux, quote, tmux_available};
 
 /// A name that, pasted raw into a shell with bracketed paste, ends the paste and runs
 /// `touch pwned`.
@@ -136,6 +136,14 @@ fn a_copied_name_cannot_end_a_bracketed_paste() {
             );
         }
     }
+}
+
+/// A fresh directory of this test run.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("flametui-sinks-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 // ---- SVG -------------------------------------------------------------------------------
@@ -264,8 +272,7 @@ fn the_viewer_exports_a_well_formed_svg_of_hostile_names() {
 /// `--export svg`: names and the title (the path given) alike.
 #[test]
 fn the_cli_exports_a_well_formed_svg_of_hostile_names() {
-    let dir = std::env::temp_dir().join(format!("flametui-sinks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("svg");
     let file = dir.join("hostile\x1b]0;title\x07.folded");
     let folded = breakers_folded();
     std::fs::write(&file, folded).unwrap();
@@ -335,4 +342,51 @@ proptest! {
         let (_, frames) = parsed.unwrap();
         prop_assert_eq!(frames.len(), paths.len() + 1);
     }
+}
+
+// ---- folded text from the command line ---------------------------------------------------
+
+/// A stack whose names would retitle the window and clear the screen.
+const TERMINAL_BREAKER: &str = "main;\x1b]2;pwned\x07;\x1b[2Jcleared;leaf 3\n";
+
+/// On a terminal (a tmux pane) the pane shows the escapes; written with `-o` from that
+/// same terminal, the file keeps the bytes.
+#[test]
+fn folded_text_on_a_terminal_shows_escapes() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = scratch("tty");
+    let (file, out) = (dir.join("hostile.folded"), dir.join("out.folded"));
+    std::fs::write(&file, TERMINAL_BREAKER).unwrap();
+    let command = format!(
+        "{BIN} --export folded {f}; {BIN} --export folded -o {o} {f}",
+        f = quote(&file),
+        o = quote(&out)
+    );
+    let t = Tmux::start("sinks-folded", &command);
+    let screen = t.wait_for("the export", |s| s.contains("EXITED:"));
+    assert!(
+        screen.contains("main;\\x1b]2;pwned\\x07;\\x1b[2Jcleared;leaf 3"),
+        "{screen}"
+    );
+    assert!(screen.contains("EXITED:0"), "{screen}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), TERMINAL_BREAKER);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Into a pipe the names are data: the bytes come out as they went in.
+#[test]
+fn folded_text_into_a_pipe_keeps_the_bytes() {
+    let dir = scratch("pipe");
+    let file = dir.join("hostile.folded");
+    std::fs::write(&file, TERMINAL_BREAKER).unwrap();
+    let out = Command::new(BIN)
+        .args(["--export", "folded"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), TERMINAL_BREAKER);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,12 +15,16 @@ fn app(folded: &str) -> App {
 }
 
 fn is_raw_control(c: char) -> bool {
-    (c.is_control() && c != '\n') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n')
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{2028}' | '\u{2029}'
+        )
 }
 
 #[test]
 fn control_sequences_in_names_are_shown_escaped() {
-    let folded = "main;\u{1b}]52;c;ZXZpbA==\u{7};\u{1b}[2Jclear 5\nmain;bidi\u{202e}txt.exe;back\u{8}space\rcr 3\n";
+    let folded = "main;\u{1b}]52;c;ZXZpbA==\u{7};\u{1b}[2Jclear 5\nmain;bidi\u{202e}txt.exe;back\u{8}space\rcr 3\nmain;ar\u{61c}mark;line\u{2028}sep 1\n";
     // Select down the widest path so the status line shows the hostile names too.
     let inputs = || vec![key(KeyCode::Down), key(KeyCode::Down), key(KeyCode::Down)];
     for (w, h) in [(80, 24), (160, 45)] {

@@ -6,7 +6,7 @@ use clap::{Parser, ValueEnum};
 
 use regex::Regex;
 
-use crate::input::{FormatChoice, LoadOptions, PerfOptions};
+use crate::input::{self, FormatChoice, LoadOptions, PerfOptions};
 use crate::profile::order::Order;
 use crate::profile::transform::Transform;
 use crate::view::color::ColorChoice;
@@ -159,8 +159,9 @@ pub struct Args {
     #[arg(long, exclusive = true)]
     pub man: bool,
 
-    /// Parser threads (default: one per core, at most 8).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    /// Parser threads, 1 to 4 × the cores (default: one per core, at most 8, for perf
+    /// script; one for the other formats, whose merging costs more than it saves).
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
 
     /// Colours of the viewer.
@@ -194,6 +195,22 @@ pub struct Args {
     /// perf: keep addresses of unresolved frames (`[unknown <addr>]`).
     #[arg(long)]
     pub addrs: bool,
+}
+
+/// `--threads N`: from 1 to [`input::max_threads`] (more only costs memory: see there).
+/// 0 is refused rather than read as "one per core": leaving the flag out already means that.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|e| format!("{e}: give a whole number of threads"))?;
+    let max = input::max_threads();
+    match n {
+        0 => Err("at least 1 thread is needed (leave --threads out for the default)".to_owned()),
+        n if n > max => Err(format!(
+            "at most {max} threads (4 × the cores here): more cannot parse faster"
+        )),
+        n => Ok(n),
+    }
 }
 
 impl Args {

@@ -44,7 +44,7 @@ pub struct LoadOptions {
     /// perf-specific options.
     pub perf: PerfOptions,
     /// Parser threads (default: the machine's cores, at most 8, for perf script; one for
-    /// the other formats; 1 parses in this thread).
+    /// the other formats; 1 parses in this thread). More than [`max_threads`] are cut to it.
     pub threads: Option<usize>,
     /// Bytes per chunk for parallel parsing (default 1 MiB).
     pub chunk_size: Option<usize>,
@@ -54,7 +54,23 @@ pub struct LoadOptions {
 
 /// The default number of parser threads.
 fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    cores().min(8)
+}
+
+/// The cores this process may run on (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// The most parser threads worth asking for: 4 × the cores.
+///
+/// Parsing is bound by the CPU, so threads beyond the cores cannot make it faster; each
+/// one costs its own call tree, a stack and up to two 1 MiB chunks queued for it, so a
+/// count far above the cores only costs memory (10⁸ threads never finished spawning,
+/// 10¹¹ aborted on allocating the queue). 4 × leaves room to measure oversubscription
+/// while keeping that memory proportional to the machine.
+pub fn max_threads() -> usize {
+    cores().saturating_mul(4)
 }
 
 /// What an input turned out to hold.
@@ -231,13 +247,16 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:
     // merging per-worker trees would cost as much as parsing (measured: 2x slower).
-    let threads = opts.threads.unwrap_or_else(|| {
-        if format == Format::Perf {
-            default_threads()
-        } else {
-            1
-        }
-    });
+    let threads = opts
+        .threads
+        .unwrap_or_else(|| {
+            if format == Format::Perf {
+                default_threads()
+            } else {
+                1
+            }
+        })
+        .min(max_threads());
     let text = String::from_utf8_lossy(&prefix).into_owned();
     let head: Vec<&str> = text.lines().collect();
     // Decided once from the first lines, so chunked and sequential parsing agree.

@@ -288,3 +288,32 @@ fn hide_keeps_the_total() {
         text(&out.stdout)
     );
 }
+
+/// `--threads` is bounded by clap: 10000 spawned 10000 parser threads, 100000000 never
+/// finished spawning and 99999999999 aborted on allocating the chunk channel; 0 silently
+/// meant one thread.
+#[test]
+fn thread_counts_out_of_bounds_are_usage_errors() {
+    for n in ["0", "10000", "99999999999", "100000000", "1e8"] {
+        let out = run(&["--threads", n, "--export", "folded", "-"], Some(b"a 1\n"));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--threads {n}: {err}");
+        assert!(
+            err.contains("--threads") && err.contains(&format!("'{n}'")),
+            "{err}"
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("memory"),
+            "{err}"
+        );
+    }
+    let err = text(&run(&["--threads", "10000", "-"], Some(b"a 1\n")).stderr);
+    assert!(err.contains("at most") && err.contains("cores"), "{err}");
+    let err = text(&run(&["--threads", "0", "-"], Some(b"a 1\n")).stderr);
+    assert!(err.contains("at least 1"), "{err}");
+    for n in ["1", "2"] {
+        let out = run(&["--threads", n, "--export", "folded", "-"], Some(b"a 1\n"));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "a 1\n");
+    }
+}

@@ -86,9 +86,29 @@ pub enum ExportArg {
     Svg,
 }
 
+/// The exit statuses, as `--help` and the README list them.
+pub mod exit {
+    /// An error: an input could not be read or holds no profile, or the output could not
+    /// be written (a full disk, an I/O error; a reader that closed the pipe early is no
+    /// error: the output ends quietly with status 0).
+    pub const ERROR: u8 = 1;
+    /// A usage error (a bad flag or value), as clap reports it.
+    pub const USAGE: u8 = 2;
+    /// An input ended early (a truncated gzip, a read error): the output was written from
+    /// what was read before, so it is partial.
+    pub const PARTIAL: u8 = 3;
+}
+
+/// The exit statuses at the end of `--help`.
+const EXIT_STATUS: &str = "Exit status:
+  0  done (also when a reader such as `head` closes the pipe early)
+  1  error: an input could not be read or holds no profile, or the output could not be written
+  2  usage error: a bad flag or value
+  3  an input ended early (truncated gzip, read error): the output holds what was read before";
+
 /// A terminal flame graph explorer for perf script, `SystemTap` and folded stacks.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
     /// Profile(s) to read: a path, or `-` for standard input; gzip is read directly.
     /// Two profiles are compared (BEFORE AFTER).
@@ -263,5 +283,19 @@ impl Args {
             snapshots: None,
             chunk_size: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_exit_status() {
+        for code in [0, exit::ERROR, exit::USAGE, exit::PARTIAL] {
+            assert!(EXIT_STATUS.contains(&format!("\n  {code}  ")), "{code}");
+        }
+        let usage = Args::try_parse_from(["flametui", "--threads", "0"]).unwrap_err();
+        assert_eq!(usage.exit_code(), i32::from(exit::USAGE));
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser};
 use flametui::app::TransformStack;
-use flametui::cli::{Args, ExportArg};
+use flametui::cli::{Args, ExportArg, exit};
 use flametui::export;
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::transform::Transform;
@@ -21,21 +21,83 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
         // The viewer was ended by a signal: 128 + its number, as shells expect.
-        Ok(()) if terminal::ended_by_signal().is_some() => terminal::ended_by_signal()
+        Ok(_) if terminal::ended_by_signal().is_some() => terminal::ended_by_signal()
             .and_then(|s| u8::try_from(128 + s).ok())
-            .map_or(ExitCode::FAILURE, ExitCode::from),
-        Ok(()) => ExitCode::SUCCESS,
+            .map_or(ExitCode::from(exit::ERROR), ExitCode::from),
+        Ok(Ending::Complete) => ExitCode::SUCCESS,
+        Ok(Ending::Partial) => ExitCode::from(exit::PARTIAL),
+        // A reader that stopped reading (`| head`) wanted no more: not an error.
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            if e.chain().any(|c| {
-                c.downcast_ref::<io::Error>()
-                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-            }) {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("flametui: {}", error_text(&e));
-            ExitCode::FAILURE
+            ExitCode::from(exit::ERROR)
         }
     }
+}
+
+/// Whether every input was read to its end.
+enum Ending {
+    Complete,
+    /// An input ended early: what was shown or written is partial.
+    Partial,
+}
+
+impl Ending {
+    fn from_partial(partial: bool) -> Self {
+        if partial {
+            Ending::Partial
+        } else {
+            Ending::Complete
+        }
+    }
+}
+
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A writer whose errors name where it writes (`<stdout>` or the path), keeping their
+/// kind so that a broken pipe is still recognised.
+struct Named<W> {
+    target: String,
+    inner: W,
+}
+
+impl Named<io::Stdout> {
+    fn stdout() -> Self {
+        Named {
+            target: "<stdout>".to_owned(),
+            inner: io::stdout(),
+        }
+    }
+}
+
+impl<W: Write> Named<W> {
+    fn name(&self, error: io::Error) -> io::Error {
+        let kind = error.kind();
+        let target = self.target.clone();
+        io::Error::new(kind, flametui::Error::Write { target, error })
+    }
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.name(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| self.name(e))
+    }
+}
+
+/// Writes all of `bytes` to standard output and flushes it.
+fn print_bytes(bytes: &[u8]) -> io::Result<()> {
+    let mut out = Named::stdout();
+    out.write_all(bytes)?;
+    out.flush()
 }
 
 /// The error and its causes, each said once (a cause is left out when the message above
@@ -56,15 +118,19 @@ fn error_text(e: &anyhow::Error) -> String {
         .join("\n")
 }
 
-fn run(args: &Args) -> Result<()> {
+fn run(args: &Args) -> Result<Ending> {
     if let Some(shell) = args.completions {
-        let mut cmd = Args::command();
-        clap_complete::generate(shell, &mut cmd, "flametui", &mut io::stdout());
-        return Ok(());
+        // Generated into memory: clap_complete panics when it cannot write.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Args::command(), "flametui", &mut script);
+        print_bytes(&script)?;
+        return Ok(Ending::Complete);
     }
     if args.man {
-        clap_mangen::Man::new(Args::command()).render(&mut io::stdout())?;
-        return Ok(());
+        let mut page = Vec::new();
+        clap_mangen::Man::new(Args::command()).render(&mut page)?;
+        print_bytes(&page)?;
+        return Ok(Ending::Complete);
     }
     let mut paths = args.profiles.clone();
     if paths.iter().any(|p| p == "-") && io::stdin().is_terminal() {
@@ -86,28 +152,43 @@ fn run(args: &Args) -> Result<()> {
         return explore(args, &paths, &opts, transforms);
     }
     let mut loaded = Vec::new();
+    let mut partial = false;
     for p in &paths {
         let l = input::load_path(p, &opts)?;
-        warn_about(l.main());
+        partial |= warn_about(l.main());
         if args.stats {
             let text = report::line_accounting(l.main());
             if args.export.is_some() || args.top.is_some() || args.print {
                 eprint!("{text}");
             } else {
-                print!("{text}");
+                print_bytes(text.as_bytes())?;
             }
         }
         loaded.push(l.transformed(&transforms).sorted(args.order.into()));
     }
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(io::BufWriter::new(File::create(path).with_context(
-            || format!("cannot create {}", sanitize(&path.display().to_string())),
-        )?)),
-        None => Box::new(io::BufWriter::new(io::stdout().lock())),
+    let (target, inner): (String, Box<dyn Write>) = match &args.output {
+        Some(path) => {
+            let target = sanitize(&path.display().to_string()).into_owned();
+            let file = File::create(path).with_context(|| format!("cannot create {target}"))?;
+            (target, Box::new(io::BufWriter::new(file)))
+        }
+        None => (
+            "<stdout>".to_owned(),
+            Box::new(io::BufWriter::new(io::stdout().lock())),
+        ),
     };
+    let mut out = Named { target, inner };
+    write_output(args, &loaded, &mut out)?;
+    out.flush()?;
+    Ok(Ending::from_partial(partial))
+}
+
+/// Writes what the arguments ask for: an export, the delta table of two profiles, the
+/// top table or the report.
+fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<()> {
     match args.export {
         Some(ExportArg::Folded) => {
-            let lines = match loaded.as_slice() {
+            let lines = match loaded {
                 [Loaded::Single(p)] => export::folded_lines(&p.tree),
                 [Loaded::Diff { before, after }] => {
                     export::diff_folded(&before.tree, &after.tree, args.normalize)
@@ -121,16 +202,16 @@ fn run(args: &Args) -> Result<()> {
             } else {
                 export::Destination::Data
             };
-            export::write_lines(&mut out, &lines, to)?;
+            export::write_lines(out, &lines, to)?;
         }
         Some(ExportArg::Svg) => {
             let p = loaded.first().context("no profile")?.main();
-            export::svg(p, &p.source, &mut out)?;
+            export::svg(p, &p.source, out)?;
         }
         None if args.stats && args.top.is_none() && !args.print => {}
         None => {
             // Two profiles (or a differential file): the functions that changed most.
-            let pair = match loaded.as_slice() {
+            let pair = match loaded {
                 [Loaded::Diff { before, after }] => Some((before, after)),
                 [a, b] => Some((a.main(), b.main())),
                 _ => None,
@@ -146,7 +227,6 @@ fn run(args: &Args) -> Result<()> {
             out.write_all(text.as_bytes())?;
         }
     }
-    out.flush()?;
     Ok(())
 }
 
@@ -179,7 +259,7 @@ fn explore(
     paths: &[String],
     opts: &LoadOptions,
     transforms: Vec<Transform>,
-) -> Result<()> {
+) -> Result<Ending> {
     let colors = color::detect(args.color.into(), &ColorEnv::from_env());
     let app = if let [before, after] = paths {
         terminal::compare(before, after, opts, &transforms, colors)?
@@ -191,17 +271,18 @@ fn explore(
     if let Some(failure) = app.failure {
         bail!(failure);
     }
-    if let Some(cmp) = app.comparison() {
-        warn_about(&cmp.before.profile);
-        warn_about(&cmp.after.profile);
-    } else if let Some(p) = app.profile() {
-        warn_about(p);
-    }
-    Ok(())
+    let partial = if let Some(cmp) = app.comparison() {
+        // Both are told about, whichever ended early.
+        warn_about(&cmp.before.profile) | warn_about(&cmp.after.profile)
+    } else {
+        app.profile().is_some_and(warn_about)
+    };
+    Ok(Ending::from_partial(partial))
 }
 
-/// Tells on stderr what was skipped while reading, naming file and line.
-fn warn_about(p: &Profile) {
+/// Tells on stderr what was skipped while reading, naming file and line; true when the
+/// input ended early (what was read is partial).
+fn warn_about(p: &Profile) -> bool {
     let s: &Stats = &p.stats;
     let src = sanitize(&p.source);
     if s.events.len() > 1 {
@@ -241,4 +322,5 @@ fn warn_about(p: &Profile) {
     if p.tree.saturated() {
         eprintln!("flametui: {src}: weights overflowed 64 bits and were clamped");
     }
+    s.read_error.is_some()
 }

@@ -317,3 +317,102 @@ fn thread_counts_out_of_bounds_are_usage_errors() {
         assert_eq!(text(&out.stdout), "a 1\n");
     }
 }
+
+/// 200 folded lines gzipped, less the last 10 bytes (the CRC and length, and some data):
+/// the decoder gives most lines, then an error.
+fn truncated_gzip() -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for i in 0..200 {
+        writeln!(gz, "main;f{i} 1").unwrap();
+    }
+    let mut bytes = gz.finish().unwrap();
+    bytes.truncate(bytes.len() - 10);
+    bytes
+}
+
+/// A truncated gzip exited 0 from every text mode: a script could not tell that the data
+/// was partial. What was read is still written, and the status says it is partial.
+#[test]
+fn an_input_that_ended_early_exits_3_after_writing_what_was_read() {
+    let cut = tmp("cut.folded.gz", &truncated_gzip());
+    let whole = tmp("whole.folded", b"main;f0 1\n");
+    let modes: [(&[&str], &str); 7] = [
+        (&["--export", "folded", &cut], "main;f1 1\n"),
+        (&["--export", "svg", &cut], "f1"),
+        (&["--print", &cut], "f1"),
+        (&["--top", "3", &cut], "f1"),
+        (&["--stats", &cut], "lines read"),
+        (&["--export", "folded", &whole, &cut], "main;f1 0 1\n"),
+        (&[&cut, &whole], "f1"),
+    ];
+    for (args, written) in modes {
+        let out = run(args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.contains("the input ended early"), "{args:?}: {err}");
+        assert!(text(&out.stdout).contains(written), "{args:?}");
+    }
+    let out = run(&["--export", "folded", &whole], None);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&run(&["--help"], None).stdout);
+    assert!(
+        help.contains("Exit status") && help.contains("3  an input ended early"),
+        "{help}"
+    );
+}
+
+/// A full disk: the report said "No space left on device" without naming where, and
+/// `--stats` and `--completions` panicked (status 101).
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_is_an_error_naming_it() {
+    let path = tmp("full.folded", b"a;b 1\n");
+    let modes: [&[&str]; 7] = [
+        &["--export", "folded", &path],
+        &["--export", "svg", &path],
+        &["--print", &path],
+        &["--top", "3", &path],
+        &["--stats", &path],
+        &["--completions", "bash"],
+        &["--man"],
+    ];
+    for args in modes {
+        let out = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("flametui: <stdout>: ") && err.contains("No space left"),
+            "{args:?}: {err}"
+        );
+    }
+    let out = run(&["--export", "folded", "-o", "/dev/full", &path], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("flametui: /dev/full: "), "{err}");
+}
+
+/// A reader that stops early (`| head -c 10`) is not an error: the output ends quietly
+/// with status 0.
+#[test]
+fn a_reader_closing_the_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    let lines: String = (0..20_000).map(|i| format!("main;f{i} 1\n")).collect();
+    let path = tmp("many.folded", lines.as_bytes());
+    let mut child = Command::new(BIN)
+        .args(["--export", "folded", &path])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}

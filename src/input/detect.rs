@@ -10,7 +10,8 @@ use crate::profile::Format;
 const PREFIX_LINES: usize = 64;
 /// How many bytes detection reads, at most (unless the first line is longer).
 const PREFIX_BYTES: usize = 64 * 1024;
-/// How long the first line may be for detection.
+/// How much of the first line is read before asking whether it is text: a longer first
+/// line is then read on to its end (detection needs one whole line), a binary one is not.
 const FIRST_LINE_BYTES: usize = 16 << 20;
 
 /// The first lines of an input.
@@ -27,6 +28,10 @@ pub struct Prefix {
 
 /// Reads the first lines of the input (up to a line or byte limit). A read error ends
 /// the prefix early; it is returned beside what was read.
+///
+/// The first line is read whole even past [`FIRST_LINE_BYTES`] when what came of it so
+/// far has no NUL byte (text, not a binary file): a folded line's count is at its end, and
+/// the parser holds that one line whole anyway, so no more memory than parsing is used.
 pub fn read_prefix<R: BufRead>(reader: &mut R) -> Prefix {
     let mut prefix = Prefix {
         bytes: Vec::new(),
@@ -48,6 +53,14 @@ pub fn read_prefix<R: BufRead>(reader: &mut R) -> Prefix {
         match io::Read::take(&mut *reader, limit).read_until(b'\n', &mut line) {
             Ok(n) => {
                 prefix.bytes.extend_from_slice(&line);
+                let cut = !line.ends_with(b"\n") && n as u64 == limit;
+                if i == 0 && cut && memchr::memchr(0, &line).is_none() {
+                    read_rest_of_line(reader, &mut prefix);
+                    if prefix.ended || prefix.error.is_some() {
+                        break;
+                    }
+                    continue;
+                }
                 // Short of the limit and of a newline, read_until met the end.
                 if n == 0 || (!line.ends_with(b"\n") && (n as u64) < limit) {
                     prefix.ended = true;
@@ -63,6 +76,18 @@ pub fn read_prefix<R: BufRead>(reader: &mut R) -> Prefix {
         }
     }
     prefix
+}
+
+/// Reads the rest of a first line longer than [`FIRST_LINE_BYTES`] into the prefix. A
+/// read error drops the line (its count may be cut), as for any line.
+fn read_rest_of_line<R: BufRead>(reader: &mut R, prefix: &mut Prefix) {
+    match reader.read_until(b'\n', &mut prefix.bytes) {
+        Ok(_) => prefix.ended = !prefix.bytes.ends_with(b"\n"),
+        Err(e) => {
+            prefix.bytes.clear();
+            prefix.error = Some(e);
+        }
+    }
 }
 
 /// The format of an input, judged from its first lines; `None` when nothing fits.
@@ -140,6 +165,39 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(detect(input.as_bytes()), expected, "{input:?}");
         }
+    }
+
+    /// A reader that fails.
+    struct Broken;
+
+    impl io::Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("gone"))
+        }
+    }
+
+    #[test]
+    fn a_first_line_past_the_cap_is_read_whole_unless_binary() {
+        let mut text = vec![b'x'; FIRST_LINE_BYTES + 10];
+        text.extend_from_slice(b" 5\nb 3\n");
+        let prefix = read_prefix(&mut io::Cursor::new(&text));
+        // The first line, whole (the byte budget of the next lines is spent).
+        assert!(prefix.bytes == text[..text.len() - 4]);
+        assert!(!prefix.ended && prefix.error.is_none());
+        assert_eq!(detect(&prefix.bytes), Some(Format::Folded));
+        // Unterminated: read to the end of the input.
+        let cut = &text[..FIRST_LINE_BYTES + 5];
+        let prefix = read_prefix(&mut io::Cursor::new(cut));
+        assert!(prefix.ended && prefix.bytes == cut);
+        // A read error in the rest of the line drops it (its count may be cut).
+        let mut failing = io::BufReader::new(io::Read::chain(cut, Broken));
+        let prefix = read_prefix(&mut failing);
+        assert!(prefix.bytes.is_empty() && prefix.error.is_some());
+        // A NUL byte: binary, not read past the cap.
+        text[7] = 0;
+        let prefix = read_prefix(&mut io::Cursor::new(&text));
+        assert_eq!(prefix.bytes.len(), FIRST_LINE_BYTES);
+        assert!(!prefix.ended);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::profile::{CallTree, Format, Profile, Stats};
 use common::LineReader;
 pub use live::Snapshots;
 use live::{LineSource, Live, Next, Tick};
+use parallel::ChunkParser;
 pub use perf::PerfOptions;
 
 /// Which parser to use.
@@ -257,21 +258,8 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
             }
         })
         .min(max_threads());
-    let text = String::from_utf8_lossy(&prefix).into_owned();
-    let head: Vec<&str> = text.lines().collect();
     // Decided once from the first lines, so chunked and sequential parsing agree.
-    let diff = folded::FoldedParser::sniff_diff(&head);
-    let chunked = match format {
-        Format::Perf => {
-            let mut perf = opts.perf.clone();
-            perf.event = perf.event.or_else(|| perf::first_event(&head));
-            perf.event
-                .is_some()
-                .then_some(parallel::ChunkParser::Perf(perf))
-        }
-        Format::Folded | Format::DiffFolded => Some(parallel::ChunkParser::Folded(diff)),
-        Format::Stap => None,
-    };
+    let (diff, chunked) = decide(&prefix, format, opts);
     // After a read error or the end of the input only the prefix is left to parse.
     let rest: Box<dyn Read + Send + '_> = if prefix_error.is_some() || ended {
         Box::new(io::empty())
@@ -315,6 +303,25 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         out.stats.read_error.get_or_insert(e.to_string());
     }
     finish(out, name, format)
+}
+
+/// Whether a folded input is differential, and how to parse it in chunks (`None`: not
+/// at all), judged from the prefix. (Its decoded copy is dropped here, before parsing:
+/// a first line may be long.)
+fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<ChunkParser>) {
+    let text = String::from_utf8_lossy(prefix);
+    let head: Vec<&str> = text.lines().collect();
+    let diff = folded::FoldedParser::sniff_diff(&head);
+    let chunked = match format {
+        Format::Perf => {
+            let mut perf = opts.perf.clone();
+            perf.event = perf.event.or_else(|| perf::first_event(&head));
+            perf.event.is_some().then_some(ChunkParser::Perf(perf))
+        }
+        Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
+        Format::Stap => None,
+    };
+    (diff, chunked)
 }
 
 /// Feeds every line to `f`; a read error ends the input early and is recorded, so what

@@ -35,6 +35,54 @@ fn a_one_mebibyte_line_loads() {
     assert_eq!(export::folded_lines(&p.tree)[0].len(), 5 + (1 << 20) + 2);
 }
 
+/// A folded file whose first line is longer than the 16 MiB that format detection read
+/// of it was "not a known profile format": detection only saw a cut line without its
+/// count. It must load whole, on one thread and in chunks, from a reader as from stdin.
+#[test]
+fn a_first_line_longer_than_16_mebibytes_is_detected_and_loads() {
+    let frame = "x".repeat(1 << 20);
+    let mut text = format!("{frame};").repeat(17);
+    // (The space in the last frame keeps the search for a second count short: without
+    // it, a debug build scans the 17 MiB back char by char three times, some 10 s.)
+    text.push_str("leaf node 5\nb 3\n");
+    assert!(text.len() > 17 << 20);
+    for threads in [1, 2] {
+        let opts = LoadOptions {
+            threads: Some(threads),
+            ..LoadOptions::default()
+        };
+        let loaded = input::load_reader(text.as_bytes(), "long", &opts);
+        let Ok(Loaded::Single(p)) = loaded else {
+            panic!(
+                "{threads} threads: {:?}",
+                loaded.err().map(|e| e.to_string())
+            )
+        };
+        assert_eq!(p.tree.total(), 8, "{threads} threads");
+        assert_eq!(p.tree.max_depth(), 18, "{threads} threads");
+        assert_eq!(p.stats.format, Some(flametui::profile::Format::Folded));
+        assert_eq!(p.stats.skipped_lines(), 0);
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(["--top", "1", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("total 8 samples"), "{report}");
+}
+
 #[test]
 fn a_stack_100000_frames_deep_goes_through_every_stage() {
     let frames: Vec<String> = (0..100_000).map(|i| format!("f{}", i % 13)).collect();

@@ -373,4 +373,29 @@ fn unusable_terminals_get_the_report() {
         screen.contains("standard input, which is a terminal"),
         "{screen}"
     );
+/// The viewer exits 3 after showing an input that ended early (a truncated gzip).
+#[test]
+fn the_viewer_exits_3_after_an_input_that_ended_early() {
+    use std::io::Write;
+    if !tmux_available() {
+        return;
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for i in 0..200 {
+        writeln!(gz, "main;f{i} 1").expect("gzip");
+    }
+    let mut bytes = gz.finish().expect("gzip");
+    bytes.truncate(bytes.len() - 10);
+    let dir = std::env::temp_dir().join(format!("flametui-e2e-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (cut, err) = (dir.join("cut.folded.gz"), dir.join("stderr"));
+    std::fs::write(&cut, bytes).expect("write");
+    let t = Tmux::start("cut", &format!("{BIN} {} 2>{}", quote(&cut), quote(&err)));
+    t.wait_for("the viewer", |s| s.contains("? help"));
+    t.send(&["q"]);
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+    let message = std::fs::read_to_string(&err).expect("stderr");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(screen.contains("EXITED:3"), "{screen}\n{message}");
+    assert!(message.contains("the input ended early"), "{message}");
 }

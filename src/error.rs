@@ -44,6 +44,16 @@ pub enum Error {
         /// What was skipped, if anything.
         detail: String,
     },
+    /// A differential folded file was given as one side of a comparison of two inputs: it
+    /// is a comparison already, and taking one of its columns would be a silent guess.
+    #[error(
+        "{}: a differential folded file (`stack BEFORE AFTER`) is a comparison already and cannot be one side of another; open it alone to compare its two columns",
+        sanitize(.source_name)
+    )]
+    DiffAsSide {
+        /// Path or `<stdin>`.
+        source_name: String,
+    },
     /// Writing output failed.
     #[error("{}: {error}", sanitize(.target))]
     Write {

@@ -155,6 +155,9 @@ fn run(args: &Args) -> Result<Ending> {
     let mut partial = false;
     for p in &paths {
         let l = input::load_path(p, &opts)?;
+        if paths.len() == 2 {
+            l.side()?;
+        }
         partial |= warn_about(l.main());
         if args.stats {
             let text = report::line_accounting(l.main());

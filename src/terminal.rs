@@ -586,7 +586,11 @@ fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
         }
         done.store(true, Ordering::Relaxed);
         let input = match <[Loaded; 2]>::try_from(loaded) {
-            Ok([a, b]) => Input::LoadedPair(Ok(Box::new((into_main(a), into_main(b))))),
+            Ok([a, b]) => Input::LoadedPair(
+                a.into_side()
+                    .and_then(|a| Ok(Box::new((a, b.into_side()?))))
+                    .map_err(|e| e.to_string()),
+            ),
             Err(mut one) => match one.pop() {
                 Some(Loaded::Diff { before, after }) => {
                     Input::LoadedPair(Ok(Box::new((before, after))))
@@ -597,13 +601,6 @@ fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
         };
         let _ = tx.send(input);
     });
-}
-
-/// The profile of an input (AFTER, for a differential file).
-fn into_main(loaded: Loaded) -> Profile {
-    match loaded {
-        Loaded::Single(p) | Loaded::Diff { after: p, .. } => p,
-    }
 }
 
 /// Ends loading with an error.

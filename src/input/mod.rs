@@ -131,6 +131,36 @@ impl Loaded {
             Loaded::Single(p) | Loaded::Diff { after: p, .. } => p,
         }
     }
+
+    /// This input as one side of a comparison of two inputs (the text modes and the
+    /// viewer both ask here, so they refuse alike).
+    ///
+    /// # Errors
+    /// [`Error::DiffAsSide`] for a differential folded file: which of its columns is meant
+    /// cannot be known.
+    pub fn side(&self) -> Result<&Profile> {
+        match self {
+            Loaded::Single(p) => Ok(p),
+            Loaded::Diff { after, .. } => Err(diff_as_side(after)),
+        }
+    }
+
+    /// [`Loaded::side`], taking the input.
+    ///
+    /// # Errors
+    /// As [`Loaded::side`].
+    pub fn into_side(self) -> Result<Profile> {
+        match self {
+            Loaded::Single(p) => Ok(p),
+            Loaded::Diff { after, .. } => Err(diff_as_side(&after)),
+        }
+    }
+}
+
+fn diff_as_side(p: &Profile) -> Error {
+    Error::DiffAsSide {
+        source_name: p.source.clone(),
+    }
 }
 
 /// Where parsers put samples and bookkeeping.

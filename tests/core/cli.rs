@@ -416,3 +416,32 @@ fn a_reader_closing_the_pipe_ends_the_output_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
 }
+
+/// A differential file as one side of a comparison silently stood for its AFTER column:
+/// `x;y 3 5` compared with `x;y 4` read as 5 against 4. It is refused, naming the file.
+#[test]
+fn a_differential_file_is_refused_as_one_side_of_a_comparison() {
+    let diff = tmp("side.diff.folded", b"x;y 3 5\nx;z 1 0\n");
+    let plain = tmp("side.folded", b"x;y 4\n");
+    let modes: [&[&str]; 4] = [
+        &["--export", "folded", &diff, &plain],
+        &["--export", "folded", &plain, &diff],
+        &[&diff, &plain],
+        &["--top", "5", &plain, &diff],
+    ];
+    for args in modes {
+        let out = run(args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("side.diff.folded") && err.contains("differential"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("open it alone"), "{err}");
+        assert_eq!(text(&out.stdout), "", "{args:?}");
+    }
+    // Alone, it is the comparison of its two columns.
+    let out = run(&["--export", "folded", &diff], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "x;y 3 5\nx;z 1 0\n");
+}

@@ -399,3 +399,32 @@ fn the_viewer_exits_3_after_an_input_that_ended_early() {
     assert!(screen.contains("EXITED:3"), "{screen}\n{message}");
     assert!(message.contains("the input ended early"), "{message}");
 }
+/// The viewer's compare path refuses a differential file as one side, as the text modes
+/// do (`Loaded::into_side`), and says so once the terminal is given back.
+#[test]
+fn the_viewer_refuses_a_differential_file_as_one_side() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("flametui-e2e-side-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let diff = dir.join("side.diff.folded");
+    std::fs::write(&diff, "x;y 3 5\n").expect("write");
+    let plain = testdata("folded-small.txt");
+    let err = dir.join("stderr");
+    // Standard output stays the pane, so the viewer starts; stderr goes to a file.
+    let command = format!("{BIN} {} {} 2>{}", quote(&plain), quote(&diff), quote(&err));
+    let t = Tmux::start("side", &command);
+    let screen = t.wait_for("exit", |s| s.contains("EXITED:"));
+    let message = std::fs::read_to_string(&err).expect("stderr");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(screen.contains("EXITED:1"), "{screen}\n{message}");
+    assert!(
+        message.contains("side.diff.folded: a differential folded file"),
+        "{message}"
+    );
+    assert!(
+        !screen.contains("? help"),
+        "alternate screen left:\n{screen}"
+    );
+}

@@ -106,12 +106,67 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
         .map_err(|e| io::Error::other(e.to_string()))
 }
 
+/// A writer whose errors name where it writes (`<stdout>` or the path), as
+/// [`crate::Error::Write`], keeping their kind so that a broken pipe is still recognised.
+pub struct Named<W> {
+    target: String,
+    inner: W,
+}
+
+impl<W: Write> Named<W> {
+    /// Wraps `inner`, which writes to `target`.
+    pub fn new(target: impl Into<String>, inner: W) -> Self {
+        Self {
+            target: target.into(),
+            inner,
+        }
+    }
+
+    fn name(&self, error: io::Error) -> io::Error {
+        let kind = error.kind();
+        let target = self.target.clone();
+        io::Error::new(kind, crate::Error::Write { target, error })
+    }
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.name(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().map_err(|e| self.name(e))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         CallTree::from_stacks(stacks)
+    }
+
+    /// A reader that has closed the pipe.
+    struct Closed;
+
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn write_errors_name_the_target_and_keep_their_kind() {
+        let e = Named::new("<stdout>", Closed)
+            .write_all(b"abc")
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(e.to_string(), "<stdout>: broken pipe");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser};
 use flametui::app::TransformStack;
 use flametui::cli::{Args, ExportArg, exit};
-use flametui::export;
+use flametui::export::{self, Named};
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::transform::Transform;
 use flametui::profile::{Profile, Stats};
@@ -59,43 +59,9 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// A writer whose errors name where it writes (`<stdout>` or the path), keeping their
-/// kind so that a broken pipe is still recognised.
-struct Named<W> {
-    target: String,
-    inner: W,
-}
-
-impl Named<io::Stdout> {
-    fn stdout() -> Self {
-        Named {
-            target: "<stdout>".to_owned(),
-            inner: io::stdout(),
-        }
-    }
-}
-
-impl<W: Write> Named<W> {
-    fn name(&self, error: io::Error) -> io::Error {
-        let kind = error.kind();
-        let target = self.target.clone();
-        io::Error::new(kind, flametui::Error::Write { target, error })
-    }
-}
-
-impl<W: Write> Write for Named<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.write(buf).map_err(|e| self.name(e))
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush().map_err(|e| self.name(e))
-    }
-}
-
 /// Writes all of `bytes` to standard output and flushes it.
 fn print_bytes(bytes: &[u8]) -> io::Result<()> {
-    let mut out = Named::stdout();
+    let mut out = Named::new("<stdout>", io::stdout());
     out.write_all(bytes)?;
     out.flush()
 }
@@ -180,7 +146,7 @@ fn run(args: &Args) -> Result<Ending> {
             Box::new(io::BufWriter::new(io::stdout().lock())),
         ),
     };
-    let mut out = Named { target, inner };
+    let mut out = Named::new(target, inner);
     write_output(args, &loaded, &mut out)?;
     out.flush()?;
     Ok(Ending::from_partial(partial))

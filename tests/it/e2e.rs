@@ -373,6 +373,8 @@ fn unusable_terminals_get_the_report() {
         screen.contains("standard input, which is a terminal"),
         "{screen}"
     );
+}
+
 /// The viewer exits 3 after showing an input that ended early (a truncated gzip).
 #[test]
 fn the_viewer_exits_3_after_an_input_that_ended_early() {

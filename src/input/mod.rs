@@ -176,7 +176,12 @@ pub struct Collector {
 
 impl Collector {
     /// Adds another piece's samples and counts.
-    pub fn merge(&mut self, other: Collector) {
+    pub fn merge(&mut self, mut other: Collector) {
+        // The smaller tree goes into the larger (an empty one is simply replaced): the
+        // merge costs one lookup per node of the tree merged in.
+        if other.tree.len() > self.tree.len() {
+            std::mem::swap(&mut self.tree, &mut other.tree);
+        }
         self.tree.merge_from(&other.tree);
         match (&mut self.after, other.after) {
             (Some(a), Some(b)) => a.merge_from(&b),

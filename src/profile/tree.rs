@@ -21,6 +21,9 @@ impl NodeId {
     }
 }
 
+/// The callees of a node.
+pub type Children = smallvec::SmallVec<[NodeId; 4]>;
+
 /// One frame at one position in the tree.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -28,8 +31,9 @@ pub struct Node {
     pub name: NameId,
     /// Caller; `None` only for the root.
     pub parent: Option<NodeId>,
-    /// Callees, alphabetical after [`CallTree::finish`].
-    pub children: Vec<NodeId>,
+    /// Callees, alphabetical after [`CallTree::finish`]; up to four are stored inline (most
+    /// frames of a profile have few callees, and a heap block each cost more than the node).
+    pub children: Children,
     /// Inclusive weight: this frame and everything it called.
     pub total: u64,
     /// Weight of the stacks that end in this frame.
@@ -42,6 +46,9 @@ pub struct Node {
     pub depth: u32,
 }
 
+/// Parents with at most this many children find a child by scanning them.
+const SCAN_CHILDREN: usize = 8;
+
 /// Name of the synthetic root node, as in `FlameGraph`.
 pub const ROOT_NAME: &str = "all";
 
@@ -50,6 +57,9 @@ pub const ROOT_NAME: &str = "all";
 pub struct CallTree {
     names: Interner,
     nodes: Vec<Node>,
+    /// `(parent, name) → child` for parents with more than [`SCAN_CHILDREN`] children;
+    /// smaller families are scanned (most nodes of a profile with distinct stacks have
+    /// one child, and an entry per node here cost more than the node).
     index: FxHashMap<(NodeId, NameId), NodeId>,
     /// Weights are stored as integers in units of 10^-scale (fractional folded counts).
     scale: u32,
@@ -75,7 +85,7 @@ impl CallTree {
             nodes: vec![Node {
                 name: root,
                 parent: None,
-                children: Vec::new(),
+                children: Children::new(),
                 total: 0,
                 self_weight: 0,
                 samples: 0,
@@ -205,8 +215,20 @@ impl CallTree {
         }
     }
 
+    /// The child of `parent` named `name`, if any.
+    fn child(&self, parent: NodeId, name: NameId) -> Option<NodeId> {
+        let kids = &self.nodes[parent.index()].children;
+        if kids.len() <= SCAN_CHILDREN {
+            kids.iter()
+                .copied()
+                .find(|&c| self.nodes[c.index()].name == name)
+        } else {
+            self.index.get(&(parent, name)).copied()
+        }
+    }
+
     fn child_or_insert(&mut self, parent: NodeId, name: NameId) -> NodeId {
-        if let Some(&id) = self.index.get(&(parent, name)) {
+        if let Some(id) = self.child(parent, name) {
             return id;
         }
         let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
@@ -215,15 +237,27 @@ impl CallTree {
         self.nodes.push(Node {
             name,
             parent: Some(parent),
-            children: Vec::new(),
+            children: Children::new(),
             total: 0,
             self_weight: 0,
             samples: 0,
             self_samples: 0,
             depth,
         });
-        self.nodes[parent.index()].children.push(id);
-        self.index.insert((parent, name), id);
+        let kids = &mut self.nodes[parent.index()].children;
+        kids.push(id);
+        if kids.len() > SCAN_CHILDREN {
+            if kids.len() == SCAN_CHILDREN + 1 {
+                // The family outgrew scanning: index all of it.
+                let all = kids.clone();
+                for c in all {
+                    let n = self.nodes[c.index()].name;
+                    self.index.insert((parent, n), c);
+                }
+            } else {
+                self.index.insert((parent, name), id);
+            }
+        }
         id
     }
 
@@ -298,16 +332,22 @@ impl CallTree {
         let factor = 10u64.saturating_pow(self.scale - other.scale);
         self.saturated |= other.saturated;
         let mut map = vec![NodeId::ROOT; other.nodes.len()];
-        for id in other.preorder() {
-            let old = other.node(id);
+        // Each of `other`'s names is interned here once, not once per node (with distinct
+        // stacks, nodes outnumber names a hundred to one).
+        let mut names: Vec<Option<NameId>> = vec![None; other.names.len()];
+        // A node is always created after its parent, so id order visits parents first.
+        for (i, old) in other.nodes.iter().enumerate() {
             let new = match old.parent {
                 None => NodeId::ROOT,
                 Some(p) => {
-                    let name = self.names.intern_like(&other.names, old.name);
+                    let slot = &mut names[old.name.0 as usize];
+                    let name =
+                        *slot.get_or_insert_with(|| self.names.intern_like(&other.names, old.name));
                     self.child_or_insert(map[p.index()], name)
                 }
             };
-            map[id.index()] = new;
+            let id = i;
+            map[id] = new;
             let mut sat = self.saturated;
             let n = &mut self.nodes[new.index()];
             n.total = add_sat(n.total, mul_sat(old.total, factor, &mut sat), &mut sat);
@@ -394,7 +434,7 @@ impl CallTree {
 
     /// The child of `parent` called `name`, if any.
     pub fn child_named(&self, parent: NodeId, name: &str) -> Option<NodeId> {
-        let child = |id: Option<NameId>| id.and_then(|id| self.index.get(&(parent, id)).copied());
+        let child = |id: Option<NameId>| id.and_then(|id| self.child(parent, id));
         child(self.names.lookup(name)).or_else(|| child(self.names.lookup_task(name)))
     }
 
@@ -560,6 +600,32 @@ mod tests {
             .map(|&c| t.name(c))
             .collect();
         assert_eq!(names, ["M", "a", "z"]);
+    }
+
+    #[test]
+    fn families_large_and_small_find_their_children() {
+        // Crossing the scan limit moves a family into the index; nothing is duplicated.
+        let mut t = CallTree::new();
+        for round in 0..2 {
+            for i in 0..(3 * SCAN_CHILDREN) {
+                t.insert(["main", &format!("f{i}"), "leaf"], 1);
+            }
+            let main = t.child_named(NodeId::ROOT, "main").unwrap();
+            assert_eq!(
+                t.node(main).children.len(),
+                3 * SCAN_CHILDREN,
+                "round {round}"
+            );
+        }
+        t.finish();
+        let main = t.child_named(NodeId::ROOT, "main").unwrap();
+        for i in 0..(3 * SCAN_CHILDREN) {
+            let f = t.child_named(main, &format!("f{i}")).unwrap();
+            assert_eq!(t.node(f).total, 2);
+            assert!(t.child_named(f, "leaf").is_some());
+        }
+        assert!(t.child_named(main, "nope").is_none());
+        assert_eq!(t.len(), 2 + 2 * 3 * SCAN_CHILDREN);
     }
 
     #[test]

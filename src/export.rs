@@ -10,12 +10,43 @@ use crate::text::{for_terminal, for_xml};
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
-    let mut stacks = tree.stacks();
-    stacks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    stacks
-        .into_iter()
-        .map(|(s, w)| format!("{s} {}", tree.format_weight(w)))
-        .collect()
+    let mut out = Vec::new();
+    each_folded_line(tree, |line| out.push(line.to_owned()));
+    out
+}
+
+/// Calls `f` with each folded line (without its newline), sorted bytewise, building one
+/// line at a time: with many distinct stacks, all the lines at once would weigh more than
+/// the tree.
+fn each_folded_line(tree: &CallTree, mut f: impl FnMut(&str)) {
+    let mut line = String::new();
+    tree.for_each_stack_sorted(|path, weight| {
+        line.clear();
+        for (i, &name) in path.iter().enumerate() {
+            if i > 0 {
+                line.push(';');
+            }
+            line.push_str(tree.names().resolve(name));
+        }
+        line.push(' ');
+        line.push_str(&tree.format_weight(weight));
+        f(&line);
+    });
+}
+
+/// Writes the folded lines of `tree` as [`write_lines`] does, streaming them.
+///
+/// # Errors
+/// Writing failed.
+pub fn write_folded<W: Write>(mut out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
+    let mut result = Ok(());
+    each_folded_line(tree, |line| {
+        if result.is_ok() {
+            result = write_line(&mut out, line, to);
+        }
+    });
+    result?;
+    out.flush()
 }
 
 /// Differential folded lines `stack before after` over the union of both trees' stacks,
@@ -67,14 +98,19 @@ pub enum Destination {
 /// Errors of the writer.
 pub fn write_lines<W: Write>(out: &mut W, lines: &[String], to: Destination) -> io::Result<()> {
     for l in lines {
-        let line = match to {
-            Destination::Data => l.into(),
-            Destination::Terminal => for_terminal(l),
-        };
-        out.write_all(line.as_bytes())?;
-        out.write_all(b"\n")?;
+        write_line(out, l, to)?;
     }
     out.flush()
+}
+
+/// One line and its newline, escaped for a terminal when it goes to one.
+fn write_line<W: Write>(out: &mut W, line: &str, to: Destination) -> io::Result<()> {
+    let line = match to {
+        Destination::Data => line.into(),
+        Destination::Terminal => for_terminal(line),
+    };
+    out.write_all(line.as_bytes())?;
+    out.write_all(b"\n")
 }
 
 /// Renders an interactive SVG flame graph of `profile` with inferno.

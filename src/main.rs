@@ -157,19 +157,19 @@ fn run(args: &Args) -> Result<Ending> {
 fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<()> {
     match args.export {
         Some(ExportArg::Folded) => {
-            let lines = match loaded {
-                [Loaded::Single(p)] => export::folded_lines(&p.tree),
-                [Loaded::Diff { before, after }] => {
-                    export::diff_folded(&before.tree, &after.tree, args.normalize)
-                }
-                [a, b] => export::diff_folded(&a.main().tree, &b.main().tree, args.normalize),
-                _ => bail!("--export folded takes one or two profiles"),
-            };
             // Names are data in a file or a pipe; a terminal would obey their controls.
             let to = if args.output.is_none() && io::stdout().is_terminal() {
                 export::Destination::Terminal
             } else {
                 export::Destination::Data
+            };
+            let lines = match loaded {
+                [Loaded::Single(p)] => return Ok(export::write_folded(out, &p.tree, to)?),
+                [Loaded::Diff { before, after }] => {
+                    export::diff_folded(&before.tree, &after.tree, args.normalize)
+                }
+                [a, b] => export::diff_folded(&a.main().tree, &b.main().tree, args.normalize),
+                _ => bail!("--export folded takes one or two profiles"),
             };
             export::write_lines(out, &lines, to)?;
         }

@@ -495,6 +495,51 @@ impl CallTree {
         out
     }
 
+    /// Calls `f(frames root first, self weight)` for every stack that samples ended in, in
+    /// the bytewise order of the stacks' folded text (`a;b;c`), without building or sorting
+    /// that text: each family is ordered by the name alone for a frame's own stack and by
+    /// the name followed by `;` for the stacks below it, which is exactly where those
+    /// strings sort (`x` < `x2…` < `x;…`). The root's own weight has no frames and is left
+    /// out.
+    pub fn for_each_stack_sorted(&self, mut f: impl FnMut(&[NameId], u64)) {
+        // (child, true for the stacks below it, false for its own stack)
+        let entries = |id: NodeId| -> Vec<(NodeId, bool)> {
+            let mut v = Vec::with_capacity(2 * self.nodes[id.index()].children.len());
+            for &c in &self.nodes[id.index()].children {
+                let n = &self.nodes[c.index()];
+                if n.self_samples > 0 || n.self_weight > 0 {
+                    v.push((c, false));
+                }
+                if !n.children.is_empty() {
+                    v.push((c, true));
+                }
+            }
+            let key = |&(c, below): &(NodeId, bool)| {
+                let name = self.names.resolve(self.nodes[c.index()].name).as_bytes();
+                name.iter().copied().chain(below.then_some(b';'))
+            };
+            v.sort_by(|a, b| key(a).cmp(key(b)));
+            v
+        };
+        let mut path: Vec<NameId> = Vec::new();
+        let mut todo = vec![(entries(NodeId::ROOT), 0usize)];
+        while let Some((list, next)) = todo.last_mut() {
+            let Some(&(c, below)) = list.get(*next) else {
+                todo.pop();
+                path.pop();
+                continue;
+            };
+            *next += 1;
+            path.push(self.nodes[c.index()].name);
+            if below {
+                todo.push((entries(c), 0));
+            } else {
+                f(&path, self.nodes[c.index()].self_weight);
+                path.pop();
+            }
+        }
+    }
+
     /// Calls `f(frames root first, self weight, self samples)` for every stack that samples
     /// ended in, in pre-order, without recursion (export, transforms and the sandwich
     /// views all walk stacks this way). The root's own weight, if any, comes first with no
@@ -626,6 +671,28 @@ mod tests {
         }
         assert!(t.child_named(main, "nope").is_none());
         assert_eq!(t.len(), 2 + 2 * 3 * SCAN_CHILDREN);
+    }
+
+    #[test]
+    fn sorted_walk_is_the_bytewise_order_of_the_folded_text() {
+        // `b2` sorts between `b` and `b;x` (the digit is below `;`), `B` before `a`.
+        let t = tree(&[
+            ("a;b;x", 1),
+            ("a;b", 2),
+            ("a;b2", 3),
+            ("a;b!;y", 4),
+            ("a", 5),
+            ("B;c", 6),
+            ("a;b;x;z", 7),
+        ]);
+        let mut walked = Vec::new();
+        t.for_each_stack_sorted(|path, w| {
+            let names: Vec<&str> = path.iter().map(|&n| t.names().resolve(n)).collect();
+            walked.push((names.join(";"), w));
+        });
+        let mut sorted = t.stacks();
+        sorted.sort();
+        assert_eq!(walked, sorted);
     }
 
     #[test]

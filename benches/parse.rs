@@ -163,5 +163,96 @@ fn bench_tree_and_finder(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_parsers, bench_export, bench_tree_and_finder);
+/// A `perf script` whose stacks are nearly all distinct (as long, DWARF and system-wide
+/// recordings are): 8 to 20 frames over 20,000 names, the shape of
+/// scripts/gen-distinct-perf.py, smaller.
+fn distinct_perf_text(samples: usize) -> String {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut s = String::new();
+    for i in 0..samples {
+        let _ = writeln!(
+            s,
+            "worker-{} {} [000] {i}.000100:    1001001 cpu-clock:ppp: ",
+            i % 16,
+            4000 + i % 16
+        );
+        let depth = 8 + next(13);
+        for d in 0..depth {
+            let f = if d + 1 == depth {
+                next(64)
+            } else {
+                next(20_000)
+            };
+            let _ = writeln!(
+                s,
+                "\t7f{f:010x} ns{}::Class{}::method{f}(long)+0x{d:x} (/usr/lib/libbench{:02}.so)",
+                f % 97,
+                f % 389,
+                f % 40
+            );
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn bench_distinct_stacks(c: &mut Criterion) {
+    use flametui::profile::CallTree;
+    let text = distinct_perf_text(20_000);
+    let mut group = c.benchmark_group("distinct stacks");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    for threads in [1, 2] {
+        let opts = LoadOptions {
+            format: FormatChoice::Perf,
+            threads: Some(threads),
+            ..LoadOptions::default()
+        };
+        group.bench_function(format!("parse perf, {threads} threads"), |b| {
+            b.iter(|| black_box(load_reader(text.as_bytes(), "bench", &opts).unwrap()));
+        });
+    }
+    let half = text.len() / 2;
+    let cut = half + text[half..].find("\n\n").unwrap() + 2;
+    let tree_of = |t: &str| {
+        let opts = LoadOptions {
+            format: FormatChoice::Perf,
+            threads: Some(1),
+            ..LoadOptions::default()
+        };
+        match load_reader(t.as_bytes(), "bench", &opts).unwrap() {
+            Loaded::Single(p) => p.tree,
+            Loaded::Diff { .. } => unreachable!(),
+        }
+    };
+    let (a, b) = (tree_of(&text[..cut]), tree_of(&text[cut..]));
+    group.bench_function("merge two halves", |bench| {
+        bench.iter_batched(
+            || a.clone(),
+            |mut t: CallTree| {
+                t.merge_from(&b);
+                black_box(t)
+            },
+            criterion::BatchSize::LargeInput,
+        );
+    });
+    let whole = tree_of(&text);
+    group.bench_function("export folded", |b| {
+        b.iter(|| export::write_folded(std::io::sink(), &whole, export::Destination::Data));
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_parsers,
+    bench_export,
+    bench_tree_and_finder,
+    bench_distinct_stacks
+);
 criterion_main!(benches);

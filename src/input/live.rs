@@ -168,7 +168,15 @@ pub struct Live<'a> {
     pub last: Instant,
     /// Samples in the last snapshot sent.
     pub sent: u64,
+    /// The least time between two snapshots while lines flow: `every`, or more when a
+    /// snapshot is dear (see [`SNAPSHOT_SHARE`]).
+    pub gap: std::time::Duration,
 }
+
+/// A snapshot copies and sorts the whole tree so far, and the viewer then re-indexes it:
+/// with many distinct stacks that grows with the input. While lines flow, snapshots are
+/// spaced so that making them takes at most this share of the time (1/20).
+const SNAPSHOT_SHARE: u32 = 20;
 
 /// What just happened, for [`Live::tick`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,15 +196,14 @@ impl Live<'_> {
     pub fn tick(&mut self, parse: &ParseState, out: &Collector, why: Tick) {
         let due = match why {
             Tick::Idle => true,
-            Tick::CaughtUp => self.last.elapsed() >= self.snapshots.every,
-            Tick::Line => {
-                parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.snapshots.every
-            }
+            Tick::CaughtUp => self.last.elapsed() >= self.gap,
+            Tick::Line => parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.gap,
         };
         if !due || out.stats.samples == self.sent || out.after.is_some() {
             return;
         }
         self.sent = out.stats.samples;
+        let started = Instant::now();
         let mut tree = out.tree.clone();
         tree.finish();
         let mut stats = out.stats.clone();
@@ -208,5 +215,43 @@ impl Live<'_> {
             stats,
         });
         self.last = Instant::now();
+        self.gap = self
+            .snapshots
+            .every
+            .max(self.last.duration_since(started) * SNAPSHOT_SHARE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dear snapshot spaces the next ones out: 20 × what it cost, never less than
+    /// `every`; a pause still shows the profile at once.
+    #[test]
+    fn dear_snapshots_are_spaced_out() {
+        let snapshots = Snapshots {
+            every: Duration::from_millis(1),
+            sink: Arc::new(|_| std::thread::sleep(Duration::from_millis(20))),
+        };
+        let mut live = Live {
+            snapshots: &snapshots,
+            name: "t",
+            format: Format::Folded,
+            last: Instant::now() - Duration::from_secs(1),
+            sent: 0,
+            gap: snapshots.every,
+        };
+        let mut out = Collector::default();
+        out.tree.insert(["a"], 1);
+        out.stats.samples = 1;
+        live.tick(&ParseState { line_no: 2048 }, &out, Tick::Line);
+        assert_eq!(live.sent, 1);
+        assert!(live.gap >= Duration::from_millis(400), "{:?}", live.gap);
+        out.stats.samples = 2;
+        live.tick(&ParseState { line_no: 4096 }, &out, Tick::Line);
+        assert_eq!(live.sent, 1, "due only after the gap");
+        live.tick(&ParseState { line_no: 4097 }, &out, Tick::Idle);
+        assert_eq!(live.sent, 2, "a pause shows the profile at once");
     }
 }

@@ -318,6 +318,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
                 format,
                 last: std::time::Instant::now(),
                 sent: 0,
+                gap: snapshots.every,
             });
             if let Some(wait) = live.as_ref().map(|l| l.snapshots.every) {
                 // Streaming: a reader thread, so a pause in the input shows the profile so far.

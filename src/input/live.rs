@@ -238,7 +238,7 @@ mod tests {
             snapshots: &snapshots,
             name: "t",
             format: Format::Folded,
-            last: Instant::now() - Duration::from_secs(1),
+            last: Instant::now().checked_sub(Duration::from_secs(1)).unwrap(),
             sent: 0,
             gap: snapshots.every,
         };

@@ -152,5 +152,64 @@ fn bench_finder(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench, bench_finder);
+/// 250,000 nearly distinct stacks of 8 to 20 frames over 20,000 names (about 3 M nodes,
+/// the shape of scripts/gen-distinct-perf.py): where every frame a search looks at counts.
+fn distinct_tree() -> CallTree {
+    let names: Vec<String> = (0..20_000)
+        .map(|i| format!("ns{}::Class{}::method{i}", i % 97, i % 389))
+        .collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut t = CallTree::new();
+    let mut frames: Vec<&str> = Vec::with_capacity(20);
+    for _ in 0..250_000 {
+        frames.clear();
+        frames.push(&names[next(64)]);
+        for _ in 0..7 + next(13) {
+            frames.push(&names[next(names.len())]);
+        }
+        t.insert(frames.iter(), 1_001_001);
+    }
+    t.finish();
+    t
+}
+
+/// A search keystroke as the user sees it (the update and the 160×45 frame), on the tree
+/// of distinct stacks: a query that most frames match, one that about half match, one
+/// that few do. Each iteration types the key and erases it.
+fn bench_search_distinct(c: &mut Criterion) {
+    let mut app = viewer(distinct_tree());
+    update(&mut app, Action::Resize(160, 45));
+    let area = Rect::new(0, 0, 160, 45);
+    let mut buf = Buffer::empty(area);
+    eprintln!("nodes: {}", app.explorer().unwrap().profile.tree.len());
+    update(&mut app, Action::SearchStart);
+    let mut group = c.benchmark_group("search key + render, 3M nodes");
+    group.sample_size(20);
+    for (prefix, key) in [("metho", 'd'), ("method", '1'), ("method12", '3')] {
+        while app.explorer().is_some_and(|ex| !ex.search.query.is_empty()) {
+            update(&mut app, Action::SearchDelete);
+        }
+        for ch in prefix.chars() {
+            update(&mut app, Action::SearchType(ch));
+        }
+        group.bench_function(format!("'{prefix}' + '{key}', then erase it"), |b| {
+            b.iter(|| {
+                for action in [Action::SearchType(key), Action::SearchDelete] {
+                    update(&mut app, action);
+                    buf.reset();
+                    (&app).render(area, &mut buf);
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_finder, bench_search_distinct);
 criterion_main!(benches);

@@ -184,9 +184,9 @@ impl Explorer {
         let (start, _) = self.selected.interval(&self.index);
         let depth = self.selected.depth(&self.index);
         let hit = if forward {
-            m.next_after(start, depth)
+            m.next_after(&self.index, start, depth)
         } else {
-            m.prev_before(start, depth)
+            m.prev_before(&self.index, start, depth)
         };
         if let Some(hit) = hit {
             self.select(Target::Frame(hit.id));

@@ -72,7 +72,7 @@ fn draw_cell(
     };
     let matched = ex.search.matches.as_ref().is_some_and(|m| match cell.kind {
         CellKind::Frame(id) => m.frame_matches(tree, id),
-        CellKind::Group(g) => m.any_in(depth, g.lo, g.hi),
+        CellKind::Group(g) => m.any_in(tree, &ex.index, depth, g.lo, g.hi),
     });
     if matched {
         style = color::matched(colors, style);

@@ -60,7 +60,7 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
             let total = p.tree.total();
             let (start, _) = ex.selected.interval(&ex.index);
             let at = m
-                .position(start, ex.selected.depth(&ex.index))
+                .position(&ex.index, start, ex.selected.depth(&ex.index))
                 .map(|i| format!(" · selection is #{}", thousands(i as u64)))
                 .unwrap_or_default();
             let frames = thousands(m.len() as u64);

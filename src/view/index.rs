@@ -116,6 +116,11 @@ impl TreeIndex {
         self.depth(id).saturating_add(self.height(id))
     }
 
+    /// True when the tree has an `[off-cpu]` subtree.
+    pub fn has_offcpu(&self) -> bool {
+        self.offcpu.is_some()
+    }
+
     /// True when the weight interval lies in the `[off-cpu]` subtree.
     pub fn is_offcpu(&self, lo: u64, hi: u64) -> bool {
         self.offcpu

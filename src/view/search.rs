@@ -1,7 +1,7 @@
 //! Stage: call tree → search matches. The regex runs once per distinct name; one pass over
-//! the nodes then collects the matching frames, ordered as in pre-order (left to right,
-//! callers before callees), and the weight they cover, each stack counted once even when
-//! several of its frames match, as FlameGraph does.
+//! the nodes in pre-order (left to right, callers before callees) then counts the matching
+//! frames and the weight they cover, each stack counted once even when several of its
+//! frames match, as FlameGraph does.
 
 use regex::Regex;
 
@@ -19,90 +19,94 @@ pub struct Hit {
     pub id: NodeId,
 }
 
-/// Everything a search found.
+/// Everything a search found: which names match, how many frames, and the weight they
+/// cover. The matching frames themselves are not listed: with most names matching, a list
+/// of millions of frames cost more than the search; `n`, `N` and the selection's rank scan
+/// the index's pre-order array from the selection instead.
 #[derive(Debug, Clone, Default)]
 pub struct Matches {
     names: Vec<bool>,
-    hits: Vec<Hit>,
-    by_depth: Vec<Vec<(u64, u64)>>,
+    count: usize,
+    /// Per depth, the matching frames in pre-order (so by start), for group cells — kept
+    /// only while there are at most [`LISTED`] matches (few matches: a group cell's walk
+    /// would search in vain; many: a walk soon meets one, and the list would be dear).
+    by_depth: Option<Vec<Vec<NodeId>>>,
     /// Weight of the stacks with at least one matching frame.
     pub weight: u64,
     /// The part of `weight` in the off-CPU half of SystemTap input (another unit: it is
     /// shown apart, never added to the on-CPU part).
     pub offcpu_weight: u64,
-    /// Samples of those stacks.
-    pub samples: u64,
 }
+
+/// Most matches listed per depth for group cells (see [`Matches::any_in`]).
+const LISTED: usize = 200_000;
 
 /// Runs `re` over the names of `tree` (the root excluded).
 pub fn find(tree: &CallTree, index: &TreeIndex, re: &Regex) -> Matches {
     let names: Vec<bool> = tree.names().iter().map(|(_, n)| re.is_match(n)).collect();
     let mut out = Matches {
         names,
+        by_depth: Some(Vec::new()),
         ..Matches::default()
     };
     if !out.names.iter().any(|&m| m) {
         return out;
     }
-    // One pass in pre-order over the index's arrays: hits come out in (start, depth)
-    // order, and `open` holds the depths of the matching frames above the current one,
-    // so a frame under a match is not counted again.
-    let mut open: Vec<u32> = Vec::new();
+    // One sequential pass over the index's pre-order array. Only the outermost matching
+    // caller matters: a frame inside its subtree is covered (counted once, FlameGraph's
+    // rule); leaving that subtree is a depth at or above its own.
+    let mut outer = u32::MAX;
     for visit in index.preorder().iter().skip(1) {
         let depth = visit.depth;
-        while open.last().is_some_and(|&d| d >= depth) {
-            open.pop();
+        if depth <= outer {
+            outer = u32::MAX;
         }
         if out.name_matches(visit.name) {
-            out.record(tree, index, visit.id, !open.is_empty());
-            open.push(depth);
-        }
-    }
-    // Frames of zero weight can break the (start, depth) order of pre-order.
-    if !out.hits.is_sorted_by_key(|h| (h.start, h.depth)) {
-        out.hits.sort_by_key(|h| (h.start, h.depth));
-    }
-    for v in &mut out.by_depth {
-        if !v.is_sorted() {
-            v.sort_unstable();
+            out.count += 1;
+            out.list(visit.id, depth);
+            if outer == u32::MAX {
+                out.cover(index, visit.id);
+                outer = depth;
+            }
         }
     }
     out
 }
 
 impl Matches {
-    fn record(&mut self, tree: &CallTree, index: &TreeIndex, id: NodeId, covered: bool) {
-        let depth = index.depth(id) as usize;
-        if self.by_depth.len() <= depth {
-            self.by_depth.resize_with(depth + 1, Vec::new);
+    /// Lists a match for group cells, or stops listing past [`LISTED`].
+    fn list(&mut self, id: NodeId, depth: u32) {
+        if self.count > LISTED {
+            self.by_depth = None;
         }
-        let start = index.start(id);
-        if let Some(v) = self.by_depth.get_mut(depth) {
-            v.push((start, index.end(id)));
+        let Some(v) = &mut self.by_depth else {
+            return;
+        };
+        let d = depth as usize;
+        if v.len() <= d {
+            v.resize_with(d + 1, Vec::new);
         }
-        self.hits.push(Hit {
-            start,
-            depth: index.depth(id),
-            id,
-        });
-        if !covered {
-            let node = tree.node(id);
-            self.weight = self.weight.saturating_add(node.total);
-            if index.is_offcpu(start, index.end(id)) {
-                self.offcpu_weight = self.offcpu_weight.saturating_add(node.total);
-            }
-            self.samples = self.samples.saturating_add(node.samples);
+        v[d].push(id);
+    }
+
+    /// Adds a matching frame with no matching caller to the weight covered.
+    fn cover(&mut self, index: &TreeIndex, id: NodeId) {
+        // The index's array of totals, not the nodes: a smaller stride to read at random.
+        let total = index.total(id);
+        self.weight = self.weight.saturating_add(total);
+        if index.has_offcpu() && index.is_offcpu(index.start(id), index.end(id)) {
+            self.offcpu_weight = self.offcpu_weight.saturating_add(total);
         }
     }
 
     /// Number of matching frames.
     pub fn len(&self) -> usize {
-        self.hits.len()
+        self.count
     }
 
     /// True when no frame matched.
     pub fn is_empty(&self) -> bool {
-        self.hits.is_empty()
+        self.count == 0
     }
 
     /// True when the name matched (names are indexed by `NameId`).
@@ -116,43 +120,112 @@ impl Matches {
         id != NodeId::ROOT && self.names.get(name).copied().unwrap_or(false)
     }
 
-    /// True when a matching frame at `depth` overlaps `[lo, hi)` (for group cells).
-    pub fn any_in(&self, depth: u32, lo: u64, hi: u64) -> bool {
-        let Some(v) = self.by_depth.get(depth as usize) else {
-            return false;
-        };
-        let i = v.partition_point(|&(_, e)| e <= lo);
-        v.get(i).is_some_and(|&(s, _)| s < hi)
+    /// True when a matching frame at `depth` overlaps `[lo, hi)` (for group cells): from
+    /// the list when there is one, else by a walk down the frames that overlap the
+    /// interval, which with that many matches soon meets one.
+    pub fn any_in(&self, tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -> bool {
+        if let Some(v) = &self.by_depth {
+            let Some(v) = v.get(depth as usize) else {
+                return false;
+            };
+            // Frames of zero weight may stand out of start order; they cover nothing.
+            let i = v.partition_point(|&id| index.end(id) <= lo);
+            return v.get(i).is_some_and(|&id| index.start(id) < hi);
+        }
+        let mut todo = vec![NodeId::ROOT];
+        while let Some(id) = todo.pop() {
+            if index.depth(id) == depth {
+                if self.frame_matches(tree, id) {
+                    return true;
+                }
+                continue;
+            }
+            let kids = &tree.node(id).children;
+            let first = kids.partition_point(|&c| index.end(c) <= lo);
+            for &c in &kids[first..] {
+                if index.start(c) >= hi {
+                    break;
+                }
+                if index.total(c) > 0 {
+                    todo.push(c);
+                }
+            }
+        }
+        false
+    }
+
+    /// The matching frame at pre-order position `at`, if it matches.
+    fn hit_at(&self, index: &TreeIndex, at: usize) -> Option<Hit> {
+        let v = index
+            .preorder()
+            .get(at)
+            .filter(|v| at > 0 && self.name_matches(v.name))?;
+        Some(Hit {
+            start: index.start(v.id),
+            depth: v.depth,
+            id: v.id,
+        })
     }
 
     /// The first match after position `(start, depth)` in pre-order, wrapping around.
-    pub fn next_after(&self, start: u64, depth: u32) -> Option<Hit> {
-        let i = self
-            .hits
-            .partition_point(|h| (h.start, h.depth) <= (start, depth));
-        self.hits.get(i).or(self.hits.first()).copied()
+    pub fn next_after(&self, index: &TreeIndex, start: u64, depth: u32) -> Option<Hit> {
+        if self.is_empty() {
+            return None;
+        }
+        let from = boundary(index, (start, depth), true);
+        let n = index.preorder().len();
+        (from..n)
+            .chain(1..from)
+            .find_map(|at| self.hit_at(index, at))
     }
 
     /// The last match before position `(start, depth)` in pre-order, wrapping around.
-    pub fn prev_before(&self, start: u64, depth: u32) -> Option<Hit> {
-        let i = self
-            .hits
-            .partition_point(|h| (h.start, h.depth) < (start, depth));
-        i.checked_sub(1)
-            .and_then(|i| self.hits.get(i))
-            .or(self.hits.last())
-            .copied()
+    pub fn prev_before(&self, index: &TreeIndex, start: u64, depth: u32) -> Option<Hit> {
+        if self.is_empty() {
+            return None;
+        }
+        let to = boundary(index, (start, depth), false);
+        let n = index.preorder().len();
+        (1..to)
+            .rev()
+            .chain((to..n).rev())
+            .find_map(|at| self.hit_at(index, at))
     }
 
-    /// 1-based position of a frame among the matches.
-    pub fn position(&self, start: u64, depth: u32) -> Option<usize> {
-        let i = self
-            .hits
-            .partition_point(|h| (h.start, h.depth) < (start, depth));
-        self.hits
-            .get(i)
-            .filter(|h| (h.start, h.depth) == (start, depth))
-            .map(|_| i + 1)
+    /// 1-based position of a frame among the matches (a count over the pre-order array up
+    /// to it).
+    pub fn position(&self, index: &TreeIndex, start: u64, depth: u32) -> Option<usize> {
+        let at = boundary(index, (start, depth), false);
+        let hit = self.hit_at(index, at)?;
+        if (hit.start, hit.depth) != (start, depth) {
+            return None;
+        }
+        let before = index.preorder()[1..at]
+            .iter()
+            .filter(|v| self.name_matches(v.name))
+            .count();
+        Some(before + 1)
+    }
+
+    /// Every matching frame in pre-order (for tests and small trees: it lists them all).
+    pub fn hits(&self, index: &TreeIndex) -> Vec<Hit> {
+        (1..index.preorder().len())
+            .filter_map(|at| self.hit_at(index, at))
+            .collect()
+    }
+}
+
+/// The first pre-order position whose `(start, depth)` is after `key` (`after`), or not
+/// before it. Pre-order is sorted by `(start, depth)` (a callee starts where its caller
+/// does, one level down); frames of zero weight may stand out of that order, which only
+/// moves where a scan begins.
+fn boundary(index: &TreeIndex, key: (u64, u32), after: bool) -> usize {
+    let pre = index.preorder();
+    let k = |v: &super::index::Visit| (index.start(v.id), v.depth);
+    if after {
+        pre.partition_point(|v| k(v) <= key)
+    } else {
+        pre.partition_point(|v| k(v) < key)
     }
 }
 
@@ -176,27 +249,26 @@ mod tests {
         let m = find(&t, &ix, &Regex::new("^parse$").unwrap());
         assert_eq!(m.len(), 3);
         assert_eq!(m.weight, 5);
-        assert_eq!(m.samples, 2);
         let main = t.child_named(NodeId::ROOT, "main").unwrap();
         assert!(!m.frame_matches(&t, main));
-        assert!(m.any_in(2, 0, 10));
-        assert!(!m.any_in(2, 0, 5));
-        assert!(m.any_in(3, 5, 6));
+        assert!(m.any_in(&t, &ix, 2, 0, 10));
+        assert!(!m.any_in(&t, &ix, 2, 0, 5));
+        assert!(m.any_in(&t, &ix, 3, 5, 6));
     }
 
     #[test]
     fn next_and_previous_wrap_in_preorder() {
         let (t, ix) = setup();
         let m = find(&t, &ix, &Regex::new("parse").unwrap());
-        let order: Vec<(u64, u32)> = m.hits.iter().map(|h| (h.start, h.depth)).collect();
+        let order: Vec<(u64, u32)> = m.hits(&ix).iter().map(|h| (h.start, h.depth)).collect();
         assert_eq!(order, [(5, 2), (5, 3), (9, 2)]);
-        assert_eq!(m.next_after(0, 0).map(|h| h.depth), Some(2));
-        assert_eq!(m.next_after(5, 2).map(|h| h.depth), Some(3));
-        assert_eq!(m.next_after(9, 2).map(|h| h.start), Some(5));
-        assert_eq!(m.prev_before(5, 2).map(|h| h.start), Some(9));
-        assert_eq!(m.prev_before(9, 2).map(|h| h.depth), Some(3));
-        assert_eq!(m.position(5, 3), Some(2));
-        assert_eq!(m.position(6, 3), None);
+        assert_eq!(m.next_after(&ix, 0, 0).map(|h| h.depth), Some(2));
+        assert_eq!(m.next_after(&ix, 5, 2).map(|h| h.depth), Some(3));
+        assert_eq!(m.next_after(&ix, 9, 2).map(|h| h.start), Some(5));
+        assert_eq!(m.prev_before(&ix, 5, 2).map(|h| h.start), Some(9));
+        assert_eq!(m.prev_before(&ix, 9, 2).map(|h| h.depth), Some(3));
+        assert_eq!(m.position(&ix, 5, 3), Some(2));
+        assert_eq!(m.position(&ix, 6, 3), None);
     }
 
     proptest::proptest! {
@@ -215,7 +287,7 @@ mod tests {
             let ix = TreeIndex::new(&t);
             let m = find(&t, &ix, &Regex::new(&format!("^f{pick}$")).unwrap());
             let matches = |id: NodeId| id != NodeId::ROOT && t.name(id) == format!("f{pick}");
-            let (mut weight, mut samples, mut keys) = (0, 0, Vec::new());
+            let (mut weight, mut keys) = (0, Vec::new());
             for id in t.ids().filter(|&id| matches(id)) {
                 let mut up = t.node(id).parent;
                 let mut covered = false;
@@ -225,14 +297,15 @@ mod tests {
                 }
                 if !covered {
                     weight += t.node(id).total;
-                    samples += t.node(id).samples;
                 }
                 keys.push((ix.start(id), ix.depth(id)));
             }
             keys.sort_unstable();
-            let found: Vec<(u64, u32)> = m.hits.iter().map(|h| (h.start, h.depth)).collect();
+            let mut found: Vec<(u64, u32)> = m.hits(&ix).iter().map(|h| (h.start, h.depth)).collect();
+            found.sort_unstable();
+            proptest::prop_assert_eq!(m.len(), found.len());
             proptest::prop_assert_eq!(found, keys);
-            proptest::prop_assert_eq!((m.weight, m.samples), (weight, samples));
+            proptest::prop_assert_eq!(m.weight, weight);
         }
     }
 

@@ -91,6 +91,16 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// A deterministic xorshift generator: each call gives a number below `n`.
+fn xorshift(mut x: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    }
+}
+
 /// 100,000 distinct function names shaped like C++ and Rust ones (30–60 characters),
 /// each a leaf under `main;dispatch` with its own weight.
 fn many_names() -> CallTree {
@@ -98,13 +108,7 @@ fn many_names() -> CallTree {
         "log", "write", "flush", "disk", "buf", "page", "btr", "cur", "row", "ins", "trx", "lock",
         "JOIN", "exec", "tokio", "Harness",
     ];
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut t = CallTree::new();
     for i in 0..100_000 {
         let w = [0; 4].map(|_| WORDS[next(WORDS.len())]);
@@ -158,13 +162,7 @@ fn distinct_tree() -> CallTree {
     let names: Vec<String> = (0..20_000)
         .map(|i| format!("ns{}::Class{}::method{i}", i % 97, i % 389))
         .collect();
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let mut t = CallTree::new();
     let mut frames: Vec<&str> = Vec::with_capacity(20);
     for _ in 0..250_000 {

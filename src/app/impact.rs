@@ -81,9 +81,15 @@ impl Explorer {
                     self.profile.tree.node(id).parent == Some(NodeId::ROOT)
                         && [ON_CPU, OFF_CPU].contains(&self.profile.tree.name(id))
                 };
+                // Nor are processes and threads: their frames have no function totals.
+                let task = |id| {
+                    let tree = &self.profile.tree;
+                    tree.names().is_task(tree.node(id).name)
+                };
                 if let Target::Frame(id) = self.selected
                     && id != NodeId::ROOT
                     && !half(id)
+                    && !task(id)
                 {
                     let name = self.profile.tree.node(id).name;
                     tip.facts

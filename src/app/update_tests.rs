@@ -296,3 +296,24 @@ fn keys_pressed_while_loading_apply_when_the_graph_appears() {
     update(&mut b, Action::Quit);
     assert!(b.quit);
 }
+
+/// A process frame (perf's root) is not a function: no "if removed" line of 0.00%.
+#[test]
+fn a_process_frame_has_no_impact_line() {
+    let text = "p 1 1.0: 5 cycles: \n\t1 f+0x1 (/bin/x)\n\np 1 1.1: 5 cycles: \n\n";
+    let p = load_reader(Cursor::new(text), "t.perf", &LoadOptions::default())
+        .unwrap()
+        .main()
+        .clone();
+    let mut a = App::new(p, ColorMode::Mono);
+    run(&mut a, [Action::Resize(80, 24), Action::Move(Dir::Down)]);
+    let tip = ex(&a).status_tip();
+    assert!(
+        tip.facts.iter().any(|f| f.contains("not a function")),
+        "{tip:?}"
+    );
+    assert!(
+        !tip.facts.iter().any(|f| f.starts_with("if removed")),
+        "{tip:?}"
+    );
+}

@@ -9,7 +9,7 @@ use super::sandwich::Sandwich;
 use super::tools::Screen;
 use crate::profile::functions::FunctionTotals;
 use crate::profile::sandwich::{Impact, impact};
-use crate::profile::scope::{OFF_CPU, ON_CPU, is_halved, scope_label, unit_scopes};
+use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};
 use crate::profile::{CallTree, NameId, NodeId};
 use crate::text::{sanitize, share};
 use crate::view::Target;
@@ -77,10 +77,7 @@ impl Explorer {
             Screen::Graph => {
                 let mut tip = self.describe(&self.selected);
                 // The on- / off-CPU halves are groups, not functions.
-                let half = |id| {
-                    self.profile.tree.node(id).parent == Some(NodeId::ROOT)
-                        && [ON_CPU, OFF_CPU].contains(&self.profile.tree.name(id))
-                };
+                let half = |id| scope_of(&self.profile.tree, id) == id;
                 // Nor are processes and threads: their frames have no function totals.
                 let task = |id| {
                     let tree = &self.profile.tree;
@@ -197,6 +194,7 @@ fn pane_fact(s: &Sandwich) -> String {
 mod tests {
     use super::*;
     use crate::profile::functions::function_totals;
+    use crate::profile::scope::ON_CPU;
 
     #[test]
     fn one_share_or_one_per_half() {

@@ -40,11 +40,6 @@ impl Interner {
         self.tasks.binary_search(&id).is_ok()
     }
 
-    /// True when some name is a task's.
-    pub fn has_tasks(&self) -> bool {
-        !self.tasks.is_empty()
-    }
-
     /// The id in this interner of name `id` of `from`, of the same kind, added on first
     /// sight.
     pub fn intern_like(&mut self, from: &Interner, id: NameId) -> NameId {

@@ -349,8 +349,7 @@ impl CallTree {
                     self.child_or_insert(map[p.index()], name)
                 }
             };
-            let id = i;
-            map[id] = new;
+            map[i] = new;
             let mut sat = self.saturated;
             let n = &mut self.nodes[new.index()];
             n.total = add_sat(n.total, mul_sat(old.total, factor, &mut sat), &mut sat);

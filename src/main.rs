@@ -19,11 +19,12 @@ use flametui::view::color::{self, ColorEnv};
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args) {
-        // The viewer was ended by a signal: 128 + its number, as shells expect.
-        Ok(_) if terminal::ended_by_signal().is_some() => terminal::ended_by_signal()
-            .and_then(|s| u8::try_from(128 + s).ok())
-            .map_or(ExitCode::from(exit::ERROR), ExitCode::from),
+    let result = run(&args);
+    // The viewer was ended by a signal: 128 + its number, as shells expect.
+    if let (Ok(_), Some(signal)) = (&result, terminal::ended_by_signal()) {
+        return u8::try_from(128 + signal).map_or(ExitCode::from(exit::ERROR), ExitCode::from);
+    }
+    match result {
         Ok(Ending::Complete) => ExitCode::SUCCESS,
         Ok(Ending::Partial) => ExitCode::from(exit::PARTIAL),
         // A reader that stopped reading (`| head`) wanted no more: not an error.

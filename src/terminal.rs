@@ -158,8 +158,7 @@ impl<W: Write> RawOutput for CrosstermBackend<W> {
     }
 
     fn resume(&mut self) -> io::Result<()> {
-        enable_raw_mode()?;
-        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
+        enter()
     }
 }
 
@@ -387,13 +386,17 @@ pub fn unusable_reason(term: Option<&std::ffi::OsStr>) -> Option<&'static str> {
 /// The terminal refused (the terminal is restored before returning).
 pub fn init() -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
     install_panic_hook();
-    enable_raw_mode()?;
-    let set_up = execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
-        .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    let set_up = enter().and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
     if set_up.is_err() {
         restore();
     }
     set_up
+}
+
+/// Raw mode, the alternate screen, mouse capture, no cursor: what [`restore`] undoes.
+fn enter() -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
 }
 
 /// Leaves the alternate screen and raw mode; safe to call more than once.

@@ -188,14 +188,15 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             tree.name(scope)
         );
     }
-    let mut todo: Vec<NodeId> = tree.node(scope).children.iter().rev().copied().collect();
+    let mut todo: Vec<NodeId> = Vec::new();
+    tree.push_children_rev(scope, &mut todo);
     while let Some(id) = todo.pop() {
         let node = tree.node(id);
         if percent(node.total, total) < min_percent {
             continue;
         }
         // Indentation is capped so a pathological depth stays linear in output size.
-        let depth = node.depth.saturating_sub(1) as usize;
+        let depth = tree.depth(id).saturating_sub(1) as usize;
         let indent = if depth <= MAX_INDENT {
             "  ".repeat(depth)
         } else {
@@ -208,7 +209,7 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             thousands_str(&tree.format_weight(node.total)),
             sanitize(tree.name(id))
         );
-        todo.extend(node.children.iter().rev());
+        tree.push_children_rev(id, &mut todo);
     }
     out
 }

@@ -128,7 +128,7 @@ impl Explorer {
         };
         let tree = &self.profile.tree;
         Ok(if stack {
-            let frames = tree.node(id).depth;
+            let frames = tree.depth(id);
             Effect::Copy {
                 text: tree.path_string(id),
                 what: format!(

@@ -170,7 +170,7 @@ fn pane_fact(s: &Sandwich) -> String {
     let side = if s.focus == 0 { "caller" } else { "callee" };
     let root = pane.tree.total();
     match pane.selected {
-        Target::Frame(id) if pane.tree.node(id).depth >= 2 => format!(
+        Target::Frame(id) if pane.tree.depth(id) >= 2 => format!(
             "{side} {}: {:.2}% of its weight",
             sanitize(pane.tree.name(id)),
             share(pane.tree.node(id).total, root)

@@ -56,8 +56,8 @@ impl Explorer {
                     let (s, e) = (self.index.start(c), self.index.end(c));
                     e.min(vp.hi).saturating_sub(s.max(vp.lo))
                 };
-                let kids = &self.profile.tree.node(id).children;
-                let best = kids.iter().copied().filter(|&c| clipped(c) > 0).fold(
+                let kids = self.profile.tree.children(id);
+                let best = kids.filter(|&c| clipped(c) > 0).fold(
                     None,
                     |best: Option<NodeId>, c| match best {
                         Some(b) if clipped(b) >= clipped(c) => Some(b),

@@ -51,10 +51,10 @@ impl Pane {
     fn new(tree: CallTree, flame: bool) -> Self {
         let index = TreeIndex::new(&tree);
         let vp = Viewport::whole(&index);
-        let first = tree.node(NodeId::ROOT).children.first().copied();
+        let first = tree.first_child(NodeId::ROOT);
         let paths = tree
             .ids()
-            .filter(|&id| id != NodeId::ROOT && tree.node(id).self_samples > 0)
+            .filter(|&id| id != NodeId::ROOT && tree.self_samples(id) > 0)
             .count();
         Self {
             paths,
@@ -121,10 +121,7 @@ impl Pane {
             _ if deeper => match self.selected {
                 Target::Frame(id) => self
                     .tree
-                    .node(id)
-                    .children
-                    .iter()
-                    .copied()
+                    .children(id)
                     .max_by_key(|&c| (self.tree.node(c).total, std::cmp::Reverse(c)))
                     .map(Target::Frame),
                 Target::Span { .. } => below(depth + 1),

@@ -262,7 +262,7 @@ pub fn heaviest(tree: &CallTree, name: crate::profile::NameId) -> Option<NodeId>
         {
             best = Some(id);
         }
-        todo.extend(node.children.iter().rev());
+        tree.push_children_rev(id, &mut todo);
     }
     best
 }
@@ -325,12 +325,7 @@ mod tests {
         assert!(s.inverted);
         assert_eq!(s.transforms.len(), 1);
         let t = s.apply(&p).tree;
-        let roots: Vec<&str> = t
-            .node(NodeId::ROOT)
-            .children
-            .iter()
-            .map(|&c| t.name(c))
-            .collect();
+        let roots: Vec<&str> = t.children(NodeId::ROOT).map(|c| t.name(c)).collect();
         assert_eq!(roots, ["fsync", "exec"]);
         assert_eq!(s.summary(), "hide commit › bottom-up › by weight");
         // u undoes the last change, toggles included, newest first (the order given on

@@ -87,7 +87,7 @@ fn path_base<S: AsRef<str>>(tree: &CallTree, path: &[S]) -> u64 {
 /// The delta of one path (as names) between the two trees.
 pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) -> Delta {
     let get = |t: &CallTree| {
-        find_path(t, path).map_or((0, 0), |id| (t.node(id).total, t.node(id).self_weight))
+        find_path(t, path).map_or((0, 0), |id| (t.node(id).total, t.self_weight(id)))
     };
     let (b, bs) = get(before);
     let (a, a_s) = get(after);

@@ -34,13 +34,8 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
         })
         .collect();
     let mut on_path = vec![0u32; n];
-    let mut todo: Vec<(NodeId, bool)> = tree
-        .node(scope)
-        .children
-        .iter()
-        .rev()
-        .map(|&c| (c, false))
-        .collect();
+    let mut todo: Vec<(NodeId, bool)> = tree.children(scope).map(|c| (c, false)).collect();
+    todo.reverse();
     while let Some((id, leaving)) = todo.pop() {
         let node = tree.node(id);
         let name = node.name.0 as usize;
@@ -49,7 +44,9 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
             continue;
         }
         todo.push((id, true));
-        todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+        let at = todo.len();
+        todo.extend(tree.children(id).map(|c| (c, false)));
+        todo[at..].reverse();
         on_path[name] += 1;
         if tree.names().is_task(node.name) {
             continue;
@@ -58,7 +55,7 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
         if on_path[name] == 1 {
             f.total = f.total.saturating_add(node.total);
         }
-        f.self_weight = f.self_weight.saturating_add(node.self_weight);
+        f.self_weight = f.self_weight.saturating_add(tree.self_weight(id));
     }
     out
 }

@@ -50,7 +50,7 @@ mod tests {
     use crate::profile::NodeId;
 
     fn names(t: &CallTree, id: NodeId) -> Vec<&str> {
-        t.node(id).children.iter().map(|&c| t.name(c)).collect()
+        t.children(id).map(|c| t.name(c)).collect()
     }
 
     #[test]

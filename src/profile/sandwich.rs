@@ -42,7 +42,7 @@ pub fn total_under(tree: &CallTree, node: NodeId, name: NameId) -> u64 {
         if n.name == name && id != NodeId::ROOT {
             sum = sum.saturating_add(n.total);
         } else {
-            todo.extend(&n.children);
+            todo.extend(tree.children(id));
         }
     }
     sum

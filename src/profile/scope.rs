@@ -20,8 +20,10 @@ pub fn is_half_name(name: &str) -> bool {
 /// True when the tree is split into on- and off-CPU halves: it has root children and
 /// every one is a half pseudo-frame.
 pub fn is_halved(tree: &CallTree) -> bool {
-    let roots = &tree.node(NodeId::ROOT).children;
-    !roots.is_empty() && roots.iter().all(|&c| is_half_name(tree.name(c)))
+    !tree.is_leaf(NodeId::ROOT)
+        && tree
+            .children(NodeId::ROOT)
+            .all(|c| is_half_name(tree.name(c)))
 }
 
 /// The scopes whose weights share a unit: the halves (on-CPU first) of a halved tree,

@@ -1,6 +1,15 @@
 //! Stage: call tree. An arena of nodes (`NodeId`) with interned names; stacks are
-//! inserted root first in O(depth) hash lookups, and children are kept in a
-//! deterministic order (alphabetical, like `FlameGraph`) once the tree is finished.
+//! inserted root first in O(depth) lookups, and children are kept in a deterministic
+//! order (alphabetical, like `FlameGraph`) once the tree is finished.
+//!
+//! Layout: one 32-byte record per node, everything included — name, parent, first child
+//! and next sibling as `u32`, inclusive weight and sample count as `u64`. What a node
+//! does not store is derived exactly: its own (self) weight and samples are its totals
+//! minus its children's, its depth is the length of its parent chain. A family with more
+//! than [`SCAN_CHILDREN`] children also has entries in a `(parent, name) → child` hash
+//! map (few families are that big); smaller ones are scanned. A child is always created
+//! after its parent, so `parent < child` for every node: one pass in id order visits
+//! callers first.
 
 use std::fmt::Write as _;
 
@@ -21,29 +30,59 @@ impl NodeId {
     }
 }
 
-/// The callees of a node.
-pub type Children = smallvec::SmallVec<[NodeId; 4]>;
+/// No node (end of a sibling list, no child, the root's parent).
+const NONE: u32 = u32::MAX;
 
-/// One frame at one position in the tree.
-#[derive(Debug, Clone)]
+/// The name under which a large family's index keeps its last child (appending stays
+/// O(1) without a field per node).
+const TAIL: NameId = NameId(u32::MAX);
+
+/// One node as stored.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    total: u64,
+    samples: u64,
+    name: NameId,
+    parent: u32,
+    first_child: u32,
+    next_sibling: u32,
+}
+
+/// Bytes per node in a [`CallTree`] (the large families' index aside).
+pub const NODE_BYTES: usize = std::mem::size_of::<Slot>();
+
+/// One frame at one position in the tree, as read from the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Node {
     /// Frame name.
     pub name: NameId,
     /// Caller; `None` only for the root.
     pub parent: Option<NodeId>,
-    /// Callees, alphabetical after [`CallTree::finish`]; up to four are stored inline (most
-    /// frames of a profile have few callees, and a heap block each cost more than the node).
-    pub children: Children,
     /// Inclusive weight: this frame and everything it called.
     pub total: u64,
-    /// Weight of the stacks that end in this frame.
-    pub self_weight: u64,
     /// Inclusive number of samples (stack occurrences), whatever their weight.
     pub samples: u64,
-    /// Samples that end in this frame.
-    pub self_samples: u64,
-    /// Distance from the root (the root is 0).
-    pub depth: u32,
+}
+
+/// The callees of a node, in their stored order (alphabetical after
+/// [`CallTree::finish`]).
+#[derive(Debug, Clone)]
+pub struct Children<'a> {
+    slots: &'a [Slot],
+    next: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next == NONE {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.slots[id as usize].next_sibling;
+        Some(NodeId(id))
+    }
 }
 
 /// Parents with at most this many children find a child by scanning them.
@@ -56,11 +95,12 @@ pub const ROOT_NAME: &str = "all";
 #[derive(Debug, Clone)]
 pub struct CallTree {
     names: Interner,
-    nodes: Vec<Node>,
-    /// `(parent, name) → child` for parents with more than [`SCAN_CHILDREN`] children;
-    /// smaller families are scanned (most nodes of a profile with distinct stacks have
-    /// one child, and an entry per node here cost more than the node).
+    slots: Vec<Slot>,
+    /// `(parent, name) → child` (and `(parent, TAIL) → last child`) for the families
+    /// marked in `indexed`.
     index: FxHashMap<(NodeId, NameId), NodeId>,
+    /// One bit per node: its family is in `index`.
+    indexed: Vec<u64>,
     /// Weights are stored as integers in units of 10^-scale (fractional folded counts).
     scale: u32,
     saturated: bool,
@@ -75,6 +115,17 @@ impl Default for CallTree {
     }
 }
 
+fn slot(name: NameId, parent: u32) -> Slot {
+    Slot {
+        total: 0,
+        samples: 0,
+        name,
+        parent,
+        first_child: NONE,
+        next_sibling: NONE,
+    }
+}
+
 impl CallTree {
     /// An empty tree holding only the root.
     pub fn new() -> Self {
@@ -82,17 +133,9 @@ impl CallTree {
         let root = names.intern(ROOT_NAME);
         Self {
             names,
-            nodes: vec![Node {
-                name: root,
-                parent: None,
-                children: Children::new(),
-                total: 0,
-                self_weight: 0,
-                samples: 0,
-                self_samples: 0,
-                depth: 0,
-            }],
+            slots: vec![slot(root, NONE)],
             index: FxHashMap::default(),
+            indexed: Vec::new(),
             scale: 0,
             saturated: false,
             max_depth: 0,
@@ -139,7 +182,7 @@ impl CallTree {
     /// As [`CallTree::insert`], with frames already interned in this tree.
     ///
     /// Consecutive samples usually share most of their root side, so the path of the
-    /// previous sample is tried before the hash index.
+    /// previous sample is tried before the child lookup.
     pub fn insert_ids<I: IntoIterator<Item = NameId>>(&mut self, frames: I, weight: u64) -> NodeId {
         self.insert_ids_counted(frames, weight, 1)
     }
@@ -158,7 +201,8 @@ impl CallTree {
         let mut depth = 0;
         for name in frames {
             let same = last.get(depth).copied().filter(|&n| {
-                self.nodes[n.index()].name == name && self.nodes[n.index()].parent == Some(at)
+                let s = &self.slots[n.index()];
+                s.name == name && s.parent == at.0
             });
             at = match same {
                 Some(n) => n,
@@ -174,17 +218,12 @@ impl CallTree {
         }
         last.truncate(depth);
         self.last_path = last;
-        self.add_self(at, weight, samples);
+        self.note_depth(depth);
         at
     }
 
-    fn add_self(&mut self, at: NodeId, weight: u64, samples: u64) {
-        let leaf = &mut self.nodes[at.index()];
-        leaf.self_weight = leaf.self_weight.checked_add(weight).unwrap_or_else(|| {
-            self.saturated = true;
-            u64::MAX
-        });
-        leaf.self_samples = leaf.self_samples.saturating_add(samples);
+    fn note_depth(&mut self, depth: usize) {
+        self.max_depth = self.max_depth.max(u32::try_from(depth).unwrap_or(u32::MAX));
     }
 
     /// Adds `samples` samples of one stack with `weight` in all (used by transforms).
@@ -195,17 +234,19 @@ impl CallTree {
     {
         let mut at = NodeId::ROOT;
         self.add_weight(at, weight, samples);
+        let mut depth = 0;
         for frame in frames {
             let name = self.names.intern(frame.as_ref());
             at = self.child_or_insert(at, name);
             self.add_weight(at, weight, samples);
+            depth += 1;
         }
-        self.add_self(at, weight, samples);
+        self.note_depth(depth);
         at
     }
 
     fn add_weight(&mut self, id: NodeId, weight: u64, samples: u64) {
-        let node = &mut self.nodes[id.index()];
+        let node = &mut self.slots[id.index()];
         node.samples = node.samples.saturating_add(samples);
         if let Some(t) = node.total.checked_add(weight) {
             node.total = t;
@@ -215,48 +256,73 @@ impl CallTree {
         }
     }
 
+    fn is_indexed(&self, parent: NodeId) -> bool {
+        let i = parent.index();
+        self.indexed
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    fn mark_indexed(&mut self, parent: NodeId) {
+        let i = parent.index();
+        if self.indexed.len() <= i / 64 {
+            self.indexed.resize(i / 64 + 1, 0);
+        }
+        self.indexed[i / 64] |= 1 << (i % 64);
+    }
+
     /// The child of `parent` named `name`, if any.
     fn child(&self, parent: NodeId, name: NameId) -> Option<NodeId> {
-        let kids = &self.nodes[parent.index()].children;
-        if kids.len() <= SCAN_CHILDREN {
-            kids.iter()
-                .copied()
-                .find(|&c| self.nodes[c.index()].name == name)
-        } else {
+        if self.is_indexed(parent) {
             self.index.get(&(parent, name)).copied()
+        } else {
+            self.children(parent)
+                .find(|&c| self.slots[c.index()].name == name)
         }
     }
 
     fn child_or_insert(&mut self, parent: NodeId, name: NameId) -> NodeId {
-        if let Some(id) = self.child(parent, name) {
-            return id;
-        }
-        let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-        let depth = self.nodes[parent.index()].depth + 1;
-        self.max_depth = self.max_depth.max(depth);
-        self.nodes.push(Node {
-            name,
-            parent: Some(parent),
-            children: Children::new(),
-            total: 0,
-            self_weight: 0,
-            samples: 0,
-            self_samples: 0,
-            depth,
-        });
-        let kids = &mut self.nodes[parent.index()].children;
-        kids.push(id);
-        if kids.len() > SCAN_CHILDREN {
-            if kids.len() == SCAN_CHILDREN + 1 {
-                // The family outgrew scanning: index all of it.
-                let all = kids.clone();
-                for c in all {
-                    let n = self.nodes[c.index()].name;
-                    self.index.insert((parent, n), c);
-                }
-            } else {
-                self.index.insert((parent, name), id);
+        let indexed = self.is_indexed(parent);
+        // The family's last child and its size, found by the same scan as the name.
+        let (last, count) = if indexed {
+            if let Some(&id) = self.index.get(&(parent, name)) {
+                return id;
             }
+            (self.index.get(&(parent, TAIL)).map_or(NONE, |t| t.0), 0)
+        } else {
+            let mut last = NONE;
+            let mut count = 0;
+            let mut c = self.slots[parent.index()].first_child;
+            while c != NONE {
+                let s = &self.slots[c as usize];
+                if s.name == name {
+                    return NodeId(c);
+                }
+                last = c;
+                count += 1;
+                c = s.next_sibling;
+            }
+            (last, count)
+        };
+        let id = NodeId(u32::try_from(self.slots.len()).unwrap_or(NONE - 1));
+        self.slots.push(slot(name, parent.0));
+        if last == NONE {
+            self.slots[parent.index()].first_child = id.0;
+        } else {
+            self.slots[last as usize].next_sibling = id.0;
+        }
+        if indexed {
+            self.index.insert((parent, name), id);
+            self.index.insert((parent, TAIL), id);
+        } else if count + 1 > SCAN_CHILDREN {
+            // The family outgrew scanning: index all of it.
+            let all: Vec<NodeId> = self.children(parent).collect();
+            for c in all {
+                let n = self.slots[c.index()].name;
+                self.index.insert((parent, n), c);
+            }
+            self.index.insert((parent, TAIL), id);
+            self.mark_indexed(parent);
         }
         id
     }
@@ -264,30 +330,19 @@ impl CallTree {
     /// Sorts every child list alphabetically (byte order of the names).
     pub fn finish(&mut self) {
         let names = &self.names;
-        let keys: Vec<NameId> = self.nodes.iter().map(|n| n.name).collect();
-        for node in &mut self.nodes {
-            node.children.sort_by(|a, b| {
-                names
-                    .resolve(keys[a.index()])
-                    .cmp(names.resolve(keys[b.index()]))
-            });
-        }
+        sort_children(&mut self.slots, &mut self.index, &self.indexed, |s| {
+            names.resolve(s.name)
+        });
     }
 
     /// Sorts every child list heaviest first, ties alphabetically ([`CallTree::finish`]
     /// restores the alphabetical order).
     pub fn sort_by_weight(&mut self) {
         let names = &self.names;
-        let keys: Vec<(u64, NameId)> = self.nodes.iter().map(|n| (n.total, n.name)).collect();
-        for node in &mut self.nodes {
-            node.children.sort_by(|a, b| {
-                let (ka, kb) = (keys[a.index()], keys[b.index()]);
-                kb.0.cmp(&ka.0)
-                    .then_with(|| names.resolve(ka.1).cmp(names.resolve(kb.1)))
-            });
-        }
+        sort_children(&mut self.slots, &mut self.index, &self.indexed, |s| {
+            (std::cmp::Reverse(s.total), names.resolve(s.name))
+        });
     }
-
     /// A copy of this tree with every stack moved one level down, under a new
     /// frame `name` (used when `SystemTap` input turns out to have off-CPU stacks).
     #[must_use]
@@ -295,32 +350,29 @@ impl CallTree {
         let mut out = CallTree::new();
         out.scale = self.scale;
         out.saturated = self.saturated;
-        let root = &self.nodes[0];
-        out.nodes[0].total = root.total;
-        out.nodes[0].samples = root.samples;
+        let root = self.slots[0];
+        out.slots[0].total = root.total;
+        out.slots[0].samples = root.samples;
         if self.is_empty() {
             return out;
         }
         let group_name = out.names.intern(name);
         let group = out.child_or_insert(NodeId::ROOT, group_name);
-        out.nodes[group.index()].total = root.total;
-        out.nodes[group.index()].samples = root.samples;
-        out.nodes[group.index()].self_weight = root.self_weight;
-        out.nodes[group.index()].self_samples = root.self_samples;
-        let mut map = vec![NodeId::ROOT; self.nodes.len()];
+        out.slots[group.index()].total = root.total;
+        out.slots[group.index()].samples = root.samples;
+        let mut map = vec![NodeId::ROOT; self.slots.len()];
         map[0] = group;
         for id in self.preorder().into_iter().skip(1) {
-            let old = self.node(id);
-            let parent = map[old.parent.map_or(0, NodeId::index)];
+            let old = self.slots[id.index()];
+            let parent = map[old.parent as usize];
             let new_name = out.names.intern_like(&self.names, old.name);
             let new = out.child_or_insert(parent, new_name);
-            let n = &mut out.nodes[new.index()];
+            let n = &mut out.slots[new.index()];
             n.total = old.total;
-            n.self_weight = old.self_weight;
             n.samples = old.samples;
-            n.self_samples = old.self_samples;
             map[id.index()] = new;
         }
+        out.max_depth = self.max_depth + 1;
         out
     }
 
@@ -331,35 +383,29 @@ impl CallTree {
         }
         let factor = 10u64.saturating_pow(self.scale - other.scale);
         self.saturated |= other.saturated;
-        let mut map = vec![NodeId::ROOT; other.nodes.len()];
+        self.max_depth = self.max_depth.max(other.max_depth);
+        let mut map = vec![NodeId::ROOT; other.slots.len()];
         // At most every node of `other` is new here: one exact reservation instead of the
         // doubling growth, whose slack is most of the peak memory with distinct stacks.
-        self.nodes.reserve_exact(other.nodes.len());
+        self.slots.reserve_exact(other.slots.len());
         // Each of `other`'s names is interned here once, not once per node (with distinct
         // stacks, nodes outnumber names a hundred to one).
         let mut names: Vec<Option<NameId>> = vec![None; other.names.len()];
-        // A node is always created after its parent, so id order visits parents first.
-        for (i, old) in other.nodes.iter().enumerate() {
-            let new = match old.parent {
-                None => NodeId::ROOT,
-                Some(p) => {
-                    let slot = &mut names[old.name.0 as usize];
-                    let name =
-                        *slot.get_or_insert_with(|| self.names.intern_like(&other.names, old.name));
-                    self.child_or_insert(map[p.index()], name)
-                }
+        // Parents come before their children in id order.
+        for (i, old) in other.slots.iter().enumerate() {
+            let new = if old.parent == NONE {
+                NodeId::ROOT
+            } else {
+                let slot = &mut names[old.name.0 as usize];
+                let name =
+                    *slot.get_or_insert_with(|| self.names.intern_like(&other.names, old.name));
+                self.child_or_insert(map[old.parent as usize], name)
             };
             map[i] = new;
             let mut sat = self.saturated;
-            let n = &mut self.nodes[new.index()];
+            let n = &mut self.slots[new.index()];
             n.total = add_sat(n.total, mul_sat(old.total, factor, &mut sat), &mut sat);
-            n.self_weight = add_sat(
-                n.self_weight,
-                mul_sat(old.self_weight, factor, &mut sat),
-                &mut sat,
-            );
             n.samples = n.samples.saturating_add(old.samples);
-            n.self_samples = n.self_samples.saturating_add(old.self_samples);
             self.saturated = sat;
         }
     }
@@ -367,9 +413,8 @@ impl CallTree {
     /// Multiplies every weight by 10^`extra` so that weights with more decimals fit.
     pub fn rescale(&mut self, extra: u32) {
         let factor = 10u64.saturating_pow(extra);
-        for node in &mut self.nodes {
+        for node in &mut self.slots {
             node.total = mul_sat(node.total, factor, &mut self.saturated);
-            node.self_weight = mul_sat(node.self_weight, factor, &mut self.saturated);
         }
         self.scale += extra;
     }
@@ -390,18 +435,96 @@ impl CallTree {
     }
 
     /// The node behind an id.
-    pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.index()]
+    ///
+    /// # Panics
+    /// When `id` is not a node of this tree.
+    pub fn node(&self, id: NodeId) -> Node {
+        let s = &self.slots[id.index()];
+        Node {
+            name: s.name,
+            parent: (s.parent != NONE).then_some(NodeId(s.parent)),
+            total: s.total,
+            samples: s.samples,
+        }
     }
 
     /// The node behind an id, if the id is in range.
-    pub fn get(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(id.index())
+    pub fn get(&self, id: NodeId) -> Option<Node> {
+        (id.index() < self.slots.len()).then(|| self.node(id))
+    }
+
+    /// The callees of `id`, in their stored order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        Children {
+            slots: &self.slots,
+            next: self.slots[id.index()].first_child,
+        }
+    }
+
+    /// The first callee of `id`, if any.
+    pub fn first_child(&self, id: NodeId) -> Option<NodeId> {
+        let c = self.slots[id.index()].first_child;
+        (c != NONE).then_some(NodeId(c))
+    }
+
+    /// True when `id` called nothing.
+    pub fn is_leaf(&self, id: NodeId) -> bool {
+        self.slots[id.index()].first_child == NONE
+    }
+
+    /// Pushes the callees of `id` onto `stack` last first, so that popping visits them
+    /// in their stored order (the depth-first walks use this).
+    pub fn push_children_rev(&self, id: NodeId, stack: &mut Vec<NodeId>) {
+        let at = stack.len();
+        stack.extend(self.children(id));
+        stack[at..].reverse();
+    }
+
+    /// Weight and samples of the stacks that end in `id`: its totals less its callees'.
+    pub fn self_counts(&self, id: NodeId) -> (u64, u64) {
+        let s = &self.slots[id.index()];
+        let (mut w, mut n) = (0u64, 0u64);
+        for c in self.children(id) {
+            let k = &self.slots[c.index()];
+            w = w.saturating_add(k.total);
+            n = n.saturating_add(k.samples);
+        }
+        (s.total.saturating_sub(w), s.samples.saturating_sub(n))
+    }
+
+    /// Weight of the stacks that end in `id`.
+    pub fn self_weight(&self, id: NodeId) -> u64 {
+        self.self_counts(id).0
+    }
+
+    /// Number of samples that end in `id`.
+    pub fn self_samples(&self, id: NodeId) -> u64 {
+        self.self_counts(id).1
+    }
+
+    /// Distance of `id` from the root (the root is 0).
+    pub fn depth(&self, id: NodeId) -> u32 {
+        let mut depth = 0;
+        let mut at = self.slots[id.index()].parent;
+        while at != NONE {
+            depth += 1;
+            at = self.slots[at as usize].parent;
+        }
+        depth
+    }
+
+    /// The depth of every node, by id, in one pass.
+    pub fn depths(&self) -> Vec<u32> {
+        let mut out = vec![0u32; self.slots.len()];
+        for i in 1..self.slots.len() {
+            out[i] = out[self.slots[i].parent as usize] + 1;
+        }
+        out
     }
 
     /// The name of a node.
     pub fn name(&self, id: NodeId) -> &str {
-        self.names.resolve(self.node(id).name)
+        self.names.resolve(self.slots[id.index()].name)
     }
 
     /// The interned names.
@@ -411,17 +534,17 @@ impl CallTree {
 
     /// Number of nodes, the root included.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.slots.len()
     }
 
     /// True when no stack was inserted.
     pub fn is_empty(&self) -> bool {
-        self.nodes.len() == 1
+        self.slots.len() == 1
     }
 
     /// Total weight of all samples.
     pub fn total(&self) -> u64 {
-        self.nodes[0].total
+        self.slots[0].total
     }
 
     /// Deepest frame depth (the root is 0).
@@ -429,9 +552,17 @@ impl CallTree {
         self.max_depth
     }
 
+    /// Bytes held by the nodes and the large families' index (names aside).
+    pub fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<((NodeId, NameId), NodeId)>() + 1;
+        self.slots.capacity() * NODE_BYTES
+            + self.index.capacity() * entry
+            + self.indexed.capacity() * 8
+    }
+
     /// All node ids.
     pub fn ids(&self) -> impl Iterator<Item = NodeId> + use<> {
-        (0..u32::try_from(self.nodes.len()).unwrap_or(u32::MAX)).map(NodeId)
+        (0..u32::try_from(self.slots.len()).unwrap_or(u32::MAX)).map(NodeId)
     }
 
     /// The child of `parent` called `name`, if any.
@@ -442,7 +573,7 @@ impl CallTree {
 
     /// Ids from the root's first child down to `id` (the root itself excluded).
     pub fn path(&self, id: NodeId) -> Vec<NodeId> {
-        let mut path = Vec::with_capacity(self.node(id).depth as usize);
+        let mut path = Vec::new();
         let mut at = id;
         while let Some(parent) = self.node(at).parent {
             path.push(at);
@@ -466,11 +597,11 @@ impl CallTree {
 
     /// Node ids in depth-first pre-order (children in their stored order), without recursion.
     pub fn preorder(&self) -> Vec<NodeId> {
-        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut out = Vec::with_capacity(self.slots.len());
         let mut stack = vec![NodeId::ROOT];
         while let Some(id) = stack.pop() {
             out.push(id);
-            stack.extend(self.node(id).children.iter().rev());
+            self.push_children_rev(id, &mut stack);
         }
         out
     }
@@ -506,18 +637,18 @@ impl CallTree {
     pub fn for_each_stack_sorted(&self, mut f: impl FnMut(&[NameId], u64)) {
         // (child, true for the stacks below it, false for its own stack)
         let entries = |id: NodeId| -> Vec<(NodeId, bool)> {
-            let mut v = Vec::with_capacity(2 * self.nodes[id.index()].children.len());
-            for &c in &self.nodes[id.index()].children {
-                let n = &self.nodes[c.index()];
-                if n.self_samples > 0 || n.self_weight > 0 {
+            let mut v = Vec::new();
+            for c in self.children(id) {
+                let (w, n) = self.self_counts(c);
+                if n > 0 || w > 0 {
                     v.push((c, false));
                 }
-                if !n.children.is_empty() {
+                if !self.is_leaf(c) {
                     v.push((c, true));
                 }
             }
             let key = |&(c, below): &(NodeId, bool)| {
-                let name = self.names.resolve(self.nodes[c.index()].name).as_bytes();
+                let name = self.name(c).as_bytes();
                 name.iter().copied().chain(below.then_some(b';'))
             };
             v.sort_by(|a, b| key(a).cmp(key(b)));
@@ -532,11 +663,11 @@ impl CallTree {
                 continue;
             };
             *next += 1;
-            path.push(self.nodes[c.index()].name);
+            path.push(self.slots[c.index()].name);
             if below {
                 todo.push((entries(c), 0));
             } else {
-                f(&path, self.nodes[c.index()].self_weight);
+                f(&path, self.self_weight(c));
                 path.pop();
             }
         }
@@ -554,21 +685,60 @@ impl CallTree {
                 path.pop();
                 continue;
             }
-            let node = self.node(id);
             if id != NodeId::ROOT {
-                path.push(node.name);
+                path.push(self.slots[id.index()].name);
                 todo.push((id, true));
             }
-            if node.self_samples > 0 || node.self_weight > 0 {
-                f(&path, node.self_weight, node.self_samples);
+            let (w, n) = self.self_counts(id);
+            if n > 0 || w > 0 {
+                f(&path, w, n);
             }
-            todo.extend(node.children.iter().rev().map(|&c| (c, false)));
+            let at = todo.len();
+            todo.extend(self.children(id).map(|c| (c, false)));
+            todo[at..].reverse();
         }
     }
 
     /// Formats a weight of this tree as a decimal number (exact; no trailing zeros).
     pub fn format_weight(&self, weight: u64) -> String {
         format_scaled(weight, self.scale)
+    }
+}
+
+/// Puts the children of every node in the order of `key` by relinking the sibling lists
+/// (node ids do not change).
+fn sort_children<K: Ord>(
+    slots: &mut [Slot],
+    index: &mut FxHashMap<(NodeId, NameId), NodeId>,
+    indexed: &[u64],
+    key: impl Fn(&Slot) -> K,
+) {
+    let mut keyed: Vec<(K, u32)> = Vec::new();
+    for p in 0..slots.len() {
+        let first = slots[p].first_child;
+        if first == NONE || slots[first as usize].next_sibling == NONE {
+            continue;
+        }
+        keyed.clear();
+        let mut c = first;
+        while c != NONE {
+            keyed.push((key(&slots[c as usize]), c));
+            c = slots[c as usize].next_sibling;
+        }
+        if keyed.is_sorted_by(|a, b| a.0 <= b.0) {
+            continue;
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        slots[p].first_child = keyed[0].1;
+        for w in keyed.windows(2) {
+            slots[w[0].1 as usize].next_sibling = w[1].1;
+        }
+        let tail = keyed[keyed.len() - 1].1;
+        slots[tail as usize].next_sibling = NONE;
+        if indexed.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1) {
+            let parent = NodeId(u32::try_from(p).unwrap_or(NONE));
+            index.insert((parent, TAIL), NodeId(tail));
+        }
     }
 }
 
@@ -617,6 +787,10 @@ pub fn format_scaled(value: u64, scale: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
     use super::*;
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
@@ -629,9 +803,9 @@ mod tests {
         assert_eq!(t.total(), 10);
         let a = t.child_named(NodeId::ROOT, "a").unwrap();
         assert_eq!(t.node(a).total, 10);
-        assert_eq!(t.node(a).self_weight, 0);
+        assert_eq!(t.self_weight(a), 0);
         let b = t.child_named(a, "b").unwrap();
-        assert_eq!((t.node(b).total, t.node(b).self_weight), (5, 2));
+        assert_eq!((t.node(b).total, t.self_weight(b)), (5, 2));
         assert_eq!(t.node(b).samples, 2);
         assert_eq!(t.path_string(t.child_named(b, "c").unwrap()), "a;b;c");
         assert_eq!(t.max_depth(), 3);
@@ -640,12 +814,7 @@ mod tests {
     #[test]
     fn children_sorted_alphabetically() {
         let t = tree(&[("z", 1), ("a", 1), ("M", 1)]);
-        let names: Vec<_> = t
-            .node(NodeId::ROOT)
-            .children
-            .iter()
-            .map(|&c| t.name(c))
-            .collect();
+        let names: Vec<_> = t.children(NodeId::ROOT).map(|c| t.name(c)).collect();
         assert_eq!(names, ["M", "a", "z"]);
     }
 
@@ -658,11 +827,7 @@ mod tests {
                 t.insert(["main", &format!("f{i}"), "leaf"], 1);
             }
             let main = t.child_named(NodeId::ROOT, "main").unwrap();
-            assert_eq!(
-                t.node(main).children.len(),
-                3 * SCAN_CHILDREN,
-                "round {round}"
-            );
+            assert_eq!(t.children(main).count(), 3 * SCAN_CHILDREN, "round {round}");
         }
         t.finish();
         let main = t.child_named(NodeId::ROOT, "main").unwrap();
@@ -735,6 +900,78 @@ mod tests {
             vec![("a;b".into(), 45), ("c".into(), 20), ("d".into(), 10)]
         );
         assert_eq!(a.node(a.child_named(NodeId::ROOT, "a").unwrap()).samples, 2);
+    }
+
+    #[test]
+    fn a_node_costs_32_bytes() {
+        assert_eq!(NODE_BYTES, 32);
+        let t = tree(&[("a;b;c", 1), ("a;d", 1)]);
+        assert!(t.heap_bytes() >= t.len() * NODE_BYTES);
+    }
+
+    /// Stacks of a small alphabet: shared prefixes, families past the scan limit, weight 0.
+    fn random_stacks() -> impl Strategy<Value = Vec<(Vec<u8>, u64)>> {
+        prop::collection::vec((prop::collection::vec(0u8..24, 0..6), 0u64..5), 0..120)
+    }
+
+    fn model(stacks: &[(Vec<u8>, u64)]) -> BTreeMap<String, (u64, u64)> {
+        let mut m = BTreeMap::new();
+        for (frames, w) in stacks {
+            let key: Vec<String> = frames.iter().map(|f| format!("f{f}")).collect();
+            let e = m.entry(key.join(";")).or_insert((0, 0));
+            e.0 += w;
+            e.1 += 1;
+        }
+        m
+    }
+
+    fn build(stacks: &[(Vec<u8>, u64)]) -> CallTree {
+        let mut t = CallTree::new();
+        for (frames, w) in stacks {
+            t.insert(frames.iter().map(|f| format!("f{f}")), *w);
+        }
+        t
+    }
+
+    proptest! {
+        #[test]
+        fn tree_holds_exactly_the_inserted_stacks(
+            stacks in random_stacks(),
+            split in 0usize..120,
+        ) {
+            // Built in two pieces and merged, as the parallel parser does.
+            let split = split.min(stacks.len());
+            let mut t = build(&stacks[..split]);
+            t.merge_from(&build(&stacks[split..]));
+            t.finish();
+            let want = model(&stacks);
+            let mut got = BTreeMap::new();
+            t.for_each_stack(|path, w, n| {
+                let names: Vec<&str> = path.iter().map(|&p| t.names().resolve(p)).collect();
+                got.insert(names.join(";"), (w, n));
+            });
+            prop_assert_eq!(&got, &want);
+            let mut sorted = Vec::new();
+            t.for_each_stack_sorted(|path, _| {
+                let names: Vec<&str> = path.iter().map(|&p| t.names().resolve(p)).collect();
+                sorted.push(names.join(";"));
+            });
+            let framed: Vec<String> = want.keys().filter(|k| !k.is_empty()).cloned().collect();
+            prop_assert_eq!(sorted, framed);
+            let depths = t.depths();
+            for id in t.ids() {
+                prop_assert_eq!(depths[id.0 as usize] as usize, t.path(id).len());
+                prop_assert_eq!(t.depth(id), depths[id.0 as usize]);
+                let kids: Vec<&str> = t.children(id).map(|c| t.name(c)).collect();
+                prop_assert!(kids.is_sorted(), "{:?}", kids);
+                for c in t.children(id) {
+                    prop_assert_eq!(t.child_named(id, t.name(c)), Some(c));
+                    prop_assert_eq!(t.node(c).parent, Some(id));
+                }
+            }
+            let deepest = want.keys().map(|k| if k.is_empty() { 0 } else { k.split(';').count() });
+            prop_assert_eq!(t.max_depth() as usize, deepest.max().unwrap_or(0));
+        }
     }
 
     #[test]

@@ -26,28 +26,31 @@ pub fn clip(tree: &CallTree, index: &TreeIndex, vp: &Viewport) -> CallTree {
             todo.push((id, true));
         }
         let (start, end) = (index.start(id), index.end(id));
-        if index.depth(id) >= floor && (node.self_samples > 0 || node.self_weight > 0) {
+        let (self_weight, self_samples) = tree.self_counts(id);
+        if index.depth(id) >= floor && (self_samples > 0 || self_weight > 0) {
             // A frame's own samples are drawn after its children: [end - self, end).
-            let lo = end.saturating_sub(node.self_weight).max(vp.lo);
+            let lo = end.saturating_sub(self_weight).max(vp.lo);
             let hi = end.min(vp.hi);
-            let inside = if node.self_weight == 0 {
+            let inside = if self_weight == 0 {
                 start >= vp.lo && end <= vp.hi
             } else {
                 lo < hi
             };
             if inside && !path.is_empty() {
-                let w = if node.self_weight == 0 { 0 } else { hi - lo };
-                out.insert_counted(path.iter(), w, node.self_samples);
+                let w = if self_weight == 0 { 0 } else { hi - lo };
+                out.insert_counted(path.iter(), w, self_samples);
             }
         }
-        let kids = node.children.iter().rev().copied();
+        let at = todo.len();
         todo.extend(
-            kids.filter(|&c| {
-                let (s, e) = (index.start(c), index.end(c));
-                (s < vp.hi && e > vp.lo) || (s == e && s >= vp.lo && s <= vp.hi)
-            })
-            .map(|c| (c, false)),
+            tree.children(id)
+                .filter(|&c| {
+                    let (s, e) = (index.start(c), index.end(c));
+                    (s < vp.hi && e > vp.lo) || (s == e && s >= vp.lo && s <= vp.hi)
+                })
+                .map(|c| (c, false)),
         );
+        todo[at..].reverse();
     }
     out.finish();
     out

@@ -40,7 +40,7 @@ impl TreeIndex {
         let order = tree.preorder();
         for &id in &order {
             let mut offset = start[ix(id)];
-            for &c in &tree.node(id).children {
+            for c in tree.children(id) {
                 start[ix(c)] = offset;
                 offset = offset.saturating_add(tree.node(c).total);
             }
@@ -53,17 +53,14 @@ impl TreeIndex {
                 }
             }
         }
-        let depth = tree.ids().map(|id| tree.node(id).depth).collect();
+        let depth: Vec<u32> = tree.depths();
         let total = tree.ids().map(|id| tree.node(id).total).collect();
         let preorder = order
             .iter()
-            .map(|&id| {
-                let node = tree.node(id);
-                Visit {
-                    id,
-                    name: node.name,
-                    depth: node.depth,
-                }
+            .map(|&id| Visit {
+                id,
+                name: tree.node(id).name,
+                depth: depth[ix(id)],
             })
             .collect();
         let mut index = Self {

@@ -199,9 +199,9 @@ impl Geometry<'_> {
     /// Lays out the children of frame `p`, drawn over columns `[p0, p1)`.
     fn children(&self, p: NodeId, p0: u16, p1: u16, b: &mut RowBuilder<'_>) {
         let (vp, index) = (self.vp, self.index);
-        let kids = &self.tree.node(p).children;
-        let first = kids.partition_point(|&c| index.end(c) <= vp.lo);
-        for &c in kids.iter().skip(first) {
+        // Siblings are in layout order: skip those left of the viewport.
+        let kids = self.tree.children(p).skip_while(|&c| index.end(c) <= vp.lo);
+        for c in kids {
             let (s, e) = (index.start(c), index.end(c));
             if s >= vp.hi {
                 break;

@@ -179,9 +179,8 @@ fn check(t: &CallTree, ix: &TreeIndex, l: &FrameLayout) {
             let CellKind::Frame(id) = c.kind else {
                 continue;
             };
-            let node = t.node(id);
             let inside = l.viewport.lo <= ix.start(id) && ix.end(id) <= l.viewport.hi;
-            if node.self_weight == 0 && inside && d + 1 < l.rows.len() {
+            if t.self_weight(id) == 0 && inside && d + 1 < l.rows.len() {
                 for col in c.x0..c.x1 {
                     assert!(l.cell_at(d as u32 + 1, col).is_some(), "gap under {id:?}");
                 }

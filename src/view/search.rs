@@ -140,9 +140,7 @@ impl Matches {
                 }
                 continue;
             }
-            let kids = &tree.node(id).children;
-            let first = kids.partition_point(|&c| index.end(c) <= lo);
-            for &c in &kids[first..] {
+            for c in tree.children(id).skip_while(|&c| index.end(c) <= lo) {
                 if index.start(c) >= hi {
                     break;
                 }

@@ -100,8 +100,8 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
     if id != NodeId::ROOT && !(halved && scope == id) {
         facts.push(format!(
             "self {} ({:.2}%)",
-            w(node.self_weight),
-            share(node.self_weight, base)
+            w(tree.self_weight(id)),
+            share(tree.self_weight(id), base)
         ));
         if tree.names().is_task(node.name) {
             facts.push("a process or thread, not a function".to_owned());
@@ -222,9 +222,7 @@ fn frames_in(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -
             }
             continue;
         }
-        let kids = &tree.node(id).children;
-        let first = kids.partition_point(|&c| index.end(c) <= lo);
-        for &c in kids.iter().skip(first) {
+        for c in tree.children(id).skip_while(|&c| index.end(c) <= lo) {
             if index.start(c) >= hi {
                 break;
             }

@@ -156,7 +156,7 @@ fn names_are_sanitized() {
         functions: &[],
         viewport: &vp,
     };
-    let id = p.tree.node(NodeId::ROOT).children[0];
+    let id = p.tree.first_child(NodeId::ROOT).unwrap();
     let tip = describe(&cx, &Target::Frame(id));
     assert!(!tip.title.contains('\u{1b}'));
 }

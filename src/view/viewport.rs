@@ -37,12 +37,9 @@ impl Viewport {
     pub fn span(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -> Self {
         let mut root = NodeId::ROOT;
         loop {
-            let kids = &tree.node(root).children;
-            let i = kids.partition_point(|&c| index.end(c) <= lo);
-            match kids.get(i) {
-                Some(&c)
-                    if index.depth(c) < depth && index.start(c) <= lo && index.end(c) >= hi =>
-                {
+            let next = tree.children(root).find(|&c| index.end(c) > lo);
+            match next {
+                Some(c) if index.depth(c) < depth && index.start(c) <= lo && index.end(c) >= hi => {
                     root = c;
                 }
                 _ => break,

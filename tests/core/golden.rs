@@ -35,10 +35,8 @@ fn perf_fp_export_equals_inferno_collapse_perf() {
     assert_eq!(p.tree.total(), 1298 * 1_001_001);
     let procs: Vec<&str> = p
         .tree
-        .node(NodeId::ROOT)
-        .children
-        .iter()
-        .map(|&c| p.tree.name(c))
+        .children(NodeId::ROOT)
+        .map(|c| p.tree.name(c))
         .collect();
     assert_eq!(procs, ["gzip", "head", "sh"]);
 }
@@ -85,7 +83,7 @@ fn stap_sample_splits_on_and_off_cpu() {
     let off = tree.child_named(NodeId::ROOT, "[off-cpu]").unwrap();
     assert_eq!(tree.node(on).total, 310);
     assert_eq!(tree.node(off).total, 5_066_105);
-    assert_eq!(tree.node(NodeId::ROOT).children.len(), 2);
+    assert_eq!(tree.children(NodeId::ROOT).count(), 2);
     assert_eq!(p.stats.samples, 15);
     assert_eq!(p.stats.offcpu_samples, 7);
     assert_eq!(p.stats.unit, Unit::OnOffCpu);
@@ -294,7 +292,7 @@ fn samples_without_a_stack_count_as_their_process() {
         ("63.55".into(), "36.45".into())
     );
     let md5 = p.tree.child_named(NodeId::ROOT, "md5sum").unwrap();
-    assert_eq!(p.tree.node(md5).self_samples, 99);
+    assert_eq!(p.tree.self_samples(md5), 99);
     let folded = export::folded_lines(&p.tree);
     assert!(
         folded.contains(&"md5sum 198396792".to_owned()),

@@ -189,16 +189,11 @@ fn transforms_undo_to_the_original() {
     let (_, app) = run(PERF, keys(vec![find("chacha_block"), typing("F")]));
     let ex = app.explorer().unwrap();
     let tree = &ex.profile.tree;
-    let roots: Vec<&str> = tree
-        .node(NodeId::ROOT)
-        .children
-        .iter()
-        .map(|&c| tree.name(c))
-        .collect();
+    let roots: Vec<&str> = tree.children(NodeId::ROOT).map(|c| tree.name(c)).collect();
     assert_eq!(roots, ["chacha_block_generic"]);
     assert_eq!(
         ex.selected,
-        Target::Frame(tree.node(NodeId::ROOT).children[0])
+        Target::Frame(tree.first_child(NodeId::ROOT).unwrap())
     );
 }
 
@@ -233,7 +228,7 @@ fn hide_collapse_and_typed_exclude() {
 fn bottom_up_and_weight_order() {
     let (_, app) = run(PERF, typing("o"));
     let tree = &app.explorer().unwrap().profile.tree;
-    let kids = &tree.node(NodeId::ROOT).children;
+    let kids: Vec<NodeId> = tree.children(NodeId::ROOT).collect();
     let weights: Vec<u64> = kids.iter().map(|&c| tree.node(c).total).collect();
     assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
     assert_eq!(tree.name(kids[0]), "gzip");

@@ -127,7 +127,7 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
         let mut stacks: Vec<(String, u64)> = tree
             .stacks()
             .into_iter()
-            .map(|(s, w)| (for_xml(&s).into_owned(), w))
+            .map(|(s, w)| (not_a_comment(for_xml(&s).into_owned()), w))
             .collect();
         stacks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         stacks
@@ -140,6 +140,15 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
     opts.count_name = for_xml(&profile.stats.unit.to_string()).into_owned();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
         .map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// inferno skips a line that starts with `#` as a comment: a first frame named `#…` is
+/// written with its `#` escaped, as the XML sink writes other characters it cannot keep.
+fn not_a_comment(stack: String) -> String {
+    match stack.strip_prefix('#') {
+        Some(rest) => format!("\\x23{rest}"),
+        None => stack,
+    }
 }
 
 /// A writer whose errors name where it writes (`<stdout>` or the path), as

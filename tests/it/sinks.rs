@@ -296,6 +296,17 @@ fn the_cli_exports_a_well_formed_svg_of_hostile_names() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_first_frame_starting_with_a_hash_is_not_an_inferno_comment() {
+    let mut tree = CallTree::new();
+    tree.insert(["#pragma", "leaf"], 3);
+    tree.insert(["main"], 1);
+    tree.finish();
+    let (_, frames) = parse_svg(&svg_of(tree, "hash", Unit::Samples), "samples").unwrap();
+    assert!(frames.iter().any(|f| f == "\\x23pragma"), "{frames:?}");
+    assert!(frames.iter().any(|f| f == "leaf"), "{frames:?}");
+}
+
 /// A character of a frame name: mostly the kinds that break XML or a terminal.
 fn name_char() -> impl Strategy<Value = char> {
     prop_oneof![
@@ -330,7 +341,11 @@ proptest! {
         for (frames, w) in &stacks {
             let names: Vec<String> = frames.iter().map(|f| f.iter().collect()).collect();
             tree.insert(names.iter().map(String::as_str), *w);
-            let escaped: Vec<String> = names.iter().map(|n| for_xml(n).into_owned()).collect();
+            let mut escaped: Vec<String> = names.iter().map(|n| for_xml(n).into_owned()).collect();
+            // A leading `#` would make the line an inferno comment: it is escaped.
+            if let Some(rest) = escaped[0].strip_prefix('#') {
+                escaped[0] = format!("\\x23{rest}");
+            }
             for depth in 1..=escaped.len() {
                 paths.insert(escaped[..depth].to_vec());
             }

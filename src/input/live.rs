@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::common::LineReader;
 use super::{Collector, ParseState};
-use crate::profile::{Format, Profile};
+use crate::profile::{CallTree, Format, Profile, Stats};
 
 /// Where snapshots of a partly read input go, and how often.
 #[derive(Clone)]
@@ -199,16 +199,30 @@ impl Live<'_> {
             Tick::CaughtUp => self.last.elapsed() >= self.gap,
             Tick::Line => parse.line_no.is_multiple_of(2048) && self.last.elapsed() >= self.gap,
         };
-        if !due || out.stats.samples == self.sent || out.after.is_some() {
+        if !due || !self.has_news(out.stats.samples) || out.after.is_some() {
             return;
         }
-        self.sent = out.stats.samples;
         let started = Instant::now();
-        let mut tree = out.tree.clone();
+        self.emit(started, out.tree.clone(), out.stats.clone(), parse.line_no);
+    }
+
+    /// True when a snapshot would show samples the last one did not.
+    pub fn has_news(&self, samples: u64) -> bool {
+        samples != self.sent
+    }
+
+    /// True when lines flow and the last snapshot is old enough for the next.
+    pub fn due(&self) -> bool {
+        self.last.elapsed() >= self.gap
+    }
+
+    /// Sends a snapshot of `tree` (not yet finished) with `stats` after `lines` lines;
+    /// making it began at `started` (its cost spaces out the next ones).
+    pub fn emit(&mut self, started: Instant, mut tree: CallTree, mut stats: Stats, lines: u64) {
+        self.sent = stats.samples;
         tree.finish();
-        let mut stats = out.stats.clone();
         stats.format = Some(self.format);
-        stats.lines = parse.line_no;
+        stats.lines = lines;
         (self.snapshots.sink)(Profile {
             source: self.name.to_owned(),
             tree,

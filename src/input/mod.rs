@@ -11,6 +11,7 @@ pub mod live;
 pub mod parallel;
 pub mod perf;
 pub mod stap;
+pub mod stream;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
@@ -302,14 +303,25 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         Box::new(reader)
     };
     let input = Cursor::new(prefix).chain(rest);
-    let mut out = match chunked {
-        Some(parser) if threads > 1 && opts.snapshots.is_none() => parallel::parse(
-            BufReader::new(input),
-            &parser,
-            threads,
-            opts.chunk_size.unwrap_or(1 << 20),
-        )
-        .map_err(io_err)?,
+    let chunk_size = opts.chunk_size.unwrap_or(1 << 20);
+    let mut out = match (chunked, opts.snapshots.as_ref()) {
+        (Some(parser), None) if threads > 1 => {
+            parallel::parse(BufReader::new(input), &parser, threads, chunk_size).map_err(io_err)?
+        }
+        // A differential file is shown once whole (no snapshots of half a comparison).
+        (Some(parser @ (ChunkParser::Perf(_) | ChunkParser::Folded(false))), Some(snapshots))
+            if threads > 1 =>
+        {
+            let mut live = Live {
+                snapshots,
+                name,
+                format,
+                last: std::time::Instant::now(),
+                sent: 0,
+                gap: snapshots.every,
+            };
+            stream::parse(input, &parser, threads, chunk_size, &mut live).map_err(io_err)?
+        }
         _ => {
             let mut out = Collector::default();
             let mut live = opts.snapshots.as_ref().map(|snapshots| Live {

@@ -23,13 +23,13 @@ pub enum ChunkParser {
 }
 
 /// One piece of the input and the number of its first line.
-struct Chunk {
-    first_line: u64,
-    bytes: Vec<u8>,
+pub(super) struct Chunk {
+    pub(super) first_line: u64,
+    pub(super) bytes: Vec<u8>,
 }
 
 /// Where a chunk may end: the index just after the last record boundary.
-fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
+pub(super) fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
     match format {
         // A blank line ends a sample, with or without a CR (CRLF files).
         // The CRLF search only looks past the last LF boundary: in an LF file it would
@@ -112,13 +112,13 @@ fn split<R: BufRead>(
 }
 
 /// A worker's parser, kept across its chunks (the perf parser's name cache stays warm).
-enum Worker {
+pub(super) enum Worker {
     Perf(Box<perf::PerfParser>),
     Folded(folded::FoldedParser),
 }
 
 impl Worker {
-    fn new(format: &ChunkParser) -> Self {
+    pub(super) fn new(format: &ChunkParser) -> Self {
         match format {
             ChunkParser::Perf(opts) => Worker::Perf(Box::new(perf::PerfParser::new(opts.clone()))),
             ChunkParser::Folded(diff) => Worker::Folded(folded::FoldedParser::with_diff(*diff)),
@@ -126,7 +126,7 @@ impl Worker {
     }
 
     /// Parses one chunk into `out`; chunks end at record boundaries, so no sample spans two.
-    fn chunk(&mut self, chunk: &Chunk, out: &mut Collector) {
+    pub(super) fn chunk(&mut self, chunk: &Chunk, out: &mut Collector) {
         let mut state = ParseState {
             line_no: chunk.first_line - 1,
         };
@@ -145,7 +145,7 @@ impl Worker {
         }
     }
 
-    fn finish(&mut self, out: &mut Collector) {
+    pub(super) fn finish(&mut self, out: &mut Collector) {
         if let Worker::Perf(p) = self {
             p.finish(out);
         }
@@ -194,16 +194,34 @@ pub fn parse<R: BufRead>(
                 .map_err(|_| io::Error::other("parser thread panicked"))??;
             merged.merge(part);
         }
-        merged.stats.lines = lines;
-        merged.stats.read_error = read_error;
-        merged.stats.format = Some(match format {
+        seal(&mut merged, format, lines, read_error);
+        Ok(merged)
+    })
+}
+
+/// Sets what only the whole input knows: its line count, how reading ended, its format
+/// and the perf event kept.
+pub(super) fn seal(
+    merged: &mut Collector,
+    format: &ChunkParser,
+    lines: u64,
+    read_error: Option<String>,
+) {
+    merged.stats.lines = lines;
+    merged.stats.read_error = read_error;
+    merged.stats.format = Some(format.format());
+    if let ChunkParser::Perf(o) = format {
+        merged.stats.event.clone_from(&o.event);
+    }
+}
+
+impl ChunkParser {
+    /// The format this parser reads.
+    pub fn format(&self) -> Format {
+        match self {
             ChunkParser::Perf(_) => Format::Perf,
             ChunkParser::Folded(true) => Format::DiffFolded,
             ChunkParser::Folded(false) => Format::Folded,
-        });
-        if let ChunkParser::Perf(o) = format {
-            merged.stats.event.clone_from(&o.event);
         }
-        Ok(merged)
-    })
+    }
 }

@@ -162,6 +162,14 @@ fn seed_shaped_profiles_have_the_studys_shares() {
 
 #[test]
 fn streaming_sends_growing_snapshots_then_the_whole_profile() {
+    // One parser thread reading lines, and workers parsing chunks of the stream.
+    // (The workers' snapshots merge trees, which spaces them further apart: how many
+    // there are depends on the machine's speed; the trickling tests check they grow.)
+    streams_growing_snapshots(Some(1), None, 5);
+    streams_growing_snapshots(Some(2), Some(64 * 1024), 1);
+}
+
+fn streams_growing_snapshots(threads: Option<usize>, chunk_size: Option<usize>, at_least: usize) {
     use std::sync::{Arc, Mutex};
     let seen: Arc<Mutex<Vec<(u64, u64, String)>>> = Arc::default();
     let sink = Arc::clone(&seen);
@@ -176,11 +184,13 @@ fn streaming_sends_growing_snapshots_then_the_whole_profile() {
                 ));
             }),
         }),
+        threads,
+        chunk_size,
         ..LoadOptions::default()
     };
     let whole = load("perf-dd-fsync.txt.gz", &opts);
     let seen = seen.lock().unwrap();
-    assert!(seen.len() >= 5, "{} snapshots", seen.len());
+    assert!(seen.len() >= at_least, "{} snapshots", seen.len());
     assert!(seen.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
     assert!(
         seen.iter().all(|(_, _, unit)| unit == "ns"),
@@ -188,10 +198,13 @@ fn streaming_sends_growing_snapshots_then_the_whole_profile() {
     );
     let last = seen.last().unwrap();
     assert!(last.0 <= whole.stats.samples && last.1 <= whole.tree.total());
+    let file = load("perf-dd-fsync.txt.gz", &LoadOptions::default());
     assert_eq!(
         export::folded_lines(&whole.tree),
-        export::folded_lines(&load("perf-dd-fsync.txt.gz", &LoadOptions::default()).tree)
+        export::folded_lines(&file.tree)
     );
+    assert_eq!(whole.stats.lines, file.stats.lines);
+    assert_eq!(whole.stats.samples, file.stats.samples);
 }
 
 /// The finder's own skim scorer gives fuzzy-matcher's full-matrix score (the one
@@ -386,5 +399,42 @@ fn header_figures_equal_an_independent_count_of_the_input() {
         let head = report::header(&p);
         let shown = format!("{} samples", flametui::text::thousands(samples));
         assert!(head.contains(&shown), "{name}: {head}");
+    }
+}
+
+/// A stream parsed by workers in chunks of any size gives what the file gives: the same
+/// stacks, samples, lines and skipped lines.
+#[test]
+fn a_stream_on_workers_loads_what_the_file_loads() {
+    use std::sync::Arc;
+    for file in [
+        "perf-dd-fsync.txt.gz",
+        "perf-two-events.txt.gz",
+        "perf-nostack.txt.gz",
+        "perf-python-dwarf.txt.gz",
+    ] {
+        let whole = load(file, &LoadOptions::default());
+        for chunk in [700, 64 * 1024] {
+            let opts = LoadOptions {
+                snapshots: Some(input::Snapshots {
+                    every: std::time::Duration::from_millis(5),
+                    sink: Arc::new(|_| {}),
+                }),
+                threads: Some(2),
+                chunk_size: Some(chunk),
+                ..LoadOptions::default()
+            };
+            let streamed = load(file, &opts);
+            let case = format!("{file} in chunks of {chunk}");
+            assert_eq!(
+                export::folded_lines(&streamed.tree),
+                export::folded_lines(&whole.tree),
+                "{case}"
+            );
+            assert_eq!(streamed.stats.samples, whole.stats.samples, "{case}");
+            assert_eq!(streamed.stats.lines, whole.stats.lines, "{case}");
+            assert_eq!(streamed.stats.skipped, whole.stats.skipped, "{case}");
+            assert_eq!(streamed.stats.event, whole.stats.event, "{case}");
+        }
     }
 }

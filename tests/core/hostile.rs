@@ -367,3 +367,101 @@ fn a_trickling_stream_is_shown_while_it_flows() {
     assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
     assert!(shown.first().is_some_and(|&t| t < 150), "{shown:?}");
 }
+
+/// `perf script` text of `n` samples of process `p`, 1 ms apart from `t0` seconds.
+fn perf_samples(n: usize, t0: f64) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            format!(
+                "p 7 {:.6}: 1000 cpu-clock:ppp: \n\tffff f{} (/bin/p)\n\tffff main (/bin/p)\n\n",
+                t0 + i as f64 * 0.001,
+                i % 5
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_trickling_perf_stream_parsed_by_workers_is_shown_while_it_flows() {
+    use std::sync::{Arc, Mutex};
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&shown);
+    let opts = LoadOptions {
+        snapshots: Some(input::Snapshots {
+            every: std::time::Duration::from_millis(40),
+            sink: Arc::new(move |p: flametui::profile::Profile| {
+                sink.lock().unwrap().push(p.stats.samples);
+            }),
+        }),
+        threads: Some(2),
+        ..LoadOptions::default()
+    };
+    // A sample every 4 ms (under `every`: the input never counts as paused).
+    let reader = Trickle {
+        lines: perf_samples(150, 1.0),
+        gap: std::time::Duration::from_millis(4),
+    };
+    let loaded = input::load_reader(reader, "-", &opts).unwrap();
+    assert_eq!(loaded.main().stats.samples, 150);
+    let shown = shown.lock().unwrap();
+    assert!(shown.len() >= 3, "{shown:?}");
+    assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
+    assert!(shown.first().is_some_and(|&n| n < 150), "{shown:?}");
+}
+
+/// Gives `first`, waits `pause`, then gives `then` and ends.
+struct Pausing {
+    parts: Vec<Vec<u8>>,
+    pause: std::time::Duration,
+}
+
+impl std::io::Read for Pausing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(part) = self.parts.first_mut() else {
+            return Ok(0);
+        };
+        if part.is_empty() {
+            self.parts.remove(0);
+            std::thread::sleep(self.pause);
+            return self.read(buf);
+        }
+        let n = part.len().min(buf.len());
+        buf[..n].copy_from_slice(&part[..n]);
+        part.drain(..n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_pause_in_a_perf_stream_shows_everything_before_it() {
+    use std::sync::{Arc, Mutex};
+    for threads in [1, 2] {
+        let shown = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&shown);
+        let opts = LoadOptions {
+            snapshots: Some(input::Snapshots {
+                every: std::time::Duration::from_millis(50),
+                sink: Arc::new(move |p: flametui::profile::Profile| {
+                    sink.lock().unwrap().push((p.stats.samples, p.tree.total()));
+                }),
+            }),
+            threads: Some(threads),
+            ..LoadOptions::default()
+        };
+        let reader = Pausing {
+            parts: vec![
+                perf_samples(300, 1.0).concat().into_bytes(),
+                Vec::new(),
+                perf_samples(200, 2.0).concat().into_bytes(),
+            ],
+            pause: std::time::Duration::from_millis(400),
+        };
+        let loaded = input::load_reader(reader, "-", &opts).unwrap();
+        assert_eq!(loaded.main().stats.samples, 500);
+        let shown = shown.lock().unwrap();
+        assert!(
+            shown.contains(&(300, 300_000)),
+            "{threads} threads: {shown:?}"
+        );
+    }
+}

@@ -8,7 +8,9 @@ use regex::Regex;
 
 use crate::input::{self, FormatChoice, LoadOptions, PerfOptions};
 use crate::profile::order::Order;
+use crate::profile::slice::{TaskFilter, TimeRange};
 use crate::profile::transform::Transform;
+use crate::timeline::SliceArgs;
 use crate::view::color::ColorChoice;
 
 /// Input format on the command line.
@@ -86,6 +88,13 @@ pub enum ExportArg {
     Svg,
 }
 
+/// What `--heatmap` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HeatmapArg {
+    /// `second,offset_ms,samples` lines: 1 s columns, 20 ms rows, empty cells left out.
+    Csv,
+}
+
 /// The exit statuses, as `--help` and the README list them.
 pub mod exit {
     /// An error: an input could not be read or holds no profile, or the output could not
@@ -103,7 +112,7 @@ pub mod exit {
 const EXIT_STATUS: &str = "Exit status:
   0  done (also when a reader such as `head` closes the pipe early)
   1  error: an input could not be read or holds no profile, or the output could not be written
-  2  usage error: a bad flag or value
+  2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
 /// A terminal flame graph explorer for perf script, `SystemTap` and folded stacks.
@@ -215,6 +224,49 @@ pub struct Args {
     /// perf: keep addresses of unresolved frames (`[unknown <addr>]`).
     #[arg(long)]
     pub addrs: bool,
+
+    /// perf: keep the samples taken in [START, END): seconds from the first sample
+    /// (`37.2,37.4`) or shares of the recording (`10%,20%`).
+    #[arg(long, value_name = "START,END")]
+    pub time: Option<TimeRange>,
+
+    /// perf: with --time, compare this range (BEFORE) with the --time range (AFTER); with
+    /// --export folded, write the differential file `stack BEFORE AFTER`.
+    #[arg(long, value_name = "START,END", requires = "time")]
+    pub compare_time: Option<TimeRange>,
+
+    /// perf: keep only the samples of these commands (comma-separated).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub comms: Option<Vec<String>>,
+
+    /// perf: keep only the samples of these process ids (comma-separated; perf script
+    /// prints them with `-F +pid`).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub pids: Option<Vec<i64>>,
+
+    /// perf: keep only the samples of these thread ids (comma-separated).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub tids: Option<Vec<i64>>,
+
+    /// perf: print the heat map of the samples (after --time and the task filters): one
+    /// line per 20 ms cell with samples, by second from the first sample.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        conflicts_with_all = ["export", "top", "print", "compare_time"]
+    )]
+    pub heatmap: Option<HeatmapArg>,
 }
 
 /// `--threads N`: from 1 to [`input::max_threads`] (more only costs memory: see there).
@@ -260,6 +312,20 @@ impl Args {
             out.push(Transform::Invert);
         }
         Ok(out)
+    }
+
+    /// The slicing flags (`--time`, `--compare-time`, task lists, `--heatmap`).
+    pub fn slice_args(&self) -> SliceArgs {
+        SliceArgs {
+            time: self.time,
+            compare_time: self.compare_time,
+            tasks: TaskFilter {
+                comms: self.comms.clone(),
+                pids: self.pids.clone(),
+                tids: self.tids.clone(),
+            },
+            heatmap: self.heatmap.is_some(),
+        }
     }
 
     /// The loading options these arguments ask for.

@@ -66,6 +66,39 @@ pub enum Error {
     /// A command-line value is unusable.
     #[error("{0}")]
     Usage(String),
+    /// A time or task flag was given for an input that cannot answer it: no timestamps
+    /// (no timeline), no tasks, or no process ids. A usage error (exit status 2).
+    #[error("{}: {flag}: {why}", sanitize(.source_name))]
+    NoTimeline {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// The flag that needs what is missing (`--time`).
+        flag: String,
+        /// What is missing and how to get it.
+        why: String,
+    },
+    /// A time or task flag is unusable as given (an empty range, a combination not
+    /// supported). A usage error (exit status 2).
+    #[error("{0}")]
+    SliceUsage(String),
+    /// A time range or task set selects no sample of the input.
+    #[error("{}: {what} selects no sample ({detail})", sanitize(.source_name))]
+    EmptySlice {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// The flags, as given.
+        what: String,
+        /// What the input has instead (how long it lasts, its tasks).
+        detail: String,
+    },
+}
+
+impl Error {
+    /// True for the errors of a bad flag or value that the command line reports with
+    /// exit status 2 (the others are 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Error::NoTimeline { .. } | Error::SliceUsage(_))
+    }
 }
 
 /// Result alias of the library.

@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! bytes ─▶ input::detect ─▶ input::{folded,perf,stap} (nom) ─▶ samples ─▶ profile::CallTree
+//!                                                                   └──▶ profile::SampleTable
+//!       ─▶ timeline (--time, --comms, …: profile::slice_tree, heat map)
 //!       ─▶ export / report (text)
 //!       ─▶ view::layout(&CallTree, &Viewport) ─▶ FrameLayout ─▶ ui::draw(&App) ─▶ terminal
 //! keys/mouse ─▶ app::keymap ─▶ Action ─▶ app::update(&mut App)
@@ -17,6 +19,7 @@ pub mod profile;
 pub mod report;
 pub mod terminal;
 pub mod text;
+pub mod timeline;
 pub mod ui;
 pub mod view;
 

@@ -15,6 +15,7 @@ use flametui::profile::{Profile, Stats};
 use flametui::report;
 use flametui::terminal;
 use flametui::text::sanitize;
+use flametui::timeline;
 use flametui::view::color::{self, ColorEnv};
 
 fn main() -> ExitCode {
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
         Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("flametui: {}", error_text(&e));
-            ExitCode::from(exit::ERROR)
+            ExitCode::from(if usage(&e) { exit::USAGE } else { exit::ERROR })
         }
     }
 }
@@ -57,6 +58,14 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A flag that the input cannot answer (`--time` on folded stacks): exit status 2.
+fn usage(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<flametui::Error>()
+            .is_some_and(flametui::Error::is_usage)
     })
 }
 
@@ -115,25 +124,45 @@ fn run(args: &Args) -> Result<Ending> {
     }
     let opts = args.load_options();
     let transforms = args.transforms()?;
+    let slicing = args.slice_args();
     if wants_viewer(args) {
+        if !slicing.is_empty() {
+            return Err(flametui::Error::SliceUsage(
+                "--time, --compare-time, --comms, --pids and --tids are not in the viewer yet: add --print, --top N, --export FORMAT or --heatmap csv".to_owned(),
+            )
+            .into());
+        }
         return explore(args, &paths, &opts, transforms);
     }
+    if (slicing.compare_time.is_some() || slicing.heatmap) && paths.len() != 1 {
+        return Err(flametui::Error::SliceUsage(
+            "--compare-time and --heatmap read one recording: give one profile".to_owned(),
+        )
+        .into());
+    }
     let mut loaded = Vec::new();
+    let mut heat_maps = Vec::new();
     let mut partial = false;
     for p in &paths {
-        let l = input::load_path(p, &opts)?;
+        let rec = input::load_recording(p, &opts)?;
         if paths.len() == 2 {
-            l.side()?;
+            rec.loaded.side()?;
         }
+        let l = &rec.loaded;
         partial |= warn_about(l.main());
         if args.stats {
             let text = report::line_accounting(l.main());
-            if args.export.is_some() || args.top.is_some() || args.print {
+            if args.export.is_some() || args.top.is_some() || args.print || slicing.heatmap {
                 eprint!("{text}");
             } else {
                 print_bytes(text.as_bytes())?;
             }
         }
+        if slicing.heatmap {
+            heat_maps.push(timeline::heat_map(&rec, &slicing)?.csv());
+            continue;
+        }
+        let l = timeline::apply(rec, &slicing)?;
         loaded.push(l.transformed(&transforms).sorted(args.order.into()));
     }
     let (target, inner): (String, Box<dyn Write>) = match &args.output {
@@ -148,7 +177,13 @@ fn run(args: &Args) -> Result<Ending> {
         ),
     };
     let mut out = Named::new(target, inner);
-    write_output(args, &loaded, &mut out)?;
+    if slicing.heatmap {
+        for csv in &heat_maps {
+            out.write_all(csv.as_bytes())?;
+        }
+    } else {
+        write_output(args, &loaded, &mut out)?;
+    }
     out.flush()?;
     Ok(Ending::from_partial(partial))
 }
@@ -205,6 +240,7 @@ fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<
 /// as under `setsid`) gets the report too, with a word on stderr.
 fn wants_viewer(args: &Args) -> bool {
     let asked = args.export.is_none()
+        && args.heatmap.is_none()
         && args.output.is_none()
         && args.top.is_none()
         && !args.print

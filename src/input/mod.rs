@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 
 use crate::error::{Error, Result};
-use crate::profile::{CallTree, Format, Profile, Stats};
+use crate::profile::{CallTree, Format, Profile, SampleTable, Stats};
 use common::LineReader;
 pub use live::Snapshots;
 use live::{LineSource, Live, Next, Tick};
@@ -173,17 +173,23 @@ pub struct Collector {
     pub after: Option<CallTree>,
     /// How the input is being read.
     pub stats: Stats,
+    /// One record per sample, for inputs that have them (perf script); its leaves are
+    /// nodes of `tree`.
+    pub samples: SampleTable,
 }
 
 impl Collector {
     /// Adds another piece's samples and counts.
     pub fn merge(&mut self, mut other: Collector) {
         // The smaller tree goes into the larger (an empty one is simply replaced): the
-        // merge costs one lookup per node of the tree merged in.
+        // merge costs one lookup per node of the tree merged in. Each sample table goes
+        // with its tree.
         if other.tree.len() > self.tree.len() {
             std::mem::swap(&mut self.tree, &mut other.tree);
+            std::mem::swap(&mut self.samples, &mut other.samples);
         }
-        self.tree.merge_from(&other.tree);
+        let leaves = self.tree.merge_from_mapped(&other.tree);
+        self.samples.append_mapped(other.samples, &leaves);
         match (&mut self.after, other.after) {
             (Some(a), Some(b)) => a.merge_from(&b),
             (None, Some(b)) => self.after = Some(b),
@@ -216,20 +222,38 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
+/// A loaded input with its samples.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The profile (or both sides of a differential file).
+    pub loaded: Loaded,
+    /// One record per sample, in time order, its leaves nodes of the loaded tree; empty
+    /// for inputs without sample records (folded stacks, SystemTap).
+    pub samples: SampleTable,
+}
+
 /// Opens and loads a path (`-` is standard input).
 ///
 /// # Errors
 /// The file cannot be read, is empty, is in no known format, or has no usable sample.
 pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
+    load_recording(path, opts).map(|r| r.loaded)
+}
+
+/// As [`load_path`], keeping the sample table.
+///
+/// # Errors
+/// As [`load_path`].
+pub fn load_recording(path: &str, opts: &LoadOptions) -> Result<Recording> {
     let name = source_name(path);
     if path == "-" {
-        return load_reader(io::stdin(), &name, opts);
+        return load_reader_recording(io::stdin(), &name, opts);
     }
     let file = File::open(path).map_err(|error| Error::Read {
         source_name: name.clone(),
         error,
     })?;
-    load_reader(file, &name, opts)
+    load_reader_recording(file, &name, opts)
 }
 
 /// Loads a profile from any reader.
@@ -237,6 +261,18 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
 /// # Errors
 /// As [`load_path`].
 pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    load_reader_recording(reader, name, opts).map(|r| r.loaded)
+}
+
+/// As [`load_reader`], keeping the sample table.
+///
+/// # Errors
+/// As [`load_path`].
+pub fn load_reader_recording<R: Read + Send>(
+    reader: R,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Recording> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -254,7 +290,11 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
     }
 }
 
-fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+fn load_text<R: BufRead + Send>(
+    mut reader: R,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Recording> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -451,7 +491,7 @@ fn parse_lines(
     out.stats.lines = state.line_no;
 }
 
-fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
+fn finish(mut out: Collector, name: &str, format: Format) -> Result<Recording> {
     if out.stats.samples == 0 {
         if let Some(e) = out.stats.read_error.take() {
             return Err(Error::Read {
@@ -477,12 +517,14 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
         });
     }
     out.tree.finish();
+    out.samples.finish();
+    let samples = out.samples;
     let before = Profile {
         source: name.to_owned(),
         tree: out.tree,
         stats: out.stats,
     };
-    Ok(match out.after {
+    let loaded = match out.after {
         None => Loaded::Single(before),
         Some(mut after) => {
             after.finish();
@@ -495,5 +537,6 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
                 before,
             }
         }
-    })
+    };
+    Ok(Recording { loaded, samples })
 }

@@ -25,7 +25,7 @@ use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
 use rustc_hash::FxHashMap;
 
-use crate::profile::{CallTree, NameId, Unit};
+use crate::profile::{CallTree, NameId, TaskId, Unit};
 use nom::IResult;
 use nom::Parser;
 use nom::bytes::complete::{tag, take_till1, take_while1};
@@ -63,6 +63,8 @@ pub struct EventLine<'a> {
     pub event: &'a str,
     /// The event as printed, with modifiers (`cycles:u`).
     pub event_spec: &'a str,
+    /// Timestamp in nanoseconds (`12345.678901:` is 12,345,678,901,000), if printed.
+    pub time: Option<u64>,
     /// Sample period, if printed.
     pub period: Option<u64>,
     /// A stack frame printed on the event line itself.
@@ -95,9 +97,23 @@ fn cpu(i: &str) -> IResult<&str, &str> {
     terminated(delimited(char('['), uint, char(']')), space1).parse(i)
 }
 
-/// `time := [0-9]+ "." [0-9]+ ":"`
-fn time(i: &str) -> IResult<&str, &str> {
-    terminated(recognize((uint, char('.'), uint)), (char(':'), space0)).parse(i)
+/// `time := [0-9]+ "." [0-9]+ ":"` — seconds with microseconds (nanoseconds with
+/// `perf script --ns`), as nanoseconds; digits past the ninth decimal are dropped, and a
+/// time past `u64` nanoseconds (585 years) is read as none.
+fn time(i: &str) -> IResult<&str, Option<u64>> {
+    let (rest, (secs, frac)) =
+        terminated((uint, preceded(char('.'), uint)), (char(':'), space0)).parse(i)?;
+    let mut sub = 0u64;
+    for at in 0..9 {
+        let digit = frac.as_bytes().get(at).map_or(0, |b| u64::from(b - b'0'));
+        sub = sub * 10 + digit;
+    }
+    let ns = secs
+        .parse::<u64>()
+        .ok()
+        .and_then(|s| s.checked_mul(1_000_000_000))
+        .and_then(|s| s.checked_add(sub));
+    Ok((rest, ns))
 }
 
 /// `period := [0-9]+ SP+`
@@ -153,7 +169,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
         let comm = line[..start].trim();
         let (rest, _) = space0::<_, nom::error::Error<&str>>(rest).ok()?;
         let (rest, _) = opt(cpu).parse(rest).ok()?;
-        let (rest, _) = opt(time).parse(rest).ok()?;
+        let (rest, when) = opt(time).parse(rest).ok()?;
         let (rest, per) = opt(period).parse(rest).ok()?;
         let (trailer, (event, event_spec, tracepoint)) = event(rest).ok()?;
         let trailer = trailer.trim();
@@ -164,6 +180,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
             tid,
             event,
             event_spec,
+            time: when.flatten(),
             period: per.and_then(|p| p.parse().ok()),
             inline_frame,
         });
@@ -388,6 +405,9 @@ pub struct PerfParser {
     key: String,
     scratch: String,
     period: Option<u64>,
+    /// Time and task of the current sample, for the sample table.
+    time: Option<u64>,
+    task: TaskId,
     /// Lines of the current sample (event line and stack lines).
     sample_lines: u64,
     kept_period: bool,
@@ -467,6 +487,10 @@ impl PerfParser {
             out.stats.filtered_samples += 1;
         } else {
             self.period = ev.period;
+            self.time = ev.time;
+            self.task = out
+                .samples
+                .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
             let (period, clock) = (self.kept_period, self.kept_clock);
             self.kept_period |= ev.period.is_some();
             self.kept_clock |= matches!(ev.event, "cpu-clock" | "task-clock");
@@ -582,7 +606,9 @@ impl PerfParser {
         if !self.dropping && self.in_event {
             let process = out.tree.intern_task(&self.pname);
             let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());
-            out.tree.insert_ids(frames, self.period.unwrap_or(1));
+            let weight = self.period.unwrap_or(1);
+            let leaf = out.tree.insert_ids(frames, weight);
+            out.samples.push(self.time, self.task, leaf, weight);
             out.stats.samples += 1;
             out.stats.line_counts.in_samples += self.sample_lines;
         } else {
@@ -593,7 +619,14 @@ impl PerfParser {
         self.in_event = false;
         self.dropping = false;
         self.period = None;
+        self.time = None;
     }
+}
+
+/// A pid or tid as perf printed it (`-1` for a task that has exited); `None` for `?`
+/// (not printed) or a number past `i64`.
+fn id_number(text: &str) -> Option<i64> {
+    text.parse().ok()
 }
 
 /// The event of the first readable event line among `lines`, if any.
@@ -635,6 +668,11 @@ mod tests {
     fn event_line_table() {
         let ev = event_line("dd 29776 666709.771979:   10101010 cpu-clock: ").unwrap();
         assert_eq!((ev.comm, ev.pid, ev.tid), ("dd", "?", "29776"));
+        assert_eq!(ev.time, Some(666_709_771_979_000));
+        let ns = event_line("dd 1/2 [003] 5.000000123: 1 cpu-clock: ").unwrap();
+        assert_eq!((ns.time, ns.period), (Some(5_000_000_123), Some(1)));
+        let far = event_line("dd 1/2 99999999999999999999.5: cycles: ").unwrap();
+        assert_eq!((far.time, far.event), (None, "cycles"));
         assert_eq!((ev.event, ev.period), ("cpu-clock", Some(10_101_010)));
         let ev = event_line("perf   977/977   [000] 7628263.042515: cycles: ").unwrap();
         assert_eq!(
@@ -649,7 +687,7 @@ mod tests {
         let ev = event_line(":-1    -1 [000]  1877.831967:    2004008 cpu-clock:ppp: ").unwrap();
         assert_eq!((ev.comm, ev.tid, ev.event), (":-1", "-1", "cpu-clock"));
         let ev = event_line("java 19983 cycles:").unwrap();
-        assert_eq!((ev.event, ev.period), ("cycles", None));
+        assert_eq!((ev.event, ev.period, ev.time), ("cycles", None, None));
         let ev = event_line(
             "python3.11 18197 [000]  1267.672669: sched:sched_switch: prev_comm=python3.11 ==> next_comm=x",
         )
@@ -668,6 +706,44 @@ mod tests {
         assert_eq!((ev.comm, ev.event), ("V8 WorkerThread", "cpu-clock"));
         assert_eq!(event_line("THIS_IS_A_WEIRD_LINE"), None);
         assert_eq!(event_line("\t401b94 main+0x1c (./inline-counter)"), None);
+    }
+
+    #[test]
+    fn kept_samples_are_recorded_with_time_task_and_leaf() {
+        let mut p = PerfParser::new(PerfOptions::default());
+        let mut out = Collector::default();
+        let mut state = ParseState::default();
+        let lines = [
+            "a b 1/2 10.000001: 5 cpu-clock: ",
+            "\t1 f+0x1 (/x)",
+            "",
+            "c 3 11.0: 7 cycles: ",
+            "",
+            "a b 1/2 10.5: cpu-clock: ",
+            "",
+        ];
+        for line in lines {
+            p.line(line, &mut state, &mut out);
+        }
+        p.finish(&mut out);
+        let table = &out.samples;
+        let got: Vec<(u64, u64, String)> = table
+            .samples()
+            .iter()
+            .map(|s| (s.time, s.weight, out.tree.path_string(s.leaf)))
+            .collect();
+        // The other event's sample is not in the table, as it is not in the tree.
+        assert_eq!(
+            got,
+            [
+                (10_000_001_000, 5, "a_b;f".to_owned()),
+                (10_500_000_000, 1, "a_b".to_owned()),
+            ]
+        );
+        let task = table.task_of(table.samples()[0].task).unwrap();
+        assert_eq!((&*task.comm, task.pid, task.tid), ("a b", Some(1), Some(2)));
+        assert_eq!(table.tasks().len(), 1);
+        assert!(table.has_timeline());
     }
 
     #[test]

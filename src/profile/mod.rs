@@ -1,14 +1,20 @@
 //! Stage: samples → call tree. A [`Profile`] is a finished [`CallTree`] plus the
-//! [`Stats`] of how it was read (format, events, unit, skipped lines).
+//! [`Stats`] of how it was read (format, events, unit, skipped lines). Inputs with one
+//! record per sample (perf script) also give a [`SampleTable`] whose leaves are nodes of
+//! that tree; [`slice_tree`] makes the tree of a [`Slice`] of it (a time range, a task
+//! set), and [`heatmap`] its heat map.
 
 pub mod diff;
 pub mod finder;
 pub mod functions;
+pub mod heatmap;
 pub mod intern;
 pub mod order;
+pub mod samples;
 pub mod sandwich;
 pub mod scope;
 pub mod skim;
+pub mod slice;
 pub mod transform;
 pub mod tree;
 
@@ -16,7 +22,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use intern::{Interner, NameId};
-pub use tree::{CallTree, Node, NodeId};
+pub use samples::{Sample, SampleTable, Task, TaskId};
+pub use slice::{Slice, slice_tree};
+pub use tree::{CallTree, Counters, Node, NodeId};
 
 /// What one unit of weight means.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

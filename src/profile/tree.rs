@@ -378,6 +378,13 @@ impl CallTree {
 
     /// Adds every sample of `other` to this tree (trees parsed from pieces of one input).
     pub fn merge_from(&mut self, other: &CallTree) {
+        let _ = self.merge_from_mapped(other);
+    }
+
+    /// As [`CallTree::merge_from`], returning where each node of `other` went: the id
+    /// in this tree of `other`'s node `i` is at index `i` (sample tables of `other` are
+    /// remapped with it).
+    pub fn merge_from_mapped(&mut self, other: &CallTree) -> Vec<NodeId> {
         if other.scale > self.scale {
             self.rescale(other.scale - self.scale);
         }
@@ -408,6 +415,7 @@ impl CallTree {
             n.samples = n.samples.saturating_add(old.samples);
             self.saturated = sat;
         }
+        map
     }
 
     /// Multiplies every weight by 10^`extra` so that weights with more decimals fit.
@@ -459,6 +467,12 @@ impl CallTree {
             slots: &self.slots,
             next: self.slots[id.index()].first_child,
         }
+    }
+
+    /// The caller of `id`; `None` for the root.
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let p = self.slots[id.index()].parent;
+        (p != NONE).then_some(NodeId(p))
     }
 
     /// The first callee of `id`, if any.
@@ -707,6 +721,55 @@ impl CallTree {
     /// Formats a weight of this tree as a decimal number (exact; no trailing zeros).
     pub fn format_weight(&self, weight: u64) -> String {
         format_scaled(weight, self.scale)
+    }
+}
+
+/// The counters of a node, as [`CallTree::pruned_with`] takes them (a node's own part is
+/// derived from these and its children's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Inclusive weight.
+    pub total: u64,
+    /// Inclusive number of samples.
+    pub samples: u64,
+}
+
+// Building a tree from counters computed elsewhere (a slice of the samples).
+impl CallTree {
+    /// A tree of the nodes that `counts` (indexed by this tree's `NodeId`s) gives at least
+    /// one sample, with those counters instead of this tree's: names (ids and kinds),
+    /// scale and each family's order are kept (alphabetical when this tree is finished),
+    /// nodes without a sample are left out with everything below them. The root is always
+    /// there. A missing entry counts as no sample.
+    #[must_use]
+    pub fn pruned_with(&self, counts: &[Counters]) -> CallTree {
+        let mut out = self.empty_like();
+        let count = |id: NodeId| counts.get(id.index()).copied().unwrap_or_default();
+        out.set_counters(NodeId::ROOT, count(NodeId::ROOT));
+        // (node here, its copy there): a family is copied whole, in its order, before
+        // any of its members' families.
+        let mut todo = vec![(NodeId::ROOT, NodeId::ROOT, 0u32)];
+        let mut deepest = 0;
+        while let Some((id, copy, depth)) = todo.pop() {
+            deepest = deepest.max(depth);
+            for c in self.children(id) {
+                let k = count(c);
+                if k.samples == 0 {
+                    continue;
+                }
+                let new = out.child_or_insert(copy, self.slots[c.index()].name);
+                out.set_counters(new, k);
+                todo.push((c, new, depth + 1));
+            }
+        }
+        out.max_depth = deepest;
+        out
+    }
+
+    fn set_counters(&mut self, id: NodeId, k: Counters) {
+        let n = &mut self.slots[id.index()];
+        n.total = k.total;
+        n.samples = k.samples;
     }
 }
 

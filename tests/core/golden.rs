@@ -435,6 +435,25 @@ fn a_stream_on_workers_loads_what_the_file_loads() {
             assert_eq!(streamed.stats.lines, whole.stats.lines, "{case}");
             assert_eq!(streamed.stats.skipped, whole.stats.skipped, "{case}");
             assert_eq!(streamed.stats.event, whole.stats.event, "{case}");
+            // The sample table too: same records once leaves are named by their paths.
+            let path = testdata(file);
+            let file_rec = input::load_recording(&path, &LoadOptions::default());
+            let stream_rec = input::load_recording(&path, &opts);
+            let timeline = |r: &input::Recording| -> Vec<(u64, u64, String)> {
+                let tree = &r.loaded.main().tree;
+                r.samples
+                    .samples()
+                    .iter()
+                    .map(|s| (s.time, s.weight, tree.path_string(s.leaf)))
+                    .collect()
+            };
+            let (a, b) = (file_rec.unwrap(), stream_rec.unwrap());
+            assert_eq!(timeline(&a).len(), timeline(&b).len(), "{case}");
+            let mut ta = timeline(&a);
+            let mut tb = timeline(&b);
+            ta.sort();
+            tb.sort();
+            assert!(ta == tb, "{case}: sample tables differ");
         }
     }
 }

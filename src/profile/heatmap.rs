@@ -1,0 +1,169 @@
+//! Stage: sample table → heat map (`FlameScope`'s subsecond-offset map). Columns are whole
+//! seconds from the first sample, rows are offsets within the second (20 ms by default:
+//! 50 rows a second), and each cell counts the samples taken in it.
+//!
+//! Only cells with a sample are kept, in time order (column, then row): the samples are
+//! sorted by time, so one pass makes them without a grid, and a recording with a gap of
+//! days costs nothing for the gap. A view draws the columns it shows from them.
+
+use std::fmt::Write as _;
+
+use super::samples::SampleTable;
+use super::slice::Slice;
+
+/// Nanoseconds in a second.
+const SECOND: u64 = 1_000_000_000;
+
+/// The default row: 20 ms.
+pub const DEFAULT_ROW_NS: u64 = 20_000_000;
+
+/// One cell with samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    /// Seconds from the first sample (the column).
+    pub second: u64,
+    /// Row within the second: its offset is `row × row_ns`.
+    pub row: u32,
+    /// Samples taken in the cell.
+    pub samples: u64,
+}
+
+/// The cells of a heat map that hold samples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeatMap {
+    /// Nanoseconds a row covers (the last row of a second may be shorter when it does not
+    /// divide a second).
+    pub row_ns: u64,
+    /// Rows per second (column).
+    pub rows: u32,
+    /// Columns from the first sample's second to the last's.
+    pub seconds: u64,
+    /// Cells with at least one sample, by column then row.
+    pub cells: Vec<Cell>,
+}
+
+impl HeatMap {
+    /// The largest count of a cell (0 when empty), the top of a colour ramp.
+    pub fn max(&self) -> u64 {
+        self.cells.iter().map(|c| c.samples).max().unwrap_or(0)
+    }
+
+    /// `second,offset_ms,samples` lines with a header, one per cell with samples (the
+    /// `--heatmap csv` output). Offsets are exact milliseconds, with decimals when the
+    /// row size has them.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("second,offset_ms,samples\n");
+        for c in &self.cells {
+            let offset = u64::from(c.row) * self.row_ns;
+            let ms = super::tree::format_scaled(offset, 6);
+            let _ = writeln!(out, "{},{ms},{}", c.second, c.samples);
+        }
+        out
+    }
+}
+
+/// The heat map of the samples of `slice`, with rows of `row_ns` nanoseconds (at least 1,
+/// at most a second). Columns count from the first sample of the whole table, whatever
+/// the slice's range, so that a range keeps its place in the recording. An empty map for
+/// a table without a timeline.
+pub fn heat_map(table: &SampleTable, slice: &Slice, row_ns: u64) -> HeatMap {
+    let row_ns = row_ns.clamp(1, SECOND);
+    let rows = u32::try_from(SECOND.div_ceil(row_ns)).unwrap_or(u32::MAX);
+    let origin = table.first_time();
+    let mut cells: Vec<Cell> = Vec::new();
+    if table.has_timeline() {
+        for s in slice.samples(table) {
+            let rel = s.time - origin;
+            let (second, row) = (rel / SECOND, ((rel % SECOND) / row_ns) as u32);
+            match cells.last_mut() {
+                Some(c) if c.second == second && c.row == row => c.samples += 1,
+                _ => cells.push(Cell {
+                    second,
+                    row,
+                    samples: 1,
+                }),
+            }
+        }
+    }
+    HeatMap {
+        row_ns,
+        rows,
+        seconds: if table.has_timeline() {
+            table.duration() / SECOND + 1
+        } else {
+            0
+        },
+        cells,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::NodeId;
+    use std::collections::BTreeSet;
+
+    fn table(times: &[(u64, &str)]) -> SampleTable {
+        let mut t = SampleTable::default();
+        for &(time, comm) in times {
+            let task = t.task(comm, None, Some(1));
+            t.push(Some(time), task, NodeId(1), 1);
+        }
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn cells_count_samples_by_second_and_offset() {
+        let ms = 1_000_000;
+        let base = 7_000 * SECOND + 5;
+        let t = table(&[
+            (base, "a"),
+            (base + 19 * ms, "a"),
+            (base + 20 * ms, "b"),
+            (base + SECOND + 999 * ms, "a"),
+            (base + 3 * SECOND, "b"),
+        ]);
+        let map = heat_map(&t, &Slice::default(), DEFAULT_ROW_NS);
+        assert_eq!((map.rows, map.seconds), (50, 4));
+        let got: Vec<(u64, u32, u64)> = map
+            .cells
+            .iter()
+            .map(|c| (c.second, c.row, c.samples))
+            .collect();
+        assert_eq!(got, [(0, 0, 2), (0, 1, 1), (1, 49, 1), (3, 0, 1)]);
+        assert_eq!(map.max(), 2);
+        assert_eq!(
+            map.csv(),
+            "second,offset_ms,samples\n0,0,2\n0,20,1\n1,980,1\n3,0,1\n"
+        );
+        let only_b = Slice {
+            tasks: Some(BTreeSet::from([crate::profile::samples::TaskId(1)])),
+            range: None,
+        };
+        let b = heat_map(&t, &only_b, DEFAULT_ROW_NS);
+        assert_eq!(b.cells.len(), 2);
+        assert_eq!(b.seconds, 4, "columns are the whole recording's");
+        let late = Slice {
+            range: Some((SECOND, u64::MAX)),
+            tasks: None,
+        };
+        assert_eq!(heat_map(&t, &late, DEFAULT_ROW_NS).cells[0].second, 1);
+    }
+
+    #[test]
+    fn odd_rows_and_no_timeline() {
+        let t = table(&[(0, "a"), (999_999_999, "a")]);
+        let map = heat_map(&t, &Slice::default(), 300_000_000);
+        assert_eq!(map.rows, 4);
+        assert_eq!(map.cells[1].row, 3);
+        let quarter = heat_map(&t, &Slice::default(), 250_500);
+        assert!(
+            quarter.csv().ends_with("0,999.996,1\n"),
+            "{}",
+            quarter.csv()
+        );
+        let empty = heat_map(&SampleTable::default(), &Slice::default(), DEFAULT_ROW_NS);
+        assert_eq!((empty.cells.len(), empty.seconds), (0, 0));
+    }
+}

@@ -1,0 +1,302 @@
+//! Stage: samples → timeline. One compact record per sample beside the call tree: when it
+//! was taken, by which task, where its stack ended in the tree and what it weighs. Slices
+//! (time ranges, task sets) and the heat map are computed from this table, never by
+//! parsing the input again.
+//!
+//! A record is 24 bytes ([`Sample`]: time `u64`, weight `u64`, leaf `u32`, task `u32`), so
+//! **1 M samples cost 24,000,000 bytes (22.9 MiB)** plus a few bytes per distinct task; the
+//! table never holds frames (those are in the tree, shared by every sample of a stack).
+//!
+//! * The time is perf's timestamp in nanoseconds, as printed (since boot, usually), not
+//!   relative to the first sample: a relative `u32` would hold only 4.3 s in nanoseconds
+//!   (`perf script --ns`) or 71 minutes in microseconds, and deltas would lose the binary
+//!   search that finds a range in O(log n). Absolute times also need no rebasing when
+//!   per-thread tables are merged or a stream grows. Ranges are given relative to the
+//!   first sample ([`SampleTable::first_time`]).
+//! * The weight is the sample's period, which is nanoseconds for clock events and can
+//!   pass `u32::MAX` (a 5 s off-CPU wait, `-c 10000000000`): 8 bytes.
+//! * Every record is one sample, so sample counts need no field.
+//!
+//! Inputs without timestamps (folded stacks, SystemTap) have an empty table; a perf
+//! script printed without its time field has records but no timeline
+//! ([`SampleTable::has_timeline`]).
+
+use rustc_hash::FxHashMap;
+
+use super::tree::NodeId;
+
+/// Index of a task in a [`SampleTable`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskId(pub u32);
+
+impl TaskId {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A thread as perf names it: its command name, process id (when printed) and thread id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Task {
+    /// Command name as printed (it may contain spaces).
+    pub comm: Box<str>,
+    /// Process id; `None` when perf printed only the thread id (`perf script -F +pid`
+    /// prints both).
+    pub pid: Option<i64>,
+    /// Thread id (-1 for a task that had exited); `None` when unreadable.
+    pub tid: Option<i64>,
+}
+
+/// One sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// When it was taken, in nanoseconds (perf's clock; 0 when the input had no time).
+    pub time: u64,
+    /// Its weight in the tree's units (the period; 1 without one).
+    pub weight: u64,
+    /// The tree node its stack ended in.
+    pub leaf: NodeId,
+    /// Who was running.
+    pub task: TaskId,
+}
+
+/// Every sample of a profile, ordered by time once finished, and the table of tasks.
+#[derive(Debug, Clone, Default)]
+pub struct SampleTable {
+    samples: Vec<Sample>,
+    tasks: Vec<Task>,
+    /// Thread id → the tasks with it (a thread that called exec changes its comm).
+    by_tid: FxHashMap<Option<i64>, Vec<TaskId>>,
+    /// Samples whose input gave no time.
+    untimed: u64,
+    /// Times never decrease along `samples`.
+    sorted: bool,
+}
+
+impl SampleTable {
+    /// The id of a task, added on first sight.
+    pub fn task(&mut self, comm: &str, pid: Option<i64>, tid: Option<i64>) -> TaskId {
+        let same = |t: &Task| t.pid == pid && &*t.comm == comm;
+        let known = self
+            .by_tid
+            .get(&tid)
+            .and_then(|ids| ids.iter().copied().find(|id| same(&self.tasks[id.index()])));
+        if let Some(id) = known {
+            return id;
+        }
+        let id = TaskId(u32::try_from(self.tasks.len()).unwrap_or(u32::MAX));
+        self.tasks.push(Task {
+            comm: comm.into(),
+            pid,
+            tid,
+        });
+        self.by_tid.entry(tid).or_default().push(id);
+        id
+    }
+
+    /// Appends one sample; `time` is `None` when the input printed none.
+    pub fn push(&mut self, time: Option<u64>, task: TaskId, leaf: NodeId, weight: u64) {
+        if time.is_none() {
+            self.untimed += 1;
+        }
+        let time = time.unwrap_or(0);
+        let in_order = self.samples.last().is_none_or(|s| s.time <= time);
+        self.sorted = (self.sorted || self.samples.is_empty()) && in_order;
+        self.samples.push(Sample {
+            time,
+            weight,
+            leaf,
+            task,
+        });
+    }
+
+    /// Appends every sample of `other`, whose leaves are nodes of another tree: `leaves`
+    /// maps them to this table's tree (what [`super::CallTree::merge_from_mapped`]
+    /// returns). Its tasks are added to this table's.
+    pub fn append_mapped(&mut self, other: SampleTable, leaves: &[NodeId]) {
+        let tasks: Vec<TaskId> = other
+            .tasks
+            .iter()
+            .map(|t| self.task(&t.comm, t.pid, t.tid))
+            .collect();
+        self.untimed += other.untimed;
+        let joined_in_order = match (self.samples.last(), other.samples.first()) {
+            (Some(a), Some(b)) => a.time <= b.time,
+            _ => true,
+        };
+        self.sorted = (self.sorted || self.samples.is_empty())
+            && (other.sorted || other.samples.is_empty())
+            && joined_in_order;
+        self.samples.reserve_exact(other.samples.len());
+        self.samples.extend(other.samples.into_iter().map(|s| {
+            Sample {
+                leaf: leaves
+                    .get(s.leaf.0 as usize)
+                    .copied()
+                    .unwrap_or(NodeId::ROOT),
+                task: tasks.get(s.task.index()).copied().unwrap_or(s.task),
+                ..s
+            }
+        }));
+    }
+
+    /// Orders the samples by time (stably: samples of one instant keep their order). Once
+    /// at the end of loading; nothing to do when they came in order, as perf prints them.
+    pub fn finish(&mut self) {
+        if !self.sorted {
+            self.samples.sort_by_key(|s| s.time);
+            self.sorted = true;
+        }
+    }
+
+    /// The samples, in time order once finished.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// The tasks, by [`TaskId`].
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
+    /// The task behind an id.
+    pub fn task_of(&self, id: TaskId) -> Option<&Task> {
+        self.tasks.get(id.index())
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// True when the input gave no sample records (folded stacks, SystemTap).
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// True when every sample has a time, so that time ranges and the heat map mean
+    /// something.
+    pub fn has_timeline(&self) -> bool {
+        !self.samples.is_empty() && self.untimed == 0
+    }
+
+    /// Samples that came without a time.
+    pub fn untimed(&self) -> u64 {
+        self.untimed
+    }
+
+    /// True when some task has a process id (perf printed `pid/tid`).
+    pub fn has_pids(&self) -> bool {
+        self.tasks.iter().any(|t| t.pid.is_some())
+    }
+
+    /// The time of the first sample, the origin of relative times (0 when empty).
+    pub fn first_time(&self) -> u64 {
+        self.samples.first().map_or(0, |s| s.time)
+    }
+
+    /// Nanoseconds from the first sample to the last.
+    pub fn duration(&self) -> u64 {
+        self.samples
+            .last()
+            .map_or(0, |s| s.time.saturating_sub(self.first_time()))
+    }
+
+    /// The index range of the samples taken in `[start, end)`, nanoseconds relative to
+    /// the first sample (the table must be finished: it is a binary search).
+    pub fn range(&self, start: u64, end: u64) -> std::ops::Range<usize> {
+        let origin = self.first_time();
+        let at = |rel: u64| {
+            let t = origin.saturating_add(rel);
+            self.samples.partition_point(|s| s.time < t)
+        };
+        let (from, to) = (at(start), at(end));
+        from..to.max(from)
+    }
+}
+
+impl PartialEq for SampleTable {
+    /// Equal samples and tasks (the lookup index follows from the tasks).
+    fn eq(&self, other: &Self) -> bool {
+        self.samples == other.samples && self.tasks == other.tasks && self.untimed == other.untimed
+    }
+}
+
+impl Eq for SampleTable {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Sample>(), 24);
+        // 1 M samples, as the module doc says.
+        assert_eq!(std::mem::size_of::<Sample>() * 1_000_000, 24_000_000);
+    }
+
+    #[test]
+    fn tasks_are_interned_by_comm_pid_and_tid() {
+        let mut t = SampleTable::default();
+        let a = t.task("server", Some(10), Some(11));
+        let b = t.task("server", Some(10), Some(12));
+        // exec changes the comm of a thread: another task.
+        let c = t.task("sh", Some(10), Some(11));
+        assert_eq!(t.task("server", Some(10), Some(11)), a);
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(t.tasks().len(), 3);
+        assert_eq!(&*t.task_of(c).unwrap().comm, "sh");
+        assert!(t.has_pids());
+    }
+
+    #[test]
+    fn unordered_samples_are_sorted_stably_once() {
+        let mut t = SampleTable::default();
+        let task = t.task("a", None, Some(1));
+        for (time, leaf) in [(30, 1), (10, 2), (30, 3), (20, 4)] {
+            t.push(Some(time), task, NodeId(leaf), 1);
+        }
+        t.finish();
+        let order: Vec<(u64, u32)> = t.samples().iter().map(|s| (s.time, s.leaf.0)).collect();
+        assert_eq!(order, [(10, 2), (20, 4), (30, 1), (30, 3)]);
+        assert_eq!((t.first_time(), t.duration()), (10, 20));
+        assert_eq!(t.range(0, 10), 0..1);
+        assert_eq!(t.range(10, 20), 1..2);
+        assert_eq!(t.range(10, 21), 1..4);
+        assert_eq!(t.range(25, 5), 4..4);
+        assert!(t.has_timeline());
+    }
+
+    #[test]
+    fn appended_tables_are_remapped() {
+        let mut a = SampleTable::default();
+        let x = a.task("x", None, Some(1));
+        a.push(Some(5), x, NodeId(1), 2);
+        let mut b = SampleTable::default();
+        let y = b.task("y", None, Some(2));
+        let x2 = b.task("x", None, Some(1));
+        b.push(Some(1), y, NodeId(1), 3);
+        b.push(Some(7), x2, NodeId(2), 4);
+        a.append_mapped(b, &[NodeId(0), NodeId(7), NodeId(8)]);
+        a.finish();
+        let got: Vec<(u64, u32, u32, u64)> = a
+            .samples()
+            .iter()
+            .map(|s| (s.time, s.task.0, s.leaf.0, s.weight))
+            .collect();
+        assert_eq!(got, [(1, 1, 7, 3), (5, 0, 1, 2), (7, 0, 8, 4)]);
+        assert_eq!(a.tasks().len(), 2);
+    }
+
+    #[test]
+    fn untimed_samples_mean_no_timeline() {
+        let mut t = SampleTable::default();
+        assert!(!t.has_timeline());
+        let task = t.task("a", None, Some(1));
+        t.push(None, task, NodeId(1), 1);
+        assert!(!t.has_timeline());
+        assert_eq!((t.len(), t.untimed()), (1, 1));
+        assert!(!t.has_pids());
+    }
+}

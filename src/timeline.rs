@@ -1,0 +1,234 @@
+//! Stage: command line → slices of a recording. `--time`, `--compare-time`, `--comms`,
+//! `--pids`, `--tids` and `--heatmap` become [`Slice`] values for one loaded recording,
+//! then the profile of each slice (re-aggregated from the sample table) or the heat map.
+//! Inputs that cannot answer a flag — no timestamps, no tasks, no process ids — are
+//! refused with an error naming the file and saying what is missing.
+
+use crate::error::{Error, Result};
+use crate::input::{Loaded, Recording};
+use crate::profile::heatmap::{self, HeatMap};
+use crate::profile::slice::{
+    TaskFilter, TaskFilterError, TimeRange, range_label, seconds, select_tasks,
+};
+use crate::profile::{Format, Profile, SampleTable, Slice, slice_tree};
+
+/// The slicing flags of the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SliceArgs {
+    /// `--time START,END`.
+    pub time: Option<TimeRange>,
+    /// `--compare-time START,END`: the BEFORE range of a comparison with `--time`.
+    pub compare_time: Option<TimeRange>,
+    /// `--comms`, `--pids`, `--tids`.
+    pub tasks: TaskFilter,
+    /// `--heatmap` was asked for.
+    pub heatmap: bool,
+}
+
+impl SliceArgs {
+    /// True when no slicing flag was given: the input is used whole.
+    pub fn is_empty(&self) -> bool {
+        self.time.is_none() && self.compare_time.is_none() && self.tasks.is_empty() && !self.heatmap
+    }
+
+    /// The first flag given that needs a timeline, if any.
+    fn timed_flag(&self) -> Option<&'static str> {
+        if self.time.is_some() {
+            Some("--time")
+        } else if self.compare_time.is_some() {
+            Some("--compare-time")
+        } else if self.heatmap {
+            Some("--heatmap")
+        } else {
+            None
+        }
+    }
+
+    /// The first task flag given, if any.
+    fn task_flag(&self) -> Option<&'static str> {
+        let t = &self.tasks;
+        [
+            (t.comms.is_some(), "--comms"),
+            (t.pids.is_some(), "--pids"),
+            (t.tids.is_some(), "--tids"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// The task flags as given, for labels and messages: `comms a,b · tids 7`.
+    fn tasks_label(&self) -> Option<String> {
+        let t = &self.tasks;
+        let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let parts: Vec<String> = [
+            t.comms.as_ref().map(|c| format!("comms {}", c.join(","))),
+            t.pids.as_ref().map(|p| format!("pids {}", join(p))),
+            t.tids.as_ref().map(|p| format!("tids {}", join(p))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join(" · "))
+    }
+}
+
+/// What a recording has no timeline or tasks for, in words.
+fn missing(format: Option<Format>, samples: &SampleTable, what: &str) -> String {
+    match format {
+        Some(Format::Perf) if what == "time" => format!(
+            "this perf script was printed without timestamps ({} of {} samples have none): no timeline is available; perf script prints them by default, `perf script -F +time` adds them back",
+            samples.untimed(),
+            samples.len()
+        ),
+        Some(f) => format!(
+            "{f} input has no {what} per sample{}: only perf script input has one",
+            if what == "time" {
+                ", so no timeline is available"
+            } else {
+                ""
+            }
+        ),
+        None => format!("this input has no {what} per sample"),
+    }
+}
+
+/// The slice of `rec` that `args` select for the `--time` range (or the whole time), with
+/// the task set.
+///
+/// # Errors
+/// The input has no timeline (a time flag) or no tasks (a task flag), pids are asked for
+/// and perf printed only tids, or a range is empty.
+fn slice_for(
+    rec: &Recording,
+    args: &SliceArgs,
+    range: Option<TimeRange>,
+    flag: &str,
+) -> Result<Slice> {
+    let profile = rec.loaded.main();
+    let source_name = profile.source.clone();
+    let format = profile.stats.format;
+    let no = |flag: &str, why: String| Error::NoTimeline {
+        source_name: source_name.clone(),
+        flag: flag.to_owned(),
+        why,
+    };
+    if matches!(rec.loaded, Loaded::Diff { .. }) {
+        let flag = args.timed_flag().or(args.task_flag()).unwrap_or(flag);
+        return Err(no(flag, missing(format, &rec.samples, "time")));
+    }
+    if let Some(f) = args.timed_flag().filter(|_| !rec.samples.has_timeline()) {
+        return Err(no(f, missing(format, &rec.samples, "time")));
+    }
+    if let Some(f) = args.task_flag().filter(|_| rec.samples.is_empty()) {
+        return Err(no(f, missing(format, &rec.samples, "task")));
+    }
+    let tasks = select_tasks(&rec.samples, &args.tasks).map_err(|e| match e {
+        TaskFilterError::NoPids => no(
+            "--pids",
+            "perf script printed only thread ids here (`comm TID`, not `comm PID/TID`): print the process ids with `perf script -F +pid`, or select threads with --tids".to_owned(),
+        ),
+    })?;
+    let range = match range {
+        Some(r) => Some(r.resolve(rec.samples.duration()).map_err(|why| {
+            Error::SliceUsage(format!(
+                "{}: {flag} {why}",
+                crate::text::sanitize(&source_name)
+            ))
+        })?),
+        None => None,
+    };
+    Ok(Slice { range, tasks })
+}
+
+/// The profile of one slice: its tree re-aggregated from the samples, the stats' sample
+/// count that of the slice, the source named with the slice (`prof.txt [1.50–1.70 s]`).
+///
+/// # Errors
+/// [`Error::EmptySlice`] when no sample is in it.
+fn slice_profile(
+    rec: &Recording,
+    args: &SliceArgs,
+    slice: &Slice,
+    what: String,
+) -> Result<Profile> {
+    let p = rec.loaded.main();
+    let tree = slice_tree(&p.tree, &rec.samples, slice);
+    let samples = tree.node(crate::profile::NodeId::ROOT).samples;
+    if samples == 0 {
+        let detail = format!(
+            "the recording lasts {} from its first sample, with {} tasks",
+            seconds(rec.samples.duration()),
+            rec.samples.tasks().len()
+        );
+        return Err(Error::EmptySlice {
+            source_name: p.source.clone(),
+            what,
+            detail,
+        });
+    }
+    let label: Vec<String> = slice
+        .range
+        .map(range_label)
+        .into_iter()
+        .chain(args.tasks_label())
+        .collect();
+    let mut stats = p.stats.clone();
+    stats.samples = samples;
+    Ok(Profile {
+        source: format!("{} [{}]", p.source, label.join(" · ")),
+        tree,
+        stats,
+    })
+}
+
+/// The flags of one side as the user gave them, for messages.
+fn given(args: &SliceArgs, flag: &str, range: Option<TimeRange>) -> String {
+    let mut parts: Vec<String> = range.map(|r| format!("{flag} {r}")).into_iter().collect();
+    parts.extend(
+        args.tasks_label()
+            .map(|t| format!("--{}", t.replace(" · ", " --"))),
+    );
+    parts.join(" ")
+}
+
+/// The input as the slicing flags select it: unchanged without them; one profile for
+/// `--time` and the task flags; BEFORE (`--compare-time`) and AFTER (`--time`) as a
+/// [`Loaded::Diff`] pair for a comparison of two ranges.
+///
+/// # Errors
+/// As the flags cannot be answered (see the module doc), or a slice has no sample.
+pub fn apply(rec: Recording, args: &SliceArgs) -> Result<Loaded> {
+    let sliced = args.time.is_some() || args.compare_time.is_some() || !args.tasks.is_empty();
+    if !sliced {
+        if args.heatmap {
+            slice_for(&rec, args, None, "--heatmap")?;
+        }
+        return Ok(rec.loaded);
+    }
+    let after_slice = slice_for(&rec, args, args.time, "--time")?;
+    let after = slice_profile(&rec, args, &after_slice, given(args, "--time", args.time))?;
+    let Some(before_range) = args.compare_time else {
+        return Ok(Loaded::Single(after));
+    };
+    let before_slice = slice_for(&rec, args, Some(before_range), "--compare-time")?;
+    let before = slice_profile(
+        &rec,
+        args,
+        &before_slice,
+        given(args, "--compare-time", Some(before_range)),
+    )?;
+    Ok(Loaded::Diff { before, after })
+}
+
+/// The heat map of the samples `args` select (20 ms rows).
+///
+/// # Errors
+/// As [`apply`].
+pub fn heat_map(rec: &Recording, args: &SliceArgs) -> Result<HeatMap> {
+    let slice = slice_for(rec, args, args.time, "--time")?;
+    Ok(heatmap::heat_map(
+        &rec.samples,
+        &slice,
+        heatmap::DEFAULT_ROW_NS,
+    ))
+}

@@ -12,6 +12,7 @@ mod delta_table;
 mod finder;
 mod flame;
 mod header;
+pub mod heatmap;
 mod help;
 mod overlay;
 mod sandwich;

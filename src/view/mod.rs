@@ -12,6 +12,7 @@
 pub mod clip;
 pub mod color;
 pub mod delta;
+pub mod heatmap;
 pub mod index;
 pub mod layout;
 pub mod search;

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::samples::SampleTable;
 use super::slice::Slice;
+use super::tree::{CallTree, NodeId};
 
 /// Nanoseconds in a second.
 const SECOND: u64 = 1_000_000_000;
@@ -67,12 +68,41 @@ impl HeatMap {
 /// the slice's range, so that a range keeps its place in the recording. An empty map for
 /// a table without a timeline.
 pub fn heat_map(table: &SampleTable, slice: &Slice, row_ns: u64) -> HeatMap {
+    heat_map_where(table, slice, row_ns, |_| true)
+}
+
+/// As [`heat_map`], counting only the samples whose stack ends in a node `leaves` marks
+/// (indexed by `NodeId`; see [`under_marked`]): where a searched function ran.
+pub fn heat_map_of(table: &SampleTable, slice: &Slice, row_ns: u64, leaves: &[bool]) -> HeatMap {
+    heat_map_where(table, slice, row_ns, |leaf| {
+        leaves.get(leaf.0 as usize).copied().unwrap_or(false)
+    })
+}
+
+/// For every node of `tree`, whether it or one of its callers is marked by `mark`: the
+/// leaves of the samples that have a marked frame on their stack. One pass in id order
+/// (callers come first).
+pub fn under_marked(tree: &CallTree, mut mark: impl FnMut(NodeId) -> bool) -> Vec<bool> {
+    let mut out = vec![false; tree.len()];
+    for id in tree.ids().skip(1) {
+        let i = id.0 as usize;
+        out[i] = tree.parent(id).is_some_and(|p| out[p.0 as usize]) || mark(id);
+    }
+    out
+}
+
+fn heat_map_where(
+    table: &SampleTable,
+    slice: &Slice,
+    row_ns: u64,
+    keep: impl Fn(NodeId) -> bool,
+) -> HeatMap {
     let row_ns = row_ns.clamp(1, SECOND);
     let rows = u32::try_from(SECOND.div_ceil(row_ns)).unwrap_or(u32::MAX);
     let origin = table.first_time();
     let mut cells: Vec<Cell> = Vec::new();
     if table.has_timeline() {
-        for s in slice.samples(table) {
+        for s in slice.samples(table).filter(|s| keep(s.leaf)) {
             let rel = s.time - origin;
             let (second, row) = (rel / SECOND, ((rel % SECOND) / row_ns) as u32);
             match cells.last_mut() {
@@ -149,6 +179,32 @@ mod tests {
             tasks: None,
         };
         assert_eq!(heat_map(&t, &late, DEFAULT_ROW_NS).cells[0].second, 1);
+    }
+
+    #[test]
+    fn matches_count_the_samples_under_a_marked_frame() {
+        let mut tree = CallTree::new();
+        let ab = tree.insert(["a", "b"], 1);
+        let c = tree.insert(["c"], 1);
+        let a = tree.parent(ab).unwrap();
+        let under = under_marked(&tree, |id| id == a);
+        assert_eq!(
+            (
+                under[a.0 as usize],
+                under[ab.0 as usize],
+                under[c.0 as usize]
+            ),
+            (true, true, false)
+        );
+        let mut t = SampleTable::default();
+        let task = t.task("p", None, Some(1));
+        t.push(Some(0), task, ab, 1);
+        t.push(Some(30_000_000), task, c, 1);
+        t.push(Some(40_000_000), task, ab, 1);
+        t.finish();
+        let m = heat_map_of(&t, &Slice::default(), DEFAULT_ROW_NS, &under);
+        let got: Vec<(u32, u64)> = m.cells.iter().map(|c| (c.row, c.samples)).collect();
+        assert_eq!(got, [(0, 1), (2, 1)]);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! scroll and search, plus the layout, screen areas and status text that `update` keeps in
 //! step with them, so that drawing only reads.
 
+use std::sync::Arc;
+
 use ratatui::layout::Rect;
 
 use super::search::SearchState;
@@ -56,8 +58,9 @@ pub struct Hover {
 /// A loaded profile on screen.
 #[derive(Debug)]
 pub struct Explorer {
-    /// The profile.
-    pub profile: Profile,
+    /// The profile shown, shared: when the view is the profile as read, it is the original
+    /// too, which a background recomputation reads while keys keep reading this one.
+    pub profile: Arc<Profile>,
     /// Offsets and heights of its frames.
     pub index: TreeIndex,
     /// Per-function totals, indexed by name.
@@ -108,6 +111,12 @@ pub fn half_function_totals(tree: &CallTree) -> Vec<(NodeId, Vec<FunctionTotals>
 impl Explorer {
     /// Starts on the whole graph with the root selected.
     pub fn new(profile: Profile) -> Self {
+        Self::shared(Arc::new(profile))
+    }
+
+    /// As [`Explorer::new`], on a profile that may be shared (with a job, or as the
+    /// original of a view).
+    pub fn shared(profile: Arc<Profile>) -> Self {
         let index = TreeIndex::new(&profile.tree);
         let functions = function_totals(&profile.tree);
         let half_functions = half_function_totals(&profile.tree);

@@ -163,6 +163,6 @@ impl App {
 
     /// The loaded profile.
     pub fn profile(&self) -> Option<&Profile> {
-        self.explorer().map(|ex| &ex.profile)
+        self.explorer().map(|ex| &*ex.profile)
     }
 }

@@ -3,6 +3,8 @@
 //! and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
 //! the explorer keeps their state in [`Tools`].
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::effects::{copy_name, default_export_name};
@@ -67,7 +69,7 @@ pub struct Tools {
     /// What fills the graph area.
     pub screen: Screen,
     /// The profile as read, when the view differs from it.
-    pub original: Option<Box<Profile>>,
+    pub original: Option<Arc<Profile>>,
     /// The view the profile is shown through (breadcrumbs in the header).
     pub applied: TransformStack,
     /// Bumped whenever the tree is recomputed.

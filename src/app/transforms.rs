@@ -4,6 +4,8 @@
 //! [`transform::apply_all`], so undoing is exact. Compare mode applies the same stack to both
 //! sides through [`TransformStack::apply`].
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::explorer::Explorer;
@@ -106,6 +108,16 @@ impl TransformStack {
             source: profile.source.clone(),
             tree: self.apply_tree(&profile.tree),
             stats: profile.stats.clone(),
+        }
+    }
+
+    /// As [`TransformStack::apply`], sharing the profile itself when the view is the
+    /// profile as read (no copy of the tree).
+    pub fn apply_shared(&self, profile: &Arc<Profile>) -> Arc<Profile> {
+        if self.is_identity() {
+            Arc::clone(profile)
+        } else {
+            Arc::new(self.apply(profile))
         }
     }
 
@@ -216,16 +228,14 @@ impl Explorer {
             Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
             _ => None,
         };
-        let original = match self.tools.original.take() {
-            Some(p) => *p,
-            None => std::mem::replace(&mut self.profile, placeholder()),
-        };
-        let (shown, original) = if view.is_identity() {
-            (original, None)
-        } else {
-            (view.apply(&original), Some(Box::new(original)))
-        };
-        let mut fresh = Explorer::new(shown);
+        let original = self
+            .tools
+            .original
+            .take()
+            .unwrap_or_else(|| Arc::clone(&self.profile));
+        let shown = view.apply_shared(&original);
+        let original = (!view.is_identity()).then_some(original);
+        let mut fresh = Explorer::shared(shown);
         fresh.flame = self.flame;
         fresh.search.query = std::mem::take(&mut self.search.query);
         fresh.search.ignore_case = self.search.ignore_case;
@@ -265,14 +275,6 @@ pub fn heaviest(tree: &CallTree, name: crate::profile::NameId) -> Option<NodeId>
         todo.extend(node.children.iter().rev());
     }
     best
-}
-
-fn placeholder() -> Profile {
-    Profile {
-        source: String::new(),
-        tree: CallTree::new(),
-        stats: crate::profile::Stats::default(),
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! focus, hide, collapse recursion, bottom-up, order, undo) applies to BOTH profiles, and
 //! the comparison (Δ per frame, delta table) is rebuilt from the profiles as read.
 
+use std::sync::Arc;
+
 use super::Compare;
 use crate::app::tools::ToolAction;
 use crate::app::transforms::TransformStack;
@@ -58,16 +60,18 @@ impl Compare {
     /// Rebuilds the comparison from the profiles as read, through `view`; the view kind
     /// and the active side are kept.
     fn reapply(&mut self, view: &TransformStack) {
-        let (before, after) = match self.originals.take() {
-            Some(pair) => *pair,
-            None => (self.before.profile.clone(), self.after.profile.clone()),
-        };
-        let mut fresh = Compare::new(view.apply(&before), view.apply(&after));
+        let (before, after) = self.originals.take().unwrap_or_else(|| {
+            (
+                Arc::clone(&self.before.profile),
+                Arc::clone(&self.after.profile),
+            )
+        });
+        let mut fresh = Compare::shared(view.apply_shared(&before), view.apply_shared(&after));
         fresh.view = self.view;
         fresh.graph_view = self.graph_view;
         fresh.active = self.active;
         fresh.size = self.size;
-        fresh.originals = Some(Box::new((before, after)));
+        fresh.originals = Some((before, after));
         *self = fresh;
     }
 }

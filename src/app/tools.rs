@@ -375,7 +375,7 @@ fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {
         ex.tools.message = Some("Select a frame to see its callers and callees".to_owned());
         return;
     };
-    ex.tools.sandwich = Some(Box::new(Sandwich::new(&ex.profile.tree, name)));
+    ex.tools.sandwich = Some(Box::new(Sandwich::new(&ex.profile.tree, &ex.index, name)));
     ex.tools.screen = Screen::Sandwich;
     *mode = Mode::Sandwich;
 }
@@ -549,7 +549,7 @@ fn recenter(ex: &mut Explorer) {
     };
     if name != s.name {
         let focus = s.focus;
-        let mut next = Sandwich::new(&ex.profile.tree, name);
+        let mut next = Sandwich::new(&ex.profile.tree, &ex.index, name);
         next.focus = focus;
         ex.tools.sandwich = Some(Box::new(next));
     }

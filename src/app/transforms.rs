@@ -248,7 +248,7 @@ impl Explorer {
         let tree = &self.profile.tree;
         if let Some(id) = keep
             .and_then(|n| tree.names().lookup(&n))
-            .and_then(|n| heaviest(tree, n))
+            .and_then(|n| self.index.heaviest(n))
         {
             self.selected = Target::Frame(id);
         }
@@ -258,23 +258,6 @@ impl Explorer {
     pub fn original(&self) -> &Profile {
         self.tools.original.as_deref().unwrap_or(&self.profile)
     }
-}
-
-/// The frame of function `name` with the largest total (the first of equals in pre-order).
-pub fn heaviest(tree: &CallTree, name: crate::profile::NameId) -> Option<NodeId> {
-    let mut best: Option<NodeId> = None;
-    let mut todo = vec![NodeId::ROOT];
-    while let Some(id) = todo.pop() {
-        let node = tree.node(id);
-        if id != NodeId::ROOT
-            && node.name == name
-            && best.is_none_or(|b| node.total > tree.node(b).total)
-        {
-            best = Some(id);
-        }
-        todo.extend(node.children.iter().rev());
-    }
-    best
 }
 
 #[cfg(test)]
@@ -367,15 +350,5 @@ mod tests {
         assert_eq!(label(&Transform::CollapseRecursion), "collapse recursion");
         assert!(exact("a+b").unwrap().is_match("a+b") && !exact("a+b").unwrap().is_match("aab"));
         assert!(!exact("f").unwrap().is_match("ff"));
-    }
-
-    #[test]
-    fn heaviest_occurrence() {
-        let p = profile(SEED);
-        let t = &p.tree;
-        let fsync = t.names().lookup("fsync").unwrap();
-        let id = heaviest(t, fsync).unwrap();
-        assert_eq!(t.path_string(id), "mysqld;commit;sync_binlog;my_sync;fsync");
-        assert!(heaviest(t, t.names().lookup("all").unwrap()).is_none());
     }
 }

@@ -169,12 +169,17 @@ impl Sandwich {
     /// The callers and callees of `name` in `tree` (indexed by `index`): the work is in
     /// the subtrees of the function's outermost frames, not the whole tree.
     pub fn new(tree: &CallTree, index: &TreeIndex, name: NameId) -> Self {
-        let (outermost, _) = index.outermost(name);
+        Self::below(tree, name, &index.outermost(name).0)
+    }
+
+    /// As [`Sandwich::new`], given the function's outermost frames
+    /// ([`TreeIndex::outermost`]).
+    pub fn below(tree: &CallTree, name: NameId, outermost: &[NodeId]) -> Self {
         Self {
             name,
             panes: [
-                Pane::new(callers_below(tree, name, &outermost), true),
-                Pane::new(callees_below(tree, name, &outermost), false),
+                Pane::new(callers_below(tree, name, outermost), true),
+                Pane::new(callees_below(tree, name, outermost), false),
             ],
             focus: 0,
         }

@@ -17,7 +17,7 @@ pub mod finder;
 mod follow;
 mod place;
 mod table;
-mod transforms;
+pub mod transforms;
 
 use std::sync::Arc;
 
@@ -26,6 +26,7 @@ use ratatui::layout::Rect;
 use self::place::pick;
 pub use self::table::DeltaTable;
 use super::explorer::{Explorer, Hover};
+use super::transforms::TransformStack;
 use super::update::explore;
 use super::{Action, Dir, Mode, Size};
 use crate::profile::diff::{function_deltas, points_by_node};
@@ -166,6 +167,8 @@ pub struct Compare {
     size: Size,
     /// Both profiles as read, once transforms have been applied to them.
     originals: Option<(Arc<Profile>, Arc<Profile>)>,
+    /// The view both sides are shown through.
+    applied: TransformStack,
 }
 
 impl Compare {
@@ -198,6 +201,7 @@ impl Compare {
             hover: None,
             size: Size::default(),
             originals: None,
+            applied: TransformStack::default(),
         }
     }
 

@@ -97,6 +97,9 @@ pub struct Explorer {
     layout_rows: u32,
 }
 
+/// Trees with this many nodes are indexed and totalled on two threads.
+const PARALLEL_NODES: usize = 200_000;
+
 /// Function totals within each half of on/off-CPU input (none for other input).
 pub fn half_function_totals(tree: &CallTree) -> Vec<(NodeId, Vec<FunctionTotals>)> {
     if !is_halved(tree) {
@@ -117,9 +120,22 @@ impl Explorer {
     /// As [`Explorer::new`], on a profile that may be shared (with a job, or as the
     /// original of a view).
     pub fn shared(profile: Arc<Profile>) -> Self {
-        let index = TreeIndex::new(&profile.tree);
-        let functions = function_totals(&profile.tree);
-        let half_functions = half_function_totals(&profile.tree);
+        let tree = &profile.tree;
+        // Two passes over the whole tree: side by side when it is large (a third of the
+        // time of a view change on 3 M nodes), in turn otherwise.
+        let (index, (functions, half_functions)) = if tree.len() >= PARALLEL_NODES {
+            std::thread::scope(|s| {
+                let totals = s.spawn(|| (function_totals(tree), half_function_totals(tree)));
+                let index = TreeIndex::new(tree);
+                let totals = totals
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (index, totals)
+            })
+        } else {
+            let index = TreeIndex::new(tree);
+            (index, (function_totals(tree), half_function_totals(tree)))
+        };
         let zoom = Viewport::whole(&index);
         let layout = layout(&profile.tree, &index, &zoom, 0, 0);
         Self {

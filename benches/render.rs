@@ -1,12 +1,14 @@
 //! One frame of the viewer at 250×70 on a generated tree of about 1.1 million nodes:
 //! layout alone, render alone, and a full update (relayout after a resize) plus render.
-//! Also the live search over every name and node.
+//! Also the live search over every name and node, and on a tree of 3 M nodes of distinct
+//! stacks every key as the user sees it (update and a 160×45 frame) — for the changes of
+//! the view the part on the key's thread — and the background job of `r`.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flametui::app::{Action, App, ToolAction, update};
+use flametui::app::{Action, App, Dir, ToolAction, update};
 use flametui::profile::{CallTree, Profile, Stats};
 use flametui::view::color::ColorMode;
 use flametui::view::layout;
@@ -209,5 +211,163 @@ fn bench_search_distinct(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_finder, bench_search_distinct);
+/// Applies `actions` to the app and draws a 160×45 frame after each, as the viewer does.
+fn keys(app: &mut App, buf: &mut Buffer, actions: &[Action]) {
+    let area = Rect::new(0, 0, 160, 45);
+    for action in actions {
+        update(app, action.clone());
+        // What the shell would start or free (a view change's job) is left alone here.
+        drop(app.jobs.take_orders());
+        buf.reset();
+        (&*app).render(area, buf);
+    }
+}
+
+fn tool(t: ToolAction) -> Action {
+    Action::Tool(t)
+}
+
+type Group<'a> = criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+/// Every key the graph answers, as the user sees it (update and a 160×45 frame), on the
+/// tree of distinct stacks: each iteration presses a key and the one that undoes it, so
+/// the state is the same for the next. For `r`, `o` and a transform, this is the part on
+/// the key's thread — the view itself is computed by a background job, benched apart.
+fn bench_keys_distinct(c: &mut Criterion) {
+    let mut app = viewer(distinct_tree());
+    let mut buf = Buffer::empty(Rect::new(0, 0, 160, 45));
+    keys(&mut app, &mut buf, &[Action::Resize(160, 45)]);
+    let mut group = c.benchmark_group("keys + render, 3M nodes");
+    group.sample_size(20);
+    moves(&mut group, &mut app, &mut buf);
+    tools(&mut group, &mut app, &mut buf);
+    group.finish();
+}
+
+const DOWN: Action = Action::Move(Dir::Down);
+
+fn moves(group: &mut Group<'_>, app: &mut App, buf: &mut Buffer) {
+    for depth in [1, 5, 10] {
+        keys(app, buf, &[Action::Reset]);
+        for _ in 0..depth - 1 {
+            keys(app, buf, &[DOWN]);
+        }
+        group.bench_function(format!("j k at depth {depth} (2 keys)"), |b| {
+            b.iter(|| keys(app, buf, &[DOWN, Action::Move(Dir::Up)]));
+        });
+        group.bench_function(format!("l h at depth {depth} (2 keys)"), |b| {
+            b.iter(|| {
+                keys(
+                    app,
+                    buf,
+                    &[Action::Move(Dir::Right), Action::Move(Dir::Left)],
+                );
+            });
+        });
+    }
+    keys(app, buf, &[Action::Reset, DOWN, DOWN]);
+    group.bench_function("Enter (zoom) and Backspace at depth 2 (2 keys)", |b| {
+        b.iter(|| keys(app, buf, &[Action::Zoom, Action::Back]));
+    });
+    keys(app, buf, &[Action::Reset, Action::SearchStart]);
+    for ch in "method12".chars() {
+        keys(app, buf, &[Action::SearchType(ch)]);
+    }
+    keys(app, buf, &[Action::SearchAccept]);
+    group.bench_function("n N with 'method12' (2 keys)", |b| {
+        b.iter(|| keys(app, buf, &[Action::NextMatch, Action::PrevMatch]));
+    });
+    keys(app, buf, &[Action::Escape]);
+}
+
+fn tools(group: &mut Group<'_>, app: &mut App, buf: &mut Buffer) {
+    let pairs = [
+        (
+            "s (callers / callees) and close",
+            ToolAction::Sandwich,
+            tool(ToolAction::Sandwich),
+        ),
+        (
+            "r, the key's part, and Esc",
+            ToolAction::Invert,
+            Action::Escape,
+        ),
+        (
+            "o, the key's part, and Esc",
+            ToolAction::Order,
+            Action::Escape,
+        ),
+        (
+            "x (exclude), the key's part, and Esc",
+            ToolAction::Exclude,
+            Action::Escape,
+        ),
+        (
+            "t (function table) and close",
+            ToolAction::Table,
+            tool(ToolAction::Table),
+        ),
+    ];
+    keys(app, buf, &[Action::Reset, DOWN, DOWN, DOWN, DOWN]);
+    for (name, key, undo) in pairs {
+        group.bench_function(format!("{name} at depth 5 (2 keys)"), |b| {
+            b.iter(|| keys(app, buf, &[tool(key.clone()), undo.clone()]));
+        });
+    }
+    keys(app, buf, &[Action::Reset, DOWN, Action::Zoom]);
+    group.bench_function(
+        "t, zoomed on a process (1/16 of the tree), and close (2 keys)",
+        |b| {
+            b.iter(|| {
+                keys(
+                    app,
+                    buf,
+                    &[tool(ToolAction::Table), tool(ToolAction::Table)],
+                );
+            });
+        },
+    );
+    keys(app, buf, &[Action::Reset, tool(ToolAction::Finder)]);
+    group.bench_function("finder: type 'meth' and erase it (8 keys)", |b| {
+        b.iter(|| {
+            for ch in "meth".chars() {
+                keys(app, buf, &[tool(ToolAction::Type(ch))]);
+            }
+            for _ in 0..4 {
+                keys(app, buf, &[tool(ToolAction::Backspace)]);
+            }
+        });
+    });
+    keys(app, buf, &[tool(ToolAction::Close)]);
+}
+
+/// The background part of `r`: the job that inverts the tree and indexes the result.
+fn bench_invert_job(c: &mut Criterion) {
+    let mut app = viewer(distinct_tree());
+    let mut group = c.benchmark_group("background job, 3M nodes");
+    group.sample_size(10);
+    group.bench_function("r: invert, index, totals", |b| {
+        b.iter_batched(
+            || {
+                update(&mut app, Action::Tool(ToolAction::Invert));
+                let job = app.jobs.take_orders().start.unwrap();
+                update(&mut app, Action::Escape);
+                drop(app.jobs.take_orders());
+                job
+            },
+            |job| job.run(&|| false),
+            criterion::BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench,
+    bench_finder,
+    bench_search_distinct,
+    bench_keys_distinct,
+    bench_invert_job
+);
 criterion_main!(benches);

@@ -1,11 +1,12 @@
 //! The shell around the pure core: terminal set-up and restore (also on panic and on every
 //! signal whose default would end or stop the program: SIGTERM, SIGHUP, SIGUSR1, SIGALRM…;
 //! Ctrl-Z / SIGTSTP suspends with the terminal given back and redraws after `fg`), the threads that feed inputs (keys and mouse from the tty — `/dev/tty` when stdin
-//! is a pipe —, loading progress, signals), and [`run`], the loop shared by the binary and
-//! the tests:
+//! is a pipe —, loading progress, signals, the app's background jobs: `worker`), and
+//! [`run`], the loop shared by the binary and the tests:
 //!
 //! ```text
 //! Input ─▶ Action (keymap, mouse) ─▶ app::update ─▶ ui::draw ─▶ Terminal<B: Backend>
+//!                     job results ─▶ app::finish ─┘
 //! ```
 
 use std::io::{self, Read, Stdout, Write};
@@ -29,12 +30,20 @@ use ratatui::Terminal;
 use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
 
 use crate::app::effects::osc52;
-use crate::app::{Action, App, Effect, Progress, ToolAction, TransformStack, keymap, update};
+use crate::app::jobs::Done;
+use crate::app::{
+    Action, App, Effect, Progress, ToolAction, TransformStack, finish, keymap, update,
+};
 use crate::input::{self, LoadOptions, Loaded};
 use crate::profile::Profile;
 use crate::profile::transform::Transform;
 use crate::ui;
 use crate::view::color::ColorMode;
+
+mod worker;
+
+pub use worker::{Inline, Runner};
+use worker::{Worker, perform_jobs};
 
 /// What the event loop reacts to.
 #[derive(Debug)]
@@ -55,6 +64,10 @@ pub enum Input {
     Suspend,
     /// SIGCONT: the program was continued (by `fg`, or after someone else stopped it).
     Resume,
+    /// A background job of the app has been running this long.
+    Computing(u64, Duration),
+    /// A background job of the app is done.
+    Computed(Box<Done>),
 }
 
 /// Two clicks at one spot within this time zoom.
@@ -63,7 +76,8 @@ const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 const WHEEL_ROWS: i32 = 3;
 
 /// Runs the event loop until the app quits or the inputs end: draws, then for each input
-/// updates the app and draws again.
+/// updates the app and draws again. The app's background jobs run at once, in the loop
+/// ([`Inline`]): what the tests use, deterministic.
 ///
 /// # Errors
 /// Drawing failed.
@@ -72,8 +86,27 @@ where
     B: Backend + RawOutput,
     I: IntoIterator<Item = Input>,
 {
+    run_with(terminal, inputs, app, &mut Inline)
+}
+
+/// As [`run`], with the app's background jobs given to `runner`.
+///
+/// # Errors
+/// Drawing failed.
+pub fn run_with<B, I, R>(
+    terminal: &mut Terminal<B>,
+    inputs: I,
+    app: &mut App,
+    runner: &mut R,
+) -> Result<(), B::Error>
+where
+    B: Backend + RawOutput,
+    I: IntoIterator<Item = Input>,
+    R: Runner,
+{
     let size = terminal.size()?;
     update(app, Action::Resize(size.width, size.height));
+    perform_jobs(runner, app);
     terminal.draw(|f| ui::draw(f, app))?;
     let mut clicks = Clicks::default();
     for input in inputs {
@@ -98,10 +131,13 @@ where
             terminal.draw(|f| ui::draw(f, app))?;
             continue;
         }
-        if let Some(action) = translate(input, app, &mut clicks) {
+        if let Input::Computed(done) = input {
+            finish(app, *done);
+        } else if let Some(action) = translate(input, app, &mut clicks) {
             update(app, action);
         }
         perform_effects(terminal.backend_mut(), app);
+        perform_jobs(runner, app);
         if app.quit {
             break;
         }
@@ -248,14 +284,16 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
             _ => None,
         },
         Input::Event(Event::Resize(w, h)) => Some(Action::Resize(w, h)),
-        // Suspend and resume are the loop's own (they need the terminal).
-        Input::Event(_) | Input::Suspend | Input::Resume => None,
+        // Suspend and resume are the loop's own (they need the terminal), and it hands
+        // results to `app::finish` itself.
+        Input::Event(_) | Input::Suspend | Input::Resume | Input::Computed(_) => None,
         Input::Progress(p) => Some(Action::Progress(p)),
         Input::Snapshot(p) => Some(Action::Snapshot(p)),
         Input::Loaded(Ok(p)) => Some(Action::Loaded(p)),
         Input::LoadedPair(Ok(pair)) => Some(Action::LoadedPair(pair)),
         Input::Loaded(Err(e)) | Input::LoadedPair(Err(e)) => Some(Action::Failed(e)),
         Input::Stop => Some(Action::Quit),
+        Input::Computing(id, elapsed) => Some(Action::Computing(id, elapsed)),
     }
 }
 
@@ -354,10 +392,12 @@ fn explore_paths(
     let mut terminal = init()?;
     debug_panic_for_tests(&mut terminal, &App::loading(&source, colors))?;
     spawn_events(tx.clone());
-    spawn_signals(tx);
+    spawn_signals(tx.clone());
     let mut app = App::loading(&source, colors);
     app.view = view;
-    let result = run(&mut terminal, rx, &mut app);
+    let delay = slow_jobs_for_tests(&mut app);
+    let mut worker = Worker::spawn(tx, delay);
+    let result = run_with(&mut terminal, rx, &mut app, &mut worker);
     restore();
     result.map(|()| app)
 }
@@ -422,6 +462,23 @@ fn debug_panic_for_tests<B: Backend>(
         panic!("FLAMETUI_DEBUG_PANIC is set: panicking on purpose");
     }
     Ok(())
+}
+
+/// Debug builds only: with `FLAMETUI_DEBUG_SLOW_JOBS=MS` set, every recomputation of the
+/// view goes to the background and takes at least MS milliseconds, so the end-to-end tests
+/// can watch keys work meanwhile, cancel, and quit. Returns the delay.
+fn slow_jobs_for_tests(app: &mut App) -> Duration {
+    let ms = std::env::var("FLAMETUI_DEBUG_SLOW_JOBS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|_| cfg!(debug_assertions));
+    match ms {
+        Some(ms) => {
+            app.jobs.background_from = 0;
+            Duration::from_millis(ms)
+        }
+        None => Duration::ZERO,
+    }
 }
 
 /// On panic: restore the terminal first, then print the panic as usual.

@@ -1,6 +1,8 @@
 //! Stage: application state — the verbs. Keys, mouse events, resizes and loading progress
 //! all become one of these before `update` sees them.
 
+use std::time::Duration;
+
 use super::Progress;
 use super::tools::ToolAction;
 use crate::profile::Profile;
@@ -95,4 +97,6 @@ pub enum Action {
     ShowInGraph,
     /// Function table, finder, callers / callees, transforms, export and copy.
     Tool(ToolAction),
+    /// Background job `id` (see `app::jobs`) has been running this long.
+    Computing(u64, Duration),
 }

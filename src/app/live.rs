@@ -116,7 +116,7 @@ impl Explorer {
                 .as_ref()
                 .and_then(|s| renamed(s.name, &self.profile.tree));
             if let Some(id) = kept {
-                let mut fresh = Sandwich::new(&self.profile.tree, id);
+                let mut fresh = Sandwich::new(&self.profile.tree, &self.index, id);
                 // Keys keep going to the pane they went to.
                 fresh.focus = sandwich.as_ref().map_or(0, |s| s.focus);
                 self.tools.sandwich = Some(Box::new(fresh));

@@ -6,6 +6,8 @@
 //! ```
 //!
 //! Everything here is pure data and functions over it; the terminal lives in `terminal`.
+//! Recomputations too heavy for a key press are [`jobs::Job`]s the shell runs on a thread;
+//! their results come back through [`finish()`].
 
 pub mod action;
 pub mod compare;
@@ -13,6 +15,7 @@ pub mod effects;
 pub mod explorer;
 pub mod finder;
 mod impact;
+pub mod jobs;
 pub mod keymap;
 mod list;
 mod live;
@@ -34,7 +37,7 @@ pub use explorer::{Areas, Explorer};
 pub use mode::Mode;
 pub use tools::{Screen, ToolAction};
 pub use transforms::TransformStack;
-pub use update::update;
+pub use update::{finish, update};
 
 use crate::profile::Profile;
 use crate::view::color::ColorMode;
@@ -102,6 +105,8 @@ pub struct App {
     pub pending: Option<Box<Profile>>,
     /// Keys pressed while the input was still loading, applied when the graph appears.
     pub queued: Vec<Action>,
+    /// Recomputations of what is shown that run in the background (large trees).
+    pub jobs: jobs::Jobs,
 }
 
 impl App {
@@ -122,6 +127,7 @@ impl App {
             frozen: false,
             pending: None,
             queued: Vec::new(),
+            jobs: jobs::Jobs::default(),
         }
     }
 
@@ -163,6 +169,6 @@ impl App {
 
     /// The loaded profile.
     pub fn profile(&self) -> Option<&Profile> {
-        self.explorer().map(|ex| &ex.profile)
+        self.explorer().map(|ex| &*ex.profile)
     }
 }

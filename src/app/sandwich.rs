@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 
 use super::Dir;
 use super::explorer::Explorer;
-use crate::profile::sandwich::{callees, callers};
+use crate::profile::sandwich::{callees_below, callers_below};
 use crate::profile::{CallTree, NameId, NodeId};
 use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
 
@@ -163,13 +163,20 @@ impl Pane {
 }
 
 impl Sandwich {
-    /// The callers and callees of `name` in `tree`.
-    pub fn new(tree: &CallTree, name: NameId) -> Self {
+    /// The callers and callees of `name` in `tree` (indexed by `index`): the work is in
+    /// the subtrees of the function's outermost frames, not the whole tree.
+    pub fn new(tree: &CallTree, index: &TreeIndex, name: NameId) -> Self {
+        Self::below(tree, name, &index.outermost(name).0)
+    }
+
+    /// As [`Sandwich::new`], given the function's outermost frames
+    /// ([`TreeIndex::outermost`]).
+    pub fn below(tree: &CallTree, name: NameId, outermost: &[NodeId]) -> Self {
         Self {
             name,
             panes: [
-                Pane::new(callers(tree, name), true),
-                Pane::new(callees(tree, name), false),
+                Pane::new(callers_below(tree, name, outermost), true),
+                Pane::new(callees_below(tree, name, outermost), false),
             ],
             focus: 0,
         }
@@ -236,7 +243,7 @@ mod tests {
     #[test]
     fn panes_hold_callers_and_callees() {
         let t = seed();
-        let mut s = Sandwich::new(&t, t.names().lookup("fsync").unwrap());
+        let mut s = Sandwich::new(&t, &TreeIndex::new(&t), t.names().lookup("fsync").unwrap());
         let [up, down] = &s.panes;
         assert_eq!(up.tree.total(), 9);
         assert_eq!(up.selected_name(), Some("fsync"));

@@ -4,7 +4,6 @@
 
 use super::explorer::Explorer;
 use super::tools::Screen;
-use super::transforms::heaviest;
 use super::{Action, Mode};
 use crate::profile::NameId;
 use crate::view::Target;
@@ -68,7 +67,7 @@ impl Explorer {
         self.run_search();
         self.tools.screen = Screen::Graph;
         self.tools.sandwich = None;
-        if let Some(id) = heaviest(&self.profile.tree, name) {
+        if let Some(id) = self.index.heaviest(name) {
             self.select(Target::Frame(id));
             self.reveal(id);
         }

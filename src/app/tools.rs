@@ -3,6 +3,8 @@
 //! and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
 //! the explorer keeps their state in [`Tools`].
 
+use std::sync::Arc;
+
 use regex::Regex;
 
 use super::effects::{copy_name, default_export_name};
@@ -67,7 +69,7 @@ pub struct Tools {
     /// What fills the graph area.
     pub screen: Screen,
     /// The profile as read, when the view differs from it.
-    pub original: Option<Box<Profile>>,
+    pub original: Option<Arc<Profile>>,
     /// The view the profile is shown through (breadcrumbs in the header).
     pub applied: TransformStack,
     /// Bumped whenever the tree is recomputed.
@@ -78,6 +80,8 @@ pub struct Tools {
     pub finder: FinderState,
     /// Callers / callees, when open.
     pub sandwich: Option<Box<Sandwich>>,
+    /// Callers / callees asked for and not shown yet (`app::jobs` builds them).
+    pub wanted_sandwich: Option<NameId>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// One-line report for the status area (what was copied or written, or why not).
@@ -227,15 +231,10 @@ pub fn update(app: &mut App, action: ToolAction) {
                 }
             }
             a if a.works_while_comparing() => {
-                let changed = cmp.transform(&mut app.view, &a);
-                let summary = app.view.summary();
-                let message = match (changed, a) {
-                    (false, ToolAction::Undo) => "Nothing to undo".to_owned(),
-                    (false, _) => return,
-                    (true, _) if summary.is_empty() => "Showing the profiles as read".to_owned(),
-                    (true, _) => format!("{summary} (both profiles) · u undoes"),
-                };
-                cmp.driver_mut().tools.message = Some(message);
+                // What is shown follows the view (`app::jobs`), which says what it shows.
+                if !cmp.transform(&mut app.view, &a) && a == ToolAction::Undo {
+                    cmp.driver_mut().tools.message = Some("Nothing to undo".to_owned());
+                }
             }
             other => {
                 let key = super::keymap::key_of(&other);
@@ -284,25 +283,16 @@ fn update_explorer(app: &mut App, action: ToolAction) {
             *mode = Mode::Finder;
         }
         ToolAction::Sandwich => toggle_sandwich(ex, mode),
-        ToolAction::Invert => {
-            view.toggle_invert();
-            view_changed(ex, view);
-        }
-        ToolAction::Order => {
-            view.toggle_order();
-            view_changed(ex, view);
-        }
+        // A change of the view is a change of `view`, the view wanted; what is shown
+        // follows it (`app::jobs`), at once on a small tree.
+        ToolAction::Invert => view.toggle_invert(),
+        ToolAction::Order => view.toggle_order(),
         ToolAction::Exclude => push_named(ex, view, Transform::Exclude),
         ToolAction::Focus => push_named(ex, view, Transform::Focus),
         ToolAction::Hide => push_named(ex, view, Transform::Hide),
-        ToolAction::CollapseRecursion => {
-            view.push(Transform::CollapseRecursion);
-            view_changed(ex, view);
-        }
+        ToolAction::CollapseRecursion => view.push(Transform::CollapseRecursion),
         ToolAction::Undo => {
-            if view.undo() {
-                view_changed(ex, view);
-            } else {
+            if !view.undo() {
                 ex.tools.message = Some("Nothing to undo".to_owned());
             }
         }
@@ -373,9 +363,9 @@ fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {
         ex.tools.message = Some("Select a frame to see its callers and callees".to_owned());
         return;
     };
-    ex.tools.sandwich = Some(Box::new(Sandwich::new(&ex.profile.tree, name)));
-    ex.tools.screen = Screen::Sandwich;
-    *mode = Mode::Sandwich;
+    // Built, and shown, by `app::jobs`: at once unless the function's frames hold much of
+    // a large tree.
+    ex.tools.wanted_sandwich = Some(name);
 }
 
 fn close(ex: &mut Explorer, mode: &mut Mode) {
@@ -385,6 +375,10 @@ fn close(ex: &mut Explorer, mode: &mut Mode) {
             *mode = ex.tools.home_mode();
         }
         _ => {
+            if ex.tools.screen == Screen::Sandwich {
+                // A recentring still being computed is not wanted any more either.
+                ex.tools.wanted_sandwich = None;
+            }
             ex.tools.screen = Screen::Graph;
             ex.tools.sandwich = None;
             *mode = Mode::Normal;
@@ -416,20 +410,16 @@ fn push_named(ex: &mut Explorer, view: &mut TransformStack, make: fn(Regex) -> T
         return;
     };
     match exact(ex.profile.tree.names().resolve(name)) {
-        Ok(re) => {
-            view.push(make(re));
-            view_changed(ex, view);
-        }
+        Ok(re) => view.push(make(re)),
         Err(e) => ex.tools.message = Some(format!("Cannot match that name: {e}")),
     }
 }
 
-/// Recomputes the tree after the view changed, and says what is left.
-fn view_changed(ex: &mut Explorer, view: &TransformStack) {
-    ex.apply_view(view);
-    let summary = view.summary();
+/// What the view shown now is, and what it left of the weight (after exclude or focus).
+pub(crate) fn view_message(ex: &Explorer) -> String {
+    let summary = ex.tools.applied.summary();
     let (was, now) = (&ex.original().tree, &ex.profile.tree);
-    ex.tools.message = Some(if summary.is_empty() {
+    if summary.is_empty() {
         "Showing the profile as read".to_owned()
     } else if now.total() == was.total() {
         // Hide, invert, collapse: every sample is still there.
@@ -456,7 +446,7 @@ fn view_changed(ex: &mut Explorer, view: &TransformStack) {
             "{summary}: {} of the weight shown · u undoes",
             parts.join(", ")
         )
-    });
+    }
 }
 
 fn copy(ex: &Explorer, mode: Mode, stack: bool) -> Result<super::effects::Effect, String> {
@@ -517,10 +507,7 @@ fn accept(
                 PromptKind::Export => ex.export_effect(p.text.trim()).map(|e| effects.push(e)),
                 PromptKind::Exclude => Regex::new(&p.text)
                     .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
-                    .map(|re| {
-                        view.push(Transform::Exclude(re));
-                        view_changed(ex, view);
-                    }),
+                    .map(|re| view.push(Transform::Exclude(re))),
             };
             match done {
                 Ok(()) => {
@@ -546,10 +533,7 @@ fn recenter(ex: &mut Explorer) {
         return;
     };
     if name != s.name {
-        let focus = s.focus;
-        let mut next = Sandwich::new(&ex.profile.tree, name);
-        next.focus = focus;
-        ex.tools.sandwich = Some(Box::new(next));
+        ex.tools.wanted_sandwich = Some(name);
     }
 }
 

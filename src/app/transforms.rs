@@ -1,8 +1,12 @@
 //! Stage: application state — what is shown of a profile: a stack of transforms (exclude,
 //! focus, hide, collapse recursion) the user can undo, the bottom-up toggle and the sibling
-//! order. The view is always recomputed from the original profile with
-//! [`transform::apply_all`], so undoing is exact. Compare mode applies the same stack to both
-//! sides through [`TransformStack::apply`].
+//! order. The view is always recomputed from the original profile, one transform after the
+//! other, so undoing is exact. Recomputing is a [`ViewJob`]: plain inputs (the shared
+//! original, the view) and a pure [`ViewJob::build`], which `app::jobs` runs at once or has
+//! the shell run on another thread; `Explorer::adopt` then shows the result. Compare mode
+//! applies the same stack to both sides.
+
+use std::sync::Arc;
 
 use regex::Regex;
 
@@ -90,14 +94,43 @@ impl TransformStack {
 
     /// The tree as shown: transforms, inversion, order.
     pub fn apply_tree(&self, tree: &CallTree) -> CallTree {
+        self.apply_tree_until(tree, &|| false).unwrap_or_default()
+    }
+
+    /// As [`TransformStack::apply_tree`], asking `stop` before each step (each transform
+    /// rebuilds the tree): `None` once it says to stop.
+    pub fn apply_tree_until(&self, tree: &CallTree, stop: &dyn Fn() -> bool) -> Option<CallTree> {
         let invert = Transform::Invert;
         let all = self
             .transforms
             .iter()
             .chain(self.inverted.then_some(&invert));
-        let mut out = transform::apply_all(tree, all);
+        let mut out: Option<CallTree> = None;
+        for t in all {
+            if stop() {
+                return None;
+            }
+            out = Some(transform::apply(out.as_ref().unwrap_or(tree), t));
+        }
+        if stop() {
+            return None;
+        }
+        let mut out = out.unwrap_or_else(|| tree.clone());
         order::sort(&mut out, self.order);
-        out
+        Some(out)
+    }
+
+    /// True when both show the same: the same transforms, inversion and order, however
+    /// they came about (`r r` shows what was shown before it).
+    pub fn shows_the_same(&self, other: &TransformStack) -> bool {
+        self.inverted == other.inverted
+            && self.order == other.order
+            && self.transforms.len() == other.transforms.len()
+            && self
+                .transforms
+                .iter()
+                .zip(&other.transforms)
+                .all(|(a, b)| same_transform(a, b))
     }
 
     /// The profile as shown (source and stats kept).
@@ -106,6 +139,16 @@ impl TransformStack {
             source: profile.source.clone(),
             tree: self.apply_tree(&profile.tree),
             stats: profile.stats.clone(),
+        }
+    }
+
+    /// As [`TransformStack::apply`], sharing the profile itself when the view is the
+    /// profile as read (no copy of the tree).
+    pub fn apply_shared(&self, profile: &Arc<Profile>) -> Arc<Profile> {
+        if self.is_identity() {
+            Arc::clone(profile)
+        } else {
+            Arc::new(self.apply(profile))
         }
     }
 
@@ -131,6 +174,17 @@ impl TransformStack {
         let mut parts = self.crumbs();
         parts.extend(self.flags().into_iter().map(str::to_owned));
         parts.join(" › ")
+    }
+}
+
+fn same_transform(a: &Transform, b: &Transform) -> bool {
+    match (a, b) {
+        (Transform::Exclude(x), Transform::Exclude(y))
+        | (Transform::Focus(x), Transform::Focus(y))
+        | (Transform::Hide(x), Transform::Hide(y)) => x.as_str() == y.as_str(),
+        (Transform::CollapseRecursion, Transform::CollapseRecursion)
+        | (Transform::Invert, Transform::Invert) => true,
+        _ => false,
     }
 }
 
@@ -198,80 +252,171 @@ pub fn label(t: &Transform) -> String {
     }
 }
 
+/// Recomputing what an explorer shows through a view, with its inputs owned, so that it
+/// can run on another thread while keys keep working on what is shown.
+#[derive(Debug, Clone)]
+pub struct ViewJob {
+    /// The profile as read.
+    pub original: Arc<Profile>,
+    /// The view to show it through.
+    pub view: TransformStack,
+    /// The search to run on the result: query, case-insensitive.
+    search: (String, bool),
+    /// The function selected, to select again (its heaviest frame).
+    keep: Option<String>,
+}
+
+/// A view recomputed by [`ViewJob::build`], for `Explorer::adopt`.
+#[derive(Debug)]
+pub struct BuiltView {
+    fresh: Explorer,
+    original: Option<Arc<Profile>>,
+    view: TransformStack,
+    /// The function to select and its heaviest frame in the new tree.
+    keep: Option<(String, Option<NodeId>)>,
+}
+
+impl ViewJob {
+    /// Computes the view: transforms, inversion, order, then the index and totals, the
+    /// search and the frame to select. `stop` is asked between these stages: once it says
+    /// so, the work is abandoned and nothing is returned.
+    pub fn build(self, stop: &dyn Fn() -> bool) -> Option<BuiltView> {
+        let ViewJob {
+            original,
+            view,
+            search,
+            keep,
+        } = self;
+        let shown = if view.is_identity() {
+            Arc::clone(&original)
+        } else {
+            Arc::new(Profile {
+                source: original.source.clone(),
+                tree: view.apply_tree_until(&original.tree, stop)?,
+                stats: original.stats.clone(),
+            })
+        };
+        if stop() {
+            return None;
+        }
+        let mut fresh = Explorer::shared(shown);
+        if stop() {
+            return None;
+        }
+        (fresh.search.query, fresh.search.ignore_case) = search;
+        fresh.run_search();
+        let tree = &fresh.profile.tree;
+        let keep = keep.map(|name| {
+            let id = tree
+                .names()
+                .lookup(&name)
+                .and_then(|n| fresh.index.heaviest(n));
+            (name, id)
+        });
+        Some(BuiltView {
+            fresh,
+            original: (!view.is_identity()).then_some(original),
+            view,
+            keep,
+        })
+    }
+}
+
 impl Explorer {
     /// A new explorer showing `profile` through `view`.
     pub fn with_view(profile: Profile, view: &TransformStack) -> Self {
-        let mut ex = Explorer::new(profile);
-        if !view.is_identity() {
-            ex.apply_view(view);
+        if view.is_identity() {
+            return Explorer::new(profile);
         }
-        ex
+        let original = Arc::new(profile);
+        let job = ViewJob {
+            original: Arc::clone(&original),
+            view: view.clone(),
+            search: (String::new(), false),
+            keep: None,
+        };
+        // Never stopped, so always built; the profile as read otherwise.
+        match job.build(&|| false) {
+            Some(built) => {
+                let mut ex = built.fresh;
+                ex.tools.original = built.original;
+                ex.tools.applied = built.view;
+                ex
+            }
+            None => Explorer::shared(original),
+        }
     }
 
-    /// Recomputes what is shown from the original profile through `view`. Zoom history is
-    /// reset; the search is run again; the selected function stays selected (its heaviest
-    /// frame) when it is still there.
-    pub(crate) fn apply_view(&mut self, view: &TransformStack) {
+    /// What recomputing the view through `view` needs: the original profile, the search
+    /// and the selected function.
+    pub(crate) fn view_job(&self, view: &TransformStack) -> ViewJob {
         let keep = match self.selected {
             Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
             _ => None,
         };
-        let original = match self.tools.original.take() {
-            Some(p) => *p,
-            None => std::mem::replace(&mut self.profile, placeholder()),
+        ViewJob {
+            original: Arc::clone(self.tools.original.as_ref().unwrap_or(&self.profile)),
+            view: view.clone(),
+            search: (self.search.query.clone(), self.search.ignore_case),
+            keep,
+        }
+    }
+
+    /// Recomputes what is shown from the original profile through `view`, here and now.
+    pub(crate) fn apply_view(&mut self, view: &TransformStack) {
+        if let Some(built) = self.view_job(view).build(&|| false) {
+            self.adopt(built);
+        }
+    }
+
+    /// Shows a recomputed view. Zoom history is reset; the search typed meanwhile is run
+    /// again (the job ran the one typed before); the selected function stays selected (its
+    /// heaviest frame) when it is still there. Returns what was shown, to be freed.
+    pub(crate) fn adopt(&mut self, built: BuiltView) -> Explorer {
+        let BuiltView {
+            mut fresh,
+            original,
+            view,
+            keep,
+        } = built;
+        let selected = match self.selected {
+            Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
+            _ => None,
         };
-        let (shown, original) = if view.is_identity() {
-            (original, None)
-        } else {
-            (view.apply(&original), Some(Box::new(original)))
-        };
-        let mut fresh = Explorer::new(shown);
+        let searched = (fresh.search.query.as_str(), fresh.search.ignore_case)
+            == (self.search.query.as_str(), self.search.ignore_case);
+        if !searched {
+            fresh.search.query = std::mem::take(&mut self.search.query);
+            fresh.search.ignore_case = self.search.ignore_case;
+        }
         fresh.flame = self.flame;
-        fresh.search.query = std::mem::take(&mut self.search.query);
-        fresh.search.ignore_case = self.search.ignore_case;
         fresh.tools = std::mem::take(&mut self.tools);
         fresh.tools.original = original;
-        fresh.tools.applied = view.clone();
+        fresh.tools.applied = view;
         fresh.tools.rebuilt();
-        *self = fresh;
-        self.run_search();
-        let tree = &self.profile.tree;
-        if let Some(id) = keep
-            .and_then(|n| tree.names().lookup(&n))
-            .and_then(|n| heaviest(tree, n))
-        {
+        let old = std::mem::replace(self, fresh);
+        if !searched {
+            self.run_search();
+        }
+        let id = match (selected, keep) {
+            (Some(name), Some((kept, id))) if name == kept => id,
+            (Some(name), _) => self
+                .profile
+                .tree
+                .names()
+                .lookup(&name)
+                .and_then(|n| self.index.heaviest(n)),
+            (None, _) => None,
+        };
+        if let Some(id) = id {
             self.selected = Target::Frame(id);
         }
+        old
     }
 
     /// The profile before the view's transforms.
     pub fn original(&self) -> &Profile {
         self.tools.original.as_deref().unwrap_or(&self.profile)
-    }
-}
-
-/// The frame of function `name` with the largest total (the first of equals in pre-order).
-pub fn heaviest(tree: &CallTree, name: crate::profile::NameId) -> Option<NodeId> {
-    let mut best: Option<NodeId> = None;
-    let mut todo = vec![NodeId::ROOT];
-    while let Some(id) = todo.pop() {
-        let node = tree.node(id);
-        if id != NodeId::ROOT
-            && node.name == name
-            && best.is_none_or(|b| node.total > tree.node(b).total)
-        {
-            best = Some(id);
-        }
-        tree.push_children_rev(id, &mut todo);
-    }
-    best
-}
-
-fn placeholder() -> Profile {
-    Profile {
-        source: String::new(),
-        tree: CallTree::new(),
-        stats: crate::profile::Stats::default(),
     }
 }
 
@@ -360,15 +505,5 @@ mod tests {
         assert_eq!(label(&Transform::CollapseRecursion), "collapse recursion");
         assert!(exact("a+b").unwrap().is_match("a+b") && !exact("a+b").unwrap().is_match("aab"));
         assert!(!exact("f").unwrap().is_match("ff"));
-    }
-
-    #[test]
-    fn heaviest_occurrence() {
-        let p = profile(SEED);
-        let t = &p.tree;
-        let fsync = t.names().lookup("fsync").unwrap();
-        let id = heaviest(t, fsync).unwrap();
-        assert_eq!(t.path_string(id), "mysqld;commit;sync_binlog;my_sync;fsync");
-        assert!(heaviest(t, t.names().lookup("all").unwrap()).is_none());
     }
 }

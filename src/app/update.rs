@@ -3,6 +3,7 @@
 
 use super::compare::Compare;
 use super::explorer::Explorer;
+use super::jobs::{self, Done};
 use super::{Action, App, Mode, Phase, Progress, Size};
 use crate::profile::Profile;
 
@@ -21,6 +22,7 @@ fn waits_for_the_graph(action: &Action) -> bool {
             | Action::Loaded(_)
             | Action::LoadedPair(_)
             | Action::Failed(_)
+            | Action::Computing(..)
     )
 }
 
@@ -39,7 +41,15 @@ pub fn update(app: &mut App, action: Action) {
         }
         return;
     }
+    // Esc on the graph gives up a change still being computed, before anything else.
+    let cancels = matches!(action, Action::Escape) && app.mode == Mode::Normal;
+    if cancels && jobs::cancel(app) {
+        jobs::reconcile(app);
+        refresh(app);
+        return;
+    }
     match action {
+        Action::Computing(id, elapsed) => app.jobs.progress(id, elapsed),
         Action::Quit => app.quit = true,
         Action::Resize(width, height) => app.size = Size { width, height },
         Action::Progress(p) => match &mut app.phase {
@@ -102,6 +112,20 @@ pub fn update(app: &mut App, action: Action) {
             }
         }
     }
+    jobs::reconcile(app);
+    refresh(app);
+}
+
+/// Shows the result of a background job (from the shell's thread), if it is still the one
+/// awaited; then brings the rest in step, as after an action.
+pub fn finish(app: &mut App, done: Done) {
+    jobs::install(app, done);
+    jobs::reconcile(app);
+    refresh(app);
+}
+
+/// Layout, areas and status in step with the state.
+fn refresh(app: &mut App) {
     match &mut app.phase {
         Phase::Ready(ex) => ex.refresh(app.size, app.mode),
         Phase::Compare(cmp) => cmp.refresh(app.size, &mut app.mode),
@@ -191,6 +215,7 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::SwitchPane
         | Action::SwapShape
         | Action::ShowInGraph
+        | Action::Computing(..)
         | Action::Tool(_) => {}
     }
 }

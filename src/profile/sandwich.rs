@@ -7,28 +7,81 @@ use super::tree::{CallTree, NodeId};
 
 /// Callees of `name`: every stack through it, cut at its outermost occurrence.
 pub fn callees(tree: &CallTree, name: NameId) -> CallTree {
-    collect(tree, |s| {
-        let at = s.iter().position(|&n| n == name)?;
-        Some(s[at..].to_vec())
-    })
+    callees_below(tree, name, &outermost(tree, name))
 }
 
 /// Callers of `name`, inverted: the function at the root, its callers below, from its
 /// innermost occurrence towards the process root.
 pub fn callers(tree: &CallTree, name: NameId) -> CallTree {
-    collect(tree, |s| {
+    callers_below(tree, name, &outermost(tree, name))
+}
+
+/// The frames of `name` with no caller of the same name (the root excluded), in pre-order:
+/// every stack through the function goes through exactly one of them.
+pub fn outermost(tree: &CallTree, name: NameId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut todo: Vec<NodeId> = Vec::new();
+    tree.push_children_rev(NodeId::ROOT, &mut todo);
+    while let Some(id) = todo.pop() {
+        if tree.node(id).name == name {
+            out.push(id);
+        } else {
+            tree.push_children_rev(id, &mut todo);
+        }
+    }
+    out
+}
+
+/// As [`callees`], given the function's [`outermost`] frames: only the stacks below them
+/// are visited, not the whole tree.
+pub fn callees_below(tree: &CallTree, name: NameId, outermost: &[NodeId]) -> CallTree {
+    collect(tree, outermost, |s| {
+        let at = s.iter().position(|&n| n == name)?;
+        Some(s[at..].to_vec())
+    })
+}
+
+/// As [`callers`], given the function's [`outermost`] frames.
+pub fn callers_below(tree: &CallTree, name: NameId, outermost: &[NodeId]) -> CallTree {
+    collect(tree, outermost, |s| {
         let at = s.iter().rposition(|&n| n == name)?;
         Some(s[..=at].iter().rev().copied().collect())
     })
 }
 
-fn collect(tree: &CallTree, mut pick: impl FnMut(&[NameId]) -> Option<Vec<NameId>>) -> CallTree {
+/// A tree of what `pick` makes of each stack below the `roots` (root first, each stack
+/// whole from the tree's root), visited in pre-order as [`CallTree::for_each_stack`] does,
+/// so that the result is the same tree, node for node.
+fn collect(
+    tree: &CallTree,
+    roots: &[NodeId],
+    mut pick: impl FnMut(&[NameId]) -> Option<Vec<NameId>>,
+) -> CallTree {
     let mut out = tree.empty_like();
-    tree.for_each_stack(|s, w, n| {
-        if let Some(frames) = pick(s) {
-            out.insert_ids_counted(frames, w, n);
+    let mut path: Vec<NameId> = Vec::new();
+    for &top in roots {
+        path.clear();
+        path.extend(tree.path(top).iter().map(|&id| tree.node(id).name));
+        path.pop();
+        let mut todo: Vec<(NodeId, bool)> = vec![(top, false)];
+        while let Some((id, leaving)) = todo.pop() {
+            if leaving {
+                path.pop();
+                continue;
+            }
+            path.push(tree.node(id).name);
+            todo.push((id, true));
+            let (self_weight, self_samples) = tree.self_counts(id);
+            if (self_samples > 0 || self_weight > 0)
+                && let Some(frames) = pick(&path)
+            {
+                out.insert_ids_counted(frames, self_weight, self_samples);
+            }
+            let at = todo.len();
+            todo.extend(tree.children(id).map(|c| (c, false)));
+            todo[at..].reverse();
         }
-    });
+    }
     out.finish();
     out
 }
@@ -126,6 +179,61 @@ mod tests {
                 "log_write_flush_to_disk_low;log_write_flush_to_disk_low;other;mysqld 0"
             ]
         );
+    }
+
+    /// The definition: every stack of the tree, picked as `pick` says.
+    fn by_every_stack(
+        tree: &CallTree,
+        mut pick: impl FnMut(&[NameId]) -> Option<Vec<NameId>>,
+    ) -> CallTree {
+        let mut out = tree.empty_like();
+        tree.for_each_stack(|s, w, n| {
+            if let Some(frames) = pick(s) {
+                out.insert_ids_counted(frames, w, n);
+            }
+        });
+        out.finish();
+        out
+    }
+
+    fn same_tree(a: &CallTree, b: &CallTree) -> bool {
+        a.len() == b.len()
+            && a.ids().all(|id| {
+                a.node(id) == b.node(id)
+                    && a.children(id).eq(b.children(id))
+                    && a.self_counts(id) == b.self_counts(id)
+            })
+    }
+
+    proptest::proptest! {
+        /// Visiting only the stacks below the outermost frames builds the tree that
+        /// visiting every stack builds, node for node (ids included: ties between
+        /// siblings are broken by id).
+        #[test]
+        fn below_the_outermost_frames_is_every_stack(
+            stacks in proptest::collection::vec(
+                (proptest::collection::vec(0u8..5, 0..7), 0u64..4), 1..40),
+            f in 0u8..5,
+        ) {
+            let mut t = CallTree::new();
+            for (frames, w) in &stacks {
+                t.insert(frames.iter().map(|c| format!("f{c}")), *w);
+            }
+            t.finish();
+            let Some(name) = t.names().lookup(&format!("f{f}")) else {
+                return Ok(());
+            };
+            let callees_ref = by_every_stack(&t, |s| {
+                let at = s.iter().position(|&n| n == name)?;
+                Some(s[at..].to_vec())
+            });
+            let callers_ref = by_every_stack(&t, |s| {
+                let at = s.iter().rposition(|&n| n == name)?;
+                Some(s[..=at].iter().rev().copied().collect())
+            });
+            proptest::prop_assert!(same_tree(&callees(&t, name), &callees_ref));
+            proptest::prop_assert!(same_tree(&callers(&t, name), &callers_ref));
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::view::tooltip::{display_width, ellipsize};
 
 /// Draws compare mode.
 pub fn render(app: &App, cmp: &Compare, buf: &mut Buffer) {
-    top_line(cmp, &app.view.summary(), app.colors, buf);
+    top_line(cmp, &cmp.applied().summary(), app.colors, buf);
     match cmp.view {
         View::SideBySide => {
             for side in Side::BOTH {

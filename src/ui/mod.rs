@@ -59,13 +59,15 @@ impl Widget for &App {
                 if self.mode == Mode::Finder {
                     finder::render(ex, self.colors, buf);
                 }
-                overlay::live_badge(self, area, buf);
+                let right = overlay::live_badge(self, area, buf);
+                overlay::job_badge(self, area, right, buf);
                 if self.mode == Mode::Help {
                     help::render(area, false, self.help_scroll, buf);
                 }
             }
             Phase::Compare(cmp) => {
                 compare::render(self, cmp, buf);
+                overlay::job_badge(self, area, area.right(), buf);
                 if self.mode == Mode::Help {
                     help::render(area, true, self.help_scroll, buf);
                 }

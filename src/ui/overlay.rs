@@ -11,7 +11,7 @@ use super::{MIN_HEIGHT, MIN_WIDTH};
 use crate::app::explorer::Hover;
 use crate::app::{App, Progress};
 use crate::text::sanitize;
-use crate::view::tooltip::display_width;
+use crate::view::tooltip::{display_width, ellipsize};
 
 /// Widest hover tooltip.
 const TIP_WIDTH: u16 = 64;
@@ -109,9 +109,36 @@ pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
         .render(rect, buf);
 }
 
+/// While a change of the view is computed in the background: a badge at the right of the
+/// header's first row (left of `right`) with what, for how long, and how to give it up.
+pub fn job_badge(app: &App, area: Rect, right: u16, buf: &mut Buffer) {
+    let Some(p) = &app.jobs.pending else {
+        return;
+    };
+    let secs = p.elapsed.as_secs_f64();
+    let room = usize::from(right.saturating_sub(area.x));
+    let tail = format!("… {secs:.1} s · Esc cancels ");
+    let label = ellipsize(
+        &p.label,
+        room.saturating_sub(display_width(&tail) + 3).max(8),
+    );
+    let text = format!(" ⟳ {label}{tail}");
+    let width = u16::try_from(display_width(&text))
+        .unwrap_or(u16::MAX)
+        .min(right.saturating_sub(area.x));
+    buf.set_stringn(
+        right.saturating_sub(width),
+        area.y,
+        &text,
+        usize::from(width),
+        Style::new().add_modifier(Modifier::REVERSED),
+    );
+}
+
 /// While the input still streams in (or updates are frozen): a badge at the right of the
-/// header with how much was read and how fast, or that the view is frozen.
-pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) {
+/// header with how much was read and how fast, or that the view is frozen. Returns the
+/// column where it starts (the right edge when there is none).
+pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
     let text = match (&app.streaming, app.frozen) {
         (_, true) if app.pending.is_some() => {
             " ❚❚ frozen, newer data waiting · z resumes ".to_owned()
@@ -126,7 +153,7 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) {
             };
             format!(" ⟳ live: {} read{rate} · z freezes ", bytes(p.bytes as f64))
         }
-        (None, false) => return,
+        (None, false) => return area.right(),
     };
     let width = u16::try_from(text.chars().count())
         .unwrap_or(u16::MAX)
@@ -139,6 +166,7 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) {
         usize::from(width),
         Style::new().add_modifier(Modifier::REVERSED),
     );
+    x
 }
 
 /// Says the terminal is too small instead of drawing a broken screen.

@@ -113,6 +113,41 @@ impl TreeIndex {
         self.depth(id).saturating_add(self.height(id))
     }
 
+    /// The frame of function `name` with the largest total, the first of equals in
+    /// pre-order (never the root): one pass over the pre-order array.
+    pub fn heaviest(&self, name: NameId) -> Option<NodeId> {
+        let mut best: Option<(NodeId, u64)> = None;
+        for v in self.preorder.iter().skip(1).filter(|v| v.name == name) {
+            let total = self.total(v.id);
+            if best.is_none_or(|(_, b)| total > b) {
+                best = Some((v.id, total));
+            }
+        }
+        best.map(|(id, _)| id)
+    }
+
+    /// The frames of function `name` with no caller of the same name (the root excluded),
+    /// in pre-order — every stack through the function passes exactly one of them — and
+    /// how many frames their subtrees hold in all (what merging them costs).
+    pub fn outermost(&self, name: NameId) -> (Vec<NodeId>, usize) {
+        let mut out = Vec::new();
+        let mut below = 0usize;
+        // Depth of the outermost frame whose subtree the walk is in.
+        let mut inside: Option<u32> = None;
+        for v in self.preorder.iter().skip(1) {
+            if inside.is_some_and(|d| v.depth > d) {
+                below += 1;
+            } else if v.name == name {
+                out.push(v.id);
+                inside = Some(v.depth);
+                below += 1;
+            } else {
+                inside = None;
+            }
+        }
+        (out, below)
+    }
+
     /// True when the tree has an `[off-cpu]` subtree.
     pub fn has_offcpu(&self) -> bool {
         self.offcpu.is_some()
@@ -153,6 +188,24 @@ mod tests {
         assert_eq!(ix.height(e), 0);
         assert_eq!(ix.deepest(b), 3);
         assert!(!ix.is_offcpu(0, 1));
+    }
+
+    #[test]
+    fn heaviest_and_outermost_frames() {
+        let mut t = CallTree::new();
+        t.insert(["a", "f", "b", "f", "c"], 3);
+        t.insert(["a", "g", "f"], 5);
+        t.insert(["f"], 1);
+        t.finish();
+        let ix = TreeIndex::new(&t);
+        let f = t.names().lookup("f").unwrap();
+        let paths = |ids: &[NodeId]| ids.iter().map(|&id| t.path_string(id)).collect::<Vec<_>>();
+        let (outer, below) = ix.outermost(f);
+        assert_eq!(paths(&outer), ["a;f", "a;g;f", "f"]);
+        assert_eq!(below, 4 + 1 + 1);
+        assert_eq!(paths(&[ix.heaviest(f).unwrap()]), ["a;g;f"]);
+        assert_eq!(ix.heaviest(t.names().lookup("all").unwrap()), None);
+        assert_eq!(ix.outermost(t.names().lookup("all").unwrap()).0, []);
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod analysis;
 mod compare;
 mod e2e;
 mod hostile_names;
+mod jobs;
 mod sinks;
 mod snapshots;
 mod support;

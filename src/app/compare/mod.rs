@@ -17,13 +17,16 @@ pub mod finder;
 mod follow;
 mod place;
 mod table;
-mod transforms;
+pub mod transforms;
+
+use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
 use self::place::pick;
 pub use self::table::DeltaTable;
 use super::explorer::{Explorer, Hover};
+use super::transforms::TransformStack;
 use super::update::explore;
 use super::{Action, Dir, Mode, Size};
 use crate::profile::diff::{function_deltas, points_by_node};
@@ -163,12 +166,19 @@ pub struct Compare {
     pub hover: Option<Hover>,
     size: Size,
     /// Both profiles as read, once transforms have been applied to them.
-    originals: Option<Box<(Profile, Profile)>>,
+    originals: Option<(Arc<Profile>, Arc<Profile>)>,
+    /// The view both sides are shown through.
+    applied: TransformStack,
 }
 
 impl Compare {
     /// Starts side by side on the whole graphs, keys in the AFTER pane.
     pub fn new(before: Profile, after: Profile) -> Self {
+        Self::shared(Arc::new(before), Arc::new(after))
+    }
+
+    /// As [`Compare::new`], on profiles that may be shared (with their originals).
+    pub fn shared(before: Arc<Profile>, after: Arc<Profile>) -> Self {
         let points = [
             points_by_node(&before.tree, &after.tree, false),
             points_by_node(&after.tree, &before.tree, true),
@@ -176,8 +186,8 @@ impl Compare {
         let max_points = points.iter().flatten().fold(0.0_f64, |m, p| m.max(p.abs()));
         let table = DeltaTable::new(function_deltas(&before.tree, &after.tree));
         Self {
-            before: Explorer::new(before),
-            after: Explorer::new(after),
+            before: Explorer::shared(before),
+            after: Explorer::shared(after),
             view: View::SideBySide,
             graph_view: View::SideBySide,
             active: Side::After,
@@ -191,6 +201,7 @@ impl Compare {
             hover: None,
             size: Size::default(),
             originals: None,
+            applied: TransformStack::default(),
         }
     }
 

@@ -2,16 +2,19 @@
 //! focus, hide, collapse recursion, bottom-up, order, undo) applies to BOTH profiles, and
 //! the comparison (Δ per frame, delta table) is rebuilt from the profiles as read.
 
+use std::sync::Arc;
+
 use super::Compare;
 use crate::app::tools::ToolAction;
 use crate::app::transforms::TransformStack;
-use crate::profile::NodeId;
 use crate::profile::transform::Transform;
+use crate::profile::{NodeId, Profile};
 use crate::view::Target;
 
 impl Compare {
-    /// Applies a tool action that changes the view of both profiles; other tools are not
-    /// available while comparing. Returns whether the comparison was rebuilt.
+    /// Applies a tool action that changes the view of both profiles to `view` (what is
+    /// shown follows: see `app::jobs`); other tools are not available while comparing.
+    /// Returns whether the view changed.
     pub fn transform(&mut self, view: &mut TransformStack, action: &ToolAction) -> bool {
         let named = |make: fn(regex::Regex) -> Transform, c: &Compare| {
             let ex = c.driver();
@@ -26,7 +29,7 @@ impl Compare {
                 })
                 .flatten()
         };
-        let changed = match action {
+        match action {
             ToolAction::Exclude => named(Transform::Exclude, self)
                 .map(|t| view.push(t))
                 .is_some(),
@@ -48,26 +51,85 @@ impl Compare {
                 true
             }
             _ => false,
-        };
-        if changed {
-            self.reapply(view);
         }
-        changed
     }
 
-    /// Rebuilds the comparison from the profiles as read, through `view`; the view kind
-    /// and the active side are kept.
-    fn reapply(&mut self, view: &TransformStack) {
-        let (before, after) = match self.originals.take() {
-            Some(pair) => *pair,
-            None => (self.before.profile.clone(), self.after.profile.clone()),
-        };
-        let mut fresh = Compare::new(view.apply(&before), view.apply(&after));
+    /// The view both sides are shown through.
+    pub fn applied(&self) -> &TransformStack {
+        &self.applied
+    }
+
+    /// Nodes of the two profiles as read: what recomputing the view costs.
+    pub fn nodes(&self) -> usize {
+        let (b, a) = self.originals();
+        b.tree.len() + a.tree.len()
+    }
+
+    fn originals(&self) -> (&Arc<Profile>, &Arc<Profile>) {
+        match &self.originals {
+            Some((b, a)) => (b, a),
+            None => (&self.before.profile, &self.after.profile),
+        }
+    }
+
+    /// What recomputing both sides through `view` needs.
+    pub(crate) fn view_job(&self, view: &TransformStack) -> CompareJob {
+        let (b, a) = self.originals();
+        CompareJob {
+            originals: (Arc::clone(b), Arc::clone(a)),
+            view: view.clone(),
+        }
+    }
+
+    /// Rebuilds the comparison from the profiles as read through `view`, here and now.
+    pub(crate) fn reapply(&mut self, view: &TransformStack) {
+        if let Some(fresh) = self.view_job(view).build(&|| false) {
+            self.adopt(fresh);
+        }
+    }
+
+    /// Shows a rebuilt comparison, keeping the view kind and the active side; returns the
+    /// one shown before, to be freed.
+    pub(crate) fn adopt(&mut self, mut fresh: Compare) -> Compare {
         fresh.view = self.view;
         fresh.graph_view = self.graph_view;
         fresh.active = self.active;
         fresh.size = self.size;
-        fresh.originals = Some(Box::new((before, after)));
-        *self = fresh;
+        std::mem::replace(self, fresh)
+    }
+}
+
+/// Recomputing both sides of a comparison through a view, with its inputs owned (for
+/// another thread).
+#[derive(Debug, Clone)]
+pub struct CompareJob {
+    originals: (Arc<Profile>, Arc<Profile>),
+    /// The view to show both through.
+    pub view: TransformStack,
+}
+
+impl CompareJob {
+    /// Both sides through the view, and the comparison of them; `stop` is asked between
+    /// the stages (`None` once it says to stop).
+    pub fn build(self, stop: &dyn Fn() -> bool) -> Option<Compare> {
+        let (before, after) = self.originals;
+        let side = |p: &Arc<Profile>| -> Option<Arc<Profile>> {
+            if self.view.is_identity() {
+                return Some(Arc::clone(p));
+            }
+            Some(Arc::new(Profile {
+                source: p.source.clone(),
+                tree: self.view.apply_tree_until(&p.tree, stop)?,
+                stats: p.stats.clone(),
+            }))
+        };
+        let (b, a) = (side(&before)?, side(&after)?);
+        if stop() {
+            return None;
+        }
+        let mut fresh = Compare::shared(b, a);
+        fresh.originals = Some((before, after));
+        fresh.applied = self.view;
+        Some(fresh)
     }
 }

@@ -144,11 +144,11 @@ fn run(args: &Args) -> Result<Ending> {
     let mut heat_maps = Vec::new();
     let mut partial = false;
     for p in &paths {
-        let rec = input::load_recording(p, &opts)?;
+        let rec = input::load_path(p, &opts)?;
         if paths.len() == 2 {
-            rec.loaded.side()?;
+            rec.side()?;
         }
-        let l = &rec.loaded;
+        let l = &rec;
         partial |= warn_about(l.main());
         if args.stats {
             let text = report::line_accounting(l.main());

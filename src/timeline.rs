@@ -5,7 +5,7 @@
 //! refused with an error naming the file and saying what is missing.
 
 use crate::error::{Error, Result};
-use crate::input::{Loaded, Recording};
+use crate::input::Loaded;
 use crate::profile::heatmap::{self, HeatMap};
 use crate::profile::slice::{
     TaskFilter, TaskFilterError, TimeRange, range_label, seconds, select_tasks,
@@ -99,12 +99,12 @@ fn missing(format: Option<Format>, samples: &SampleTable, what: &str) -> String 
 /// The input has no timeline (a time flag) or no tasks (a task flag), pids are asked for
 /// and perf printed only tids, or a range is empty.
 fn slice_for(
-    rec: &Recording,
+    rec: &Loaded,
     args: &SliceArgs,
     range: Option<TimeRange>,
     flag: &str,
 ) -> Result<Slice> {
-    let profile = rec.loaded.main();
+    let profile = rec.main();
     let source_name = profile.source.clone();
     let format = profile.stats.format;
     let no = |flag: &str, why: String| Error::NoTimeline {
@@ -112,24 +112,24 @@ fn slice_for(
         flag: flag.to_owned(),
         why,
     };
-    if matches!(rec.loaded, Loaded::Diff { .. }) {
+    if matches!(rec, Loaded::Diff { .. }) {
         let flag = args.timed_flag().or(args.task_flag()).unwrap_or(flag);
-        return Err(no(flag, missing(format, &rec.samples, "time")));
+        return Err(no(flag, missing(format, rec.samples(), "time")));
     }
-    if let Some(f) = args.timed_flag().filter(|_| !rec.samples.has_timeline()) {
-        return Err(no(f, missing(format, &rec.samples, "time")));
+    if let Some(f) = args.timed_flag().filter(|_| !rec.samples().has_timeline()) {
+        return Err(no(f, missing(format, rec.samples(), "time")));
     }
-    if let Some(f) = args.task_flag().filter(|_| rec.samples.is_empty()) {
-        return Err(no(f, missing(format, &rec.samples, "task")));
+    if let Some(f) = args.task_flag().filter(|_| rec.samples().is_empty()) {
+        return Err(no(f, missing(format, rec.samples(), "task")));
     }
-    let tasks = select_tasks(&rec.samples, &args.tasks).map_err(|e| match e {
+    let tasks = select_tasks(rec.samples(), &args.tasks).map_err(|e| match e {
         TaskFilterError::NoPids => no(
             "--pids",
             "perf script printed only thread ids here (`comm TID`, not `comm PID/TID`): print the process ids with `perf script -F +pid`, or select threads with --tids".to_owned(),
         ),
     })?;
     let range = match range {
-        Some(r) => Some(r.resolve(rec.samples.duration()).map_err(|why| {
+        Some(r) => Some(r.resolve(rec.samples().duration()).map_err(|why| {
             Error::SliceUsage(format!(
                 "{}: {flag} {why}",
                 crate::text::sanitize(&source_name)
@@ -145,20 +145,15 @@ fn slice_for(
 ///
 /// # Errors
 /// [`Error::EmptySlice`] when no sample is in it.
-fn slice_profile(
-    rec: &Recording,
-    args: &SliceArgs,
-    slice: &Slice,
-    what: String,
-) -> Result<Profile> {
-    let p = rec.loaded.main();
-    let tree = slice_tree(&p.tree, &rec.samples, slice);
+fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) -> Result<Profile> {
+    let p = rec.main();
+    let tree = slice_tree(&p.tree, rec.samples(), slice);
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
     if samples == 0 {
         let detail = format!(
             "the recording lasts {} from its first sample, with {} tasks",
-            seconds(rec.samples.duration()),
-            rec.samples.tasks().len()
+            seconds(rec.samples().duration()),
+            rec.samples().tasks().len()
         );
         return Err(Error::EmptySlice {
             source_name: p.source.clone(),
@@ -175,6 +170,7 @@ fn slice_profile(
     let mut stats = p.stats.clone();
     stats.samples = samples;
     Ok(Profile {
+        samples: std::sync::Arc::default(),
         source: format!("{} [{}]", p.source, label.join(" · ")),
         tree,
         stats,
@@ -197,13 +193,13 @@ fn given(args: &SliceArgs, flag: &str, range: Option<TimeRange>) -> String {
 ///
 /// # Errors
 /// As the flags cannot be answered (see the module doc), or a slice has no sample.
-pub fn apply(rec: Recording, args: &SliceArgs) -> Result<Loaded> {
+pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
     let sliced = args.time.is_some() || args.compare_time.is_some() || !args.tasks.is_empty();
     if !sliced {
         if args.heatmap {
             slice_for(&rec, args, None, "--heatmap")?;
         }
-        return Ok(rec.loaded);
+        return Ok(rec);
     }
     let after_slice = slice_for(&rec, args, args.time, "--time")?;
     let after = slice_profile(&rec, args, &after_slice, given(args, "--time", args.time))?;
@@ -224,10 +220,10 @@ pub fn apply(rec: Recording, args: &SliceArgs) -> Result<Loaded> {
 ///
 /// # Errors
 /// As [`apply`].
-pub fn heat_map(rec: &Recording, args: &SliceArgs) -> Result<HeatMap> {
+pub fn heat_map(rec: &Loaded, args: &SliceArgs) -> Result<HeatMap> {
     let slice = slice_for(rec, args, args.time, "--time")?;
     Ok(heatmap::heat_map(
-        &rec.samples,
+        rec.samples(),
         &slice,
         heatmap::DEFAULT_ROW_NS,
     ))

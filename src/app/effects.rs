@@ -167,6 +167,7 @@ impl Explorer {
             }
             ExportKind::Svg => {
                 let p = Profile {
+                    samples: std::sync::Arc::default(),
                     source: self.profile.source.clone(),
                     tree,
                     stats: self.profile.stats.clone(),

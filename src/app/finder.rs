@@ -161,6 +161,7 @@ mod tests {
         t.insert(["main", "lock_wait"], 5);
         t.finish();
         let mut ex = Explorer::new(Profile {
+            samples: std::sync::Arc::default(),
             source: "t".into(),
             tree: t,
             stats: crate::profile::Stats::default(),

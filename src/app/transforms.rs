@@ -136,6 +136,7 @@ impl TransformStack {
     /// The profile as shown (source and stats kept).
     pub fn apply(&self, profile: &Profile) -> Profile {
         Profile {
+            samples: std::sync::Arc::default(),
             source: profile.source.clone(),
             tree: self.apply_tree(&profile.tree),
             stats: profile.stats.clone(),
@@ -291,6 +292,7 @@ impl ViewJob {
             Arc::clone(&original)
         } else {
             Arc::new(Profile {
+                samples: std::sync::Arc::default(),
                 source: original.source.clone(),
                 tree: view.apply_tree_until(&original.tree, stop)?,
                 stats: original.stats.clone(),
@@ -432,6 +434,7 @@ mod tests {
         }
         t.finish();
         Profile {
+            samples: std::sync::Arc::default(),
             source: "t".into(),
             tree: t,
             stats: crate::profile::Stats::default(),

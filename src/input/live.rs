@@ -224,6 +224,7 @@ impl Live<'_> {
         stats.format = Some(self.format);
         stats.lines = lines;
         (self.snapshots.sink)(Profile {
+            samples: std::sync::Arc::default(),
             source: self.name.to_owned(),
             tree,
             stats,

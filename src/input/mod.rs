@@ -126,6 +126,11 @@ impl Loaded {
         self
     }
 
+    /// The sample records of the main profile (none for a differential file).
+    pub fn samples(&self) -> &crate::profile::samples::SampleTable {
+        &self.main().samples
+    }
+
     /// The (AFTER, for a differential file) profile.
     pub fn main(&self) -> &Profile {
         match self {
@@ -222,38 +227,21 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
-/// A loaded input with its samples.
-#[derive(Debug, Clone)]
-pub struct Recording {
-    /// The profile (or both sides of a differential file).
-    pub loaded: Loaded,
-    /// One record per sample, in time order, its leaves nodes of the loaded tree; empty
-    /// for inputs without sample records (folded stacks, SystemTap).
-    pub samples: SampleTable,
-}
-
-/// Opens and loads a path (`-` is standard input).
+/// Opens and loads a path (`-` is standard input). The main profile keeps the sample
+/// table ([`Profile::samples`]).
 ///
 /// # Errors
 /// The file cannot be read, is empty, is in no known format, or has no usable sample.
 pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
-    load_recording(path, opts).map(|r| r.loaded)
-}
-
-/// As [`load_path`], keeping the sample table.
-///
-/// # Errors
-/// As [`load_path`].
-pub fn load_recording(path: &str, opts: &LoadOptions) -> Result<Recording> {
     let name = source_name(path);
     if path == "-" {
-        return load_reader_recording(io::stdin(), &name, opts);
+        return load_reader(io::stdin(), &name, opts);
     }
     let file = File::open(path).map_err(|error| Error::Read {
         source_name: name.clone(),
         error,
     })?;
-    load_reader_recording(file, &name, opts)
+    load_reader(file, &name, opts)
 }
 
 /// Loads a profile from any reader.
@@ -261,18 +249,6 @@ pub fn load_recording(path: &str, opts: &LoadOptions) -> Result<Recording> {
 /// # Errors
 /// As [`load_path`].
 pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
-    load_reader_recording(reader, name, opts).map(|r| r.loaded)
-}
-
-/// As [`load_reader`], keeping the sample table.
-///
-/// # Errors
-/// As [`load_path`].
-pub fn load_reader_recording<R: Read + Send>(
-    reader: R,
-    name: &str,
-    opts: &LoadOptions,
-) -> Result<Recording> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -290,11 +266,7 @@ pub fn load_reader_recording<R: Read + Send>(
     }
 }
 
-fn load_text<R: BufRead + Send>(
-    mut reader: R,
-    name: &str,
-    opts: &LoadOptions,
-) -> Result<Recording> {
+fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -491,7 +463,7 @@ fn parse_lines(
     out.stats.lines = state.line_no;
 }
 
-fn finish(mut out: Collector, name: &str, format: Format) -> Result<Recording> {
+fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
     if out.stats.samples == 0 {
         if let Some(e) = out.stats.read_error.take() {
             return Err(Error::Read {
@@ -518,8 +490,8 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Recording> {
     }
     out.tree.finish();
     out.samples.finish();
-    let samples = out.samples;
     let before = Profile {
+        samples: std::sync::Arc::new(out.samples),
         source: name.to_owned(),
         tree: out.tree,
         stats: out.stats,
@@ -530,6 +502,7 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Recording> {
             after.finish();
             Loaded::Diff {
                 after: Profile {
+                    samples: std::sync::Arc::default(),
                     source: name.to_owned(),
                     tree: after,
                     stats: before.stats.clone(),
@@ -538,5 +511,5 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Recording> {
             }
         }
     };
-    Ok(Recording { loaded, samples })
+    Ok(loaded)
 }

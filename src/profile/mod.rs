@@ -213,6 +213,10 @@ pub struct Profile {
     pub tree: CallTree,
     /// How it was read.
     pub stats: Stats,
+    /// One record per sample (time, task, leaf node of `tree`, weight), shared by the
+    /// views of the profile; empty for inputs without sample records (folded stacks,
+    /// SystemTap) and for trees derived from this one (their nodes are others).
+    pub samples: std::sync::Arc<samples::SampleTable>,
 }
 
 impl Profile {

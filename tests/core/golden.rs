@@ -437,11 +437,11 @@ fn a_stream_on_workers_loads_what_the_file_loads() {
             assert_eq!(streamed.stats.event, whole.stats.event, "{case}");
             // The sample table too: same records once leaves are named by their paths.
             let path = testdata(file);
-            let file_rec = input::load_recording(&path, &LoadOptions::default());
-            let stream_rec = input::load_recording(&path, &opts);
-            let timeline = |r: &input::Recording| -> Vec<(u64, u64, String)> {
-                let tree = &r.loaded.main().tree;
-                r.samples
+            let file_rec = input::load_path(&path, &LoadOptions::default());
+            let stream_rec = input::load_path(&path, &opts);
+            let timeline = |r: &input::Loaded| -> Vec<(u64, u64, String)> {
+                let tree = &r.main().tree;
+                r.samples()
                     .samples()
                     .iter()
                     .map(|s| (s.time, s.weight, tree.path_string(s.leaf)))

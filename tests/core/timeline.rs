@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use flametui::export;
-use flametui::input::{self, LoadOptions, Loaded, Recording};
+use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::heatmap::{DEFAULT_ROW_NS, heat_map};
 use flametui::profile::slice::{TaskFilter, select_tasks};
 use flametui::profile::{Slice, slice_tree};
@@ -49,13 +49,13 @@ fn failure(args: &[&str]) -> (Option<i32>, String) {
     )
 }
 
-fn recording(name: &str, threads: usize) -> Recording {
+fn recording(name: &str, threads: usize) -> Loaded {
     let opts = LoadOptions {
         threads: Some(threads),
         chunk_size: Some(4096),
         ..LoadOptions::default()
     };
-    input::load_recording(&testdata(name), &opts).unwrap()
+    input::load_path(&testdata(name), &opts).unwrap()
 }
 
 const TIMELINE: &str = "perf-timeline.txt.gz";
@@ -346,13 +346,13 @@ fn bad_ranges_and_empty_slices() {
 fn samples_do_not_depend_on_threads_or_streaming() {
     let one = recording(TIMELINE, 1);
     let two = recording(TIMELINE, 2);
-    assert_eq!(one.samples.len(), 1850);
-    assert!(one.samples.has_timeline() && one.samples.has_pids());
-    assert_eq!(one.samples.tasks().len(), 3);
-    let map = |r: &Recording| heat_map(&r.samples, &Slice::default(), DEFAULT_ROW_NS);
+    assert_eq!(one.samples().len(), 1850);
+    assert!(one.samples().has_timeline() && one.samples().has_pids());
+    assert_eq!(one.samples().tasks().len(), 3);
+    let map = |r: &Loaded| heat_map(r.samples(), &Slice::default(), DEFAULT_ROW_NS);
     assert_eq!(map(&one), map(&two));
-    let folded = |r: &Recording, slice: &Slice| {
-        let tree = slice_tree(&r.loaded.main().tree, &r.samples, slice);
+    let folded = |r: &Loaded, slice: &Slice| {
+        let tree = slice_tree(&r.main().tree, r.samples(), slice);
         export::folded_lines(&tree)
     };
     let spike = Slice {
@@ -362,7 +362,7 @@ fn samples_do_not_depend_on_threads_or_streaming() {
     assert_eq!(folded(&one, &spike), folded(&two, &spike));
     assert_eq!(
         folded(&two, &Slice::default()),
-        export::folded_lines(&two.loaded.main().tree)
+        export::folded_lines(&two.main().tree)
     );
     // Streaming keeps the samples too.
     let opts = LoadOptions {
@@ -372,7 +372,7 @@ fn samples_do_not_depend_on_threads_or_streaming() {
         }),
         ..LoadOptions::default()
     };
-    let live = input::load_recording(&testdata(TIMELINE), &opts).unwrap();
+    let live = input::load_path(&testdata(TIMELINE), &opts).unwrap();
     assert_eq!(folded(&live, &spike), folded(&one, &spike));
     assert_eq!(map(&live), map(&one));
 }
@@ -400,14 +400,14 @@ fn a_real_phase_change() {
     );
     // Two ranges that meet add up to the whole.
     let rec = recording("perf-phases.txt.gz", 2);
-    let tree = &rec.loaded.main().tree;
+    let tree = &rec.main().tree;
     let cut = 950_000_000;
     let part = |range| {
         let s = Slice {
             range: Some(range),
             tasks: None,
         };
-        slice_tree(tree, &rec.samples, &s).total()
+        slice_tree(tree, rec.samples(), &s).total()
     };
     assert_eq!(part((0, cut)) + part((cut, u64::MAX)), tree.total());
 }
@@ -483,7 +483,7 @@ proptest! {
             chunk_size: Some(64),
             ..LoadOptions::default()
         };
-        let rec = input::load_reader_recording(text.as_bytes(), "all", &opts).unwrap();
+        let rec = input::load_reader(text.as_bytes(), "all", &opts).unwrap();
         let first = samples.iter().map(|s| s.2).min().unwrap() * 1000;
         // Bounds at a sample's own time, or anywhere.
         let at = |(on_sample, pick, ns): (bool, prop::sample::Index, u64)| {
@@ -498,9 +498,9 @@ proptest! {
         };
         let slice = Slice {
             range: Some((start, end)),
-            tasks: select_tasks(&rec.samples, &filter).unwrap(),
+            tasks: select_tasks(rec.samples(), &filter).unwrap(),
         };
-        let got = export::folded_lines(&slice_tree(&rec.loaded.main().tree, &rec.samples, &slice));
+        let got = export::folded_lines(&slice_tree(&rec.main().tree, rec.samples(), &slice));
         let kept = samples.iter().filter(|(comm, tid, us, _, _)| {
             let rel = us * 1000 - first;
             (start..end).contains(&rel)
@@ -514,9 +514,9 @@ proptest! {
     #[test]
     fn heat_map_counts_every_sample_once(samples in prop::collection::vec(sample(), 1..60)) {
         let text = perf_text(&samples);
-        let rec = input::load_reader_recording(text.as_bytes(), "all", &LoadOptions::default())
+        let rec = input::load_reader(text.as_bytes(), "all", &LoadOptions::default())
             .unwrap();
-        let map = heat_map(&rec.samples, &Slice::default(), DEFAULT_ROW_NS);
+        let map = heat_map(rec.samples(), &Slice::default(), DEFAULT_ROW_NS);
         let first = samples.iter().map(|s| s.2).min().unwrap();
         let mut expected: BTreeMap<(u64, u32), u64> = BTreeMap::new();
         for s in &samples {

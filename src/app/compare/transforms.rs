@@ -118,6 +118,7 @@ impl CompareJob {
                 return Some(Arc::clone(p));
             }
             Some(Arc::new(Profile {
+                samples: std::sync::Arc::default(),
                 source: p.source.clone(),
                 tree: self.view.apply_tree_until(&p.tree, stop)?,
                 stats: p.stats.clone(),

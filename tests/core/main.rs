@@ -15,6 +15,7 @@ mod fuzz_regressions;
 mod golden;
 mod hostile;
 mod props;
+mod system_wide;
 mod timeline;
 
 use std::path::PathBuf;

@@ -1,0 +1,496 @@
+//! A real system-wide recording against perf's own filters: `testdata/perf-system-wide.txt.gz`
+//! (`perf record -a -g` of four workloads, printed with `-F comm,pid,tid,time,period,event,
+//! ip,sym,dso --ns`) and the same recording printed with perf script's default fields
+//! (`testdata/perf-system-wide-default.txt.gz`); see `testdata/README.md`.
+//!
+//! The oracle is perf: `perf script --comms/--pid/--tid/--time` was run on the
+//! `perf.data` at recording time, and what it printed is summed up below (samples and bytes,
+//! in [`PERF`]). The tests do not keep those outputs: they cut the same text out of the full
+//! file with an independent filter on the event lines' fields (a split on white space, no
+//! flametui code), check that the cut has exactly perf's samples and bytes — at recording
+//! time the cuts were also compared with perf's outputs byte for byte — and then check that
+//! `flametui FLAGS --export folded FULL` equals flametui's folded export of the cut. So
+//! flametui's slicing is compared with perf's filters, and its parser with itself only.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use clap::Parser as _;
+use flametui::cli::Args;
+use flametui::export;
+use flametui::input::{self, LoadOptions, Loaded, Recording};
+use flametui::profile::CallTree;
+use flametui::timeline;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flametui");
+const FULL: &str = "perf-system-wide.txt.gz";
+const DEFAULT_FIELDS: &str = "perf-system-wide-default.txt.gz";
+
+fn testdata(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn text_of(name: &str) -> String {
+    let file = std::fs::File::open(testdata(name)).unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        pipe.write_all(text.as_bytes()).unwrap();
+    }
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(args: &[&str], stdin: Option<&str>) -> String {
+    let out = run(args, stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `flametui FLAGS --export folded FILE`, run as a process.
+fn folded(flags: &[&str], file: &str) -> String {
+    let path = testdata(file);
+    let mut args = flags.to_vec();
+    args.extend(["--export", "folded", &path]);
+    stdout(&args, None)
+}
+
+/// A test file loaded once for all the tests, as the binary loads it.
+fn recording_of(file: &'static str) -> &'static Recording {
+    static FILES: [OnceLock<Recording>; 2] = [OnceLock::new(), OnceLock::new()];
+    let cell = &FILES[usize::from(file != FULL)];
+    cell.get_or_init(|| input::load_recording(&testdata(file), &LoadOptions::default()).unwrap())
+}
+
+/// What `flametui FLAGS --export folded FILE` writes, in this process: the flags parsed by
+/// the binary's own definition and the recording sliced by the binary's own code (one
+/// process per case would cost more than all the rest of these tests; a few cases are
+/// run through the binary too, see [`the_binary_agrees`]).
+fn sliced(flags: &[&str], file: &'static str) -> String {
+    let path = testdata(file);
+    let mut command_line = vec!["flametui"];
+    command_line.extend_from_slice(flags);
+    command_line.push(&path);
+    let args = Args::try_parse_from(command_line).unwrap();
+    match timeline::apply(recording_of(file).clone(), &args.slice_args()).unwrap() {
+        Loaded::Single(p) => lines(&p.tree),
+        Loaded::Diff { .. } => panic!("{flags:?}: not one profile"),
+    }
+}
+
+fn lines(tree: &CallTree) -> String {
+    export::folded_lines(tree)
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The binary writes what [`sliced`] computes.
+fn the_binary_agrees(flags: &[&str]) {
+    assert_eq!(folded(flags, FULL), sliced(flags, FULL), "{flags:?}");
+}
+
+/// flametui's folded export of `text`, in this process (the binary's `--export folded`
+/// writes these lines): the same loader and export, without a process per cut.
+fn folded_text(text: &str) -> String {
+    let Ok(Loaded::Single(p)) = input::load_reader(text.as_bytes(), "cut", &LoadOptions::default())
+    else {
+        panic!("the cut does not load as one profile")
+    };
+    lines(&p.tree)
+}
+
+/// The fields of an event line, read from its end: `comm pid/tid time: period event:`
+/// (`comm tid [cpu] time: period event:` with the default fields; the comm may hold spaces).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Event {
+    comm: String,
+    pid: Option<i64>,
+    tid: i64,
+    /// Nanoseconds, as printed (microseconds padded with zeros).
+    time: u64,
+}
+
+fn event(line: &str) -> Event {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let n = words.len();
+    let time = words[n - 3].trim_end_matches(':');
+    let (secs, frac) = time.split_once('.').unwrap();
+    let time = secs.parse::<u64>().unwrap() * 1_000_000_000
+        + format!("{frac:0<9}").parse::<u64>().unwrap();
+    // With the default fields a `[cpu]` sits between the ids and the time.
+    let ids_at = if words[n - 4].starts_with('[') {
+        n - 5
+    } else {
+        n - 4
+    };
+    let (pid, tid) = match words[ids_at].split_once('/') {
+        Some((p, t)) => (Some(p.parse().unwrap()), t.parse().unwrap()),
+        None => (None, words[ids_at].parse().unwrap()),
+    };
+    Event {
+        comm: words[..ids_at].join(" "),
+        pid,
+        tid,
+        time,
+    }
+}
+
+/// Every sample of a perf script text: its block of lines (with the blank line after
+/// it, as perf prints it) and its event line's fields.
+fn samples(text: &str) -> Vec<(String, Event)> {
+    text.split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| (format!("{b}\n\n"), event(b.lines().next().unwrap())))
+        .collect()
+}
+
+/// The samples of a test file, read once for all the tests.
+fn samples_of(file: &'static str) -> &'static [(String, Event)] {
+    static FILES: OnceLock<Vec<(String, Event)>> = OnceLock::new();
+    static DEFAULT: OnceLock<Vec<(String, Event)>> = OnceLock::new();
+    let cell = if file == FULL { &FILES } else { &DEFAULT };
+    cell.get_or_init(|| samples(&text_of(file)))
+}
+
+/// The text of the samples that `keep`, in order.
+fn cut(all: &[(String, Event)], keep: impl Fn(&Event) -> bool) -> String {
+    all.iter()
+        .filter(|(_, e)| keep(e))
+        .map(|(b, _)| b.as_str())
+        .collect()
+}
+
+fn sample_count(text: &str) -> usize {
+    text.matches(" cpu-clock:pppH: \n").count()
+}
+
+/// What perf script printed, with the full file's fields, for these filters (on top of
+/// the `--comms` list the full file was printed with, see testdata/README.md): samples
+/// and bytes. perf spells the id filters `--pid` and `--tid`.
+const PERF: &[(&str, usize, usize)] = &[
+    ("--comms 'sysw hash'", 441, 103_878),
+    ("--comms sort", 812, 151_197),
+    ("--comms sysw,sysw-sort", 887, 232_601),
+    ("--comms sleep", 1, 591),
+    ("--pid 17346", 1328, 336_479),
+    ("--pid 17425,17368", 127, 23_832),
+    ("--pid 17428", 13, 2126),
+    ("--tid 17426", 60, 10_234),
+    ("--tid 17368", 2, 1574),
+    ("--comms sort --tid 17426,17346", 60, 10_234),
+    ("--comms sha256sum --pid 17428", 12, 1444),
+    ("--time 11072.771332334,11073.521332334", 748, 156_569),
+    ("--time 11073.273335069,11074.275338521", 1001, 204_605),
+    (
+        "--time 11073.273335069,11074.275338521 --comms gzip",
+        150,
+        20_293,
+    ),
+];
+
+fn perf(filters: &str) -> (usize, usize) {
+    let &(_, samples, bytes) = PERF.iter().find(|(f, _, _)| *f == filters).unwrap();
+    (samples, bytes)
+}
+
+/// The cut matches perf's output (samples, bytes), and flametui's flags select exactly it.
+fn check(
+    all: &[(String, Event)],
+    perf_filters: &str,
+    flags: &[&str],
+    keep: impl Fn(&Event) -> bool,
+) {
+    let text = cut(all, keep);
+    assert_eq!(
+        (sample_count(&text), text.len()),
+        perf(perf_filters),
+        "the independent cut is not what `perf script {perf_filters}` printed"
+    );
+    assert_eq!(sliced(flags, FULL), folded_text(&text), "{flags:?}");
+}
+
+#[test]
+fn the_recording_is_what_the_readme_says() {
+    let all = samples_of(FULL);
+    assert_eq!(all.len(), 3001);
+    let mut per_comm: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, e) in all {
+        *per_comm.entry(e.comm.as_str()).or_default() += 1;
+    }
+    assert_eq!(per_comm["sort"], 812);
+    assert_eq!(per_comm["sysw hash"], 441);
+    assert_eq!(per_comm.len(), 12);
+    let tasks: std::collections::BTreeSet<(&str, Option<i64>, i64)> = all
+        .iter()
+        .map(|(_, e)| (e.comm.as_str(), e.pid, e.tid))
+        .collect();
+    assert_eq!(tasks.len(), 82);
+    // The same samples, whichever fields perf printed.
+    let default = samples_of(DEFAULT_FIELDS);
+    assert_eq!(default.len(), all.len());
+    for ((_, f), (_, d)) in all.iter().zip(default) {
+        assert_eq!(
+            (&f.comm, f.tid, f.time / 1000),
+            (&d.comm, d.tid, d.time / 1000)
+        );
+    }
+}
+
+#[test]
+fn the_binary_slices_as_the_library_does() {
+    for flags in [
+        &["--comms", "sysw hash,sort"][..],
+        &["--pids", "17346,17428", "--tids", "17348,17428"][..],
+        &["--time", "1.002002735,2.004006187", "--comms", "gzip"][..],
+    ] {
+        the_binary_agrees(flags);
+    }
+}
+
+#[test]
+fn comms_select_what_perf_selects() {
+    let all = samples_of(FULL);
+    check(all, "--comms 'sysw hash'", &["--comms", "sysw hash"], |e| {
+        e.comm == "sysw hash"
+    });
+    // The graph's spelling of the same thread name.
+    check(all, "--comms 'sysw hash'", &["--comms", "sysw_hash"], |e| {
+        e.comm == "sysw hash"
+    });
+    check(all, "--comms sort", &["--comms", "sort"], |e| {
+        e.comm == "sort"
+    });
+    check(
+        all,
+        "--comms sysw,sysw-sort",
+        &["--comms", "sysw,sysw-sort"],
+        |e| e.comm == "sysw" || e.comm == "sysw-sort",
+    );
+    // One sample, of a thread that was `perf-exec` before it called exec.
+    check(all, "--comms sleep", &["--comms", "sleep"], |e| {
+        e.comm == "sleep"
+    });
+}
+
+#[test]
+fn pids_and_tids_select_what_perf_selects() {
+    let all = samples_of(FULL);
+    // sysw's three threads.
+    check(all, "--pid 17346", &["--pids", "17346"], |e| {
+        e.pid == Some(17346)
+    });
+    // A two-threaded sort, and a process that changed its comm (perf-exec, then sleep).
+    check(all, "--pid 17425,17368", &["--pids", "17425,17368"], |e| {
+        matches!(e.pid, Some(17425 | 17368))
+    });
+    // sh forked, then exec'd sha256sum: one pid, two comms.
+    check(all, "--pid 17428", &["--pids", "17428"], |e| {
+        e.pid == Some(17428)
+    });
+    check(all, "--tid 17426", &["--tids", "17426"], |e| e.tid == 17426);
+    check(all, "--tid 17368", &["--tids", "17368"], |e| e.tid == 17368);
+    // Lists combine as perf combines them: a sample passes every list.
+    check(
+        all,
+        "--comms sort --tid 17426,17346",
+        &["--comms", "sort", "--tids", "17426,17346"],
+        |e| e.comm == "sort" && matches!(e.tid, 17426 | 17346),
+    );
+    check(
+        all,
+        "--comms sha256sum --pid 17428",
+        &["--comms", "sha256sum", "--pids", "17428"],
+        |e| e.comm == "sha256sum" && e.pid == Some(17428),
+    );
+}
+
+/// The first sample's time, the origin of `--time` (11072.271332334).
+const FIRST: u64 = 11_072_271_332_334;
+
+#[test]
+fn time_ranges_against_perf_time() {
+    let all = samples_of(FULL);
+    assert_eq!(all[0].1.time, FIRST);
+    // perf's --time START,STOP keeps START <= t <= STOP (absolute times); flametui's
+    // --time keeps [START, END) counted from the first sample. With bounds between
+    // samples the two agree.
+    let (a, b) = (FIRST + 500_000_000, FIRST + 1_250_000_000);
+    let perf_cut = |e: &Event| (a..=b).contains(&e.time);
+    check(
+        all,
+        "--time 11072.771332334,11073.521332334",
+        &["--time", "0.5,1.25"],
+        perf_cut,
+    );
+    // Bounds on samples: the 1000th and the 2000th. perf keeps both; flametui keeps the
+    // first and not the second, so it has exactly one sample fewer — and the
+    // nanosecond after the second bound gives perf's cut.
+    let (a, b) = (all[999].1.time, all[1999].1.time);
+    assert_eq!((a - FIRST, b - FIRST), (1_002_002_735, 2_004_006_187));
+    let inclusive = cut(all, |e| (a..=b).contains(&e.time));
+    assert_eq!(
+        (sample_count(&inclusive), inclusive.len()),
+        perf("--time 11073.273335069,11074.275338521")
+    );
+    let half_open = cut(all, |e| (a..b).contains(&e.time));
+    assert_eq!(sample_count(&half_open), 1000);
+    assert_eq!(
+        inclusive.strip_prefix(&half_open),
+        Some(all[1999].0.as_str())
+    );
+    let ours = sliced(&["--time", "1.002002735,2.004006187"], FULL);
+    assert_eq!(ours, folded_text(&half_open));
+    assert_ne!(ours, folded_text(&inclusive));
+    assert_eq!(
+        sliced(&["--time", "1.002002735,2.004006188"], FULL),
+        folded_text(&inclusive)
+    );
+    // With a task list, as perf combines --time and --comms.
+    check(
+        all,
+        "--time 11073.273335069,11074.275338521 --comms gzip",
+        &["--time", "1.002002735,2.004006188", "--comms", "gzip"],
+        |e| (a..=b).contains(&e.time) && e.comm == "gzip",
+    );
+}
+
+/// `(second, offset_ms) -> samples` of `--heatmap csv`.
+fn heat_map_csv(csv: &str) -> BTreeMap<(u64, u64), u64> {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("second,offset_ms,samples"));
+    lines
+        .map(|l| {
+            let v: Vec<u64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            ((v[0], v[1]), v[2])
+        })
+        .collect()
+}
+
+/// The same map counted from the event lines: 1 s columns, 20 ms rows, from `first`.
+fn heat_map_of(
+    all: &[(String, Event)],
+    first: u64,
+    keep: impl Fn(&Event) -> bool,
+) -> BTreeMap<(u64, u64), u64> {
+    let mut cells = BTreeMap::new();
+    for (_, e) in all.iter().filter(|(_, e)| keep(e)) {
+        let rel = e.time - first;
+        let ms = rel % 1_000_000_000 / 1_000_000;
+        *cells
+            .entry((rel / 1_000_000_000, ms / 20 * 20))
+            .or_default() += 1;
+    }
+    cells
+}
+
+#[test]
+fn heat_map_counts_the_event_lines() {
+    for file in [FULL, DEFAULT_FIELDS] {
+        let all = samples_of(file);
+        let first = all[0].1.time;
+        let path = testdata(file);
+        let map = heat_map_csv(&stdout(&["--heatmap", "csv", &path], None));
+        assert_eq!(map, heat_map_of(all, first, |_| true), "{file}");
+        // 3.016 s at 2 × 499 Hz: every 20 ms cell is busy.
+        assert_eq!(map.len(), 151, "{file}");
+        assert_eq!(map.values().sum::<u64>(), 3001);
+        // After a task filter, the columns still count from the recording's first sample.
+        let sort = heat_map_csv(&stdout(
+            &["--heatmap", "csv", "--comms", "sort", &path],
+            None,
+        ));
+        assert_eq!(
+            sort,
+            heat_map_of(all, first, |e| e.comm == "sort"),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn default_fields_give_the_same_profile_and_no_pids() {
+    // Symbol offsets and CPUs change nothing once collapsed.
+    assert_eq!(sliced(&[], DEFAULT_FIELDS), sliced(&[], FULL));
+    for flags in [
+        &["--tids", "17426,17348"][..],
+        &["--comms", "sysw_hash"][..],
+    ] {
+        assert_eq!(
+            sliced(flags, DEFAULT_FIELDS),
+            sliced(flags, FULL),
+            "{flags:?}"
+        );
+    }
+    // perf printed only tids: --pids says how to get pids.
+    let out = run(
+        &["--pids", "17346", "--print", &testdata(DEFAULT_FIELDS)],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(DEFAULT_FIELDS) && err.contains("perf script -F +pid"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_user_looks_at_the_recording() {
+    let path = testdata(FULL);
+    let top = stdout(&["--top", "4", &path], None);
+    let rows: Vec<&str> = top.lines().skip(2).collect();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r.rsplit("  ").next().unwrap())
+        .collect();
+    // The three sysw threads and gzip (without symbols) are about 15% each.
+    assert_eq!(
+        names,
+        ["insertion_sort", "fnv_block", "crc_block", "[gzip]"],
+        "{top}"
+    );
+    assert!(top.starts_with("Top 4 functions by self weight (total 6,014,028,008 ns)"));
+    let print = stdout(&["--print", "--comms", "sysw hash", &path], None);
+    assert!(
+        print.lines().next().unwrap().ends_with(
+            "perf-system-wide.txt.gz [comms sysw hash]: perf script — 441 samples, total 883,767,528 ns, event cpu-clock"
+        ),
+        "{print}"
+    );
+    assert!(print.contains("sysw_hash\n"), "{print}");
+    // A comm that is not in the recording.
+    let out = run(&["--comms", "nobody", "--print", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--comms nobody selects no sample") && err.contains("82 tasks"),
+        "{err}"
+    );
+}

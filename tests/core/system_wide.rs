@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use clap::Parser as _;
 use flametui::cli::Args;
 use flametui::export;
-use flametui::input::{self, LoadOptions, Loaded, Recording};
+use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::CallTree;
 use flametui::timeline;
 
@@ -82,10 +82,10 @@ fn folded(flags: &[&str], file: &str) -> String {
 }
 
 /// A test file loaded once for all the tests, as the binary loads it.
-fn recording_of(file: &'static str) -> &'static Recording {
-    static FILES: [OnceLock<Recording>; 2] = [OnceLock::new(), OnceLock::new()];
+fn recording_of(file: &'static str) -> &'static Loaded {
+    static FILES: [OnceLock<Loaded>; 2] = [OnceLock::new(), OnceLock::new()];
     let cell = &FILES[usize::from(file != FULL)];
-    cell.get_or_init(|| input::load_recording(&testdata(file), &LoadOptions::default()).unwrap())
+    cell.get_or_init(|| input::load_path(&testdata(file), &LoadOptions::default()).unwrap())
 }
 
 /// What `flametui FLAGS --export folded FILE` writes, in this process: the flags parsed by

@@ -279,6 +279,8 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
         Input::Event(Event::Mouse(m)) => match m.kind {
             MouseEventKind::Down(MouseButton::Left) => Some(clicks.click(m.column, m.row)),
             MouseEventKind::Moved => Some(Action::Hover(m.column, m.row)),
+            MouseEventKind::Drag(MouseButton::Left) => Some(Action::Drag(m.column, m.row)),
+            MouseEventKind::Up(MouseButton::Left) => Some(Action::Release(m.column, m.row)),
             MouseEventKind::ScrollUp => Some(Action::Scroll(-WHEEL_ROWS)),
             MouseEventKind::ScrollDown => Some(Action::Scroll(WHEEL_ROWS)),
             _ => None,

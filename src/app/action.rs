@@ -73,6 +73,10 @@ pub enum Action {
     DoubleClick(u16, u16),
     /// Mouse moved to a screen position.
     Hover(u16, u16),
+    /// Mouse moved with the left button held.
+    Drag(u16, u16),
+    /// The left button was released.
+    Release(u16, u16),
     /// The terminal was resized.
     Resize(u16, u16),
     /// More of the input was read.

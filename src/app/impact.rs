@@ -103,6 +103,17 @@ impl Explorer {
                     facts: Vec::new(),
                 },
             },
+            Screen::Heat => {
+                let samples = &self.original().samples;
+                Tooltip {
+                    title: format!(
+                        "Heat map: {} samples over {} · each cell counts the samples taken in it",
+                        samples.len(),
+                        crate::profile::slice::seconds(samples.duration())
+                    ),
+                    facts: Vec::new(),
+                }
+            }
             Screen::Sandwich => match self.tools.sandwich.as_deref() {
                 Some(s) => {
                     let mut tip = self.function_tip(s.name, None);

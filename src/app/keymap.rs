@@ -5,6 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::{Action, Dir};
+use super::heat::HeatKey;
 use super::mode::Mode;
 use super::tools::ToolAction;
 
@@ -252,6 +253,14 @@ pub static KEYMAP: &[Binding] = &[
         "t",
         "function table",
         Some(("t", "table"))
+    ),
+    bind!(
+        Normal,
+        [ch('T')],
+        tool(ToolAction::Heat),
+        "T",
+        "heat map over time",
+        None
     ),
     bind!(
         Normal,
@@ -787,6 +796,118 @@ pub static KEYMAP: &[Binding] = &[
         None
     ),
     bind!(
+        Heat,
+        [key(KeyCode::Left), ch('h')],
+        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Left))),
+        "←↓↑→ hjkl",
+        "move the cursor",
+        Some(("←↓↑→", "move"))
+    ),
+    bind!(
+        Heat,
+        [key(KeyCode::Right), ch('l')],
+        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Right))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Up))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Down))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [key(KeyCode::Char(' ')), ch('m')],
+        tool(ToolAction::HeatKey(HeatKey::Mark)),
+        "Space m",
+        "mark range start / end",
+        Some(("Space", "range"))
+    ),
+    bind!(
+        Heat,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::HeatKey(HeatKey::Show)),
+        "Enter",
+        "flame graph of range",
+        Some(("Enter", "show"))
+    ),
+    bind!(
+        Heat,
+        [ch('+'), ch('=')],
+        tool(ToolAction::HeatKey(HeatKey::Zoom(true))),
+        "+ -",
+        "finer / coarser time",
+        Some(("+-", "zoom"))
+    ),
+    bind!(
+        Heat,
+        [ch('-')],
+        tool(ToolAction::HeatKey(HeatKey::Zoom(false))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch('a')],
+        tool(ToolAction::HeatKey(HeatKey::Whole)),
+        "a",
+        "whole recording again",
+        Some(("a", "all"))
+    ),
+    bind!(
+        Heat,
+        [ch('u')],
+        tool(ToolAction::Undo),
+        "u",
+        "undo range / transform",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch('/')],
+        Some(Action::SearchStart),
+        "/",
+        "search: cells go green",
+        Some(("/", "search"))
+    ),
+    bind!(
+        Heat,
+        [ch('T'), key(KeyCode::Esc)],
+        tool(ToolAction::Heat),
+        "T Esc",
+        "back to the graph",
+        Some(("Esc", "back"))
+    ),
+    bind!(
+        Heat,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        None
+    ),
+    bind!(
         Prompt,
         [key(KeyCode::Enter)],
         tool(ToolAction::Accept),
@@ -1019,7 +1140,13 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
     let modes: &[Mode] = if comparing {
         &[Mode::Finder]
     } else {
-        &[Mode::Table, Mode::Finder, Mode::Sandwich, Mode::Prompt]
+        &[
+            Mode::Table,
+            Mode::Finder,
+            Mode::Sandwich,
+            Mode::Heat,
+            Mode::Prompt,
+        ]
     };
     for &mode in modes {
         sections.push((mode.title(), rows(mode)));
@@ -1138,7 +1265,8 @@ mod tests {
             "{keys:?}"
         );
         let sections = help_sections();
-        assert_eq!(sections.len(), 8);
+        assert_eq!(sections.len(), 9);
+        assert!(sections.iter().any(|(t, _)| *t == Mode::Heat.title()));
         assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));
         assert!(sections[2].1.iter().any(|(k, _)| *k == "double-click"));
         assert!(sections[0].1.iter().all(|(k, _)| !k.is_empty()));

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod effects;
 pub mod explorer;
 pub mod finder;
+pub mod heat;
 mod impact;
 pub mod jobs;
 pub mod keymap;

@@ -21,6 +21,8 @@ pub enum Mode {
     Sandwich,
     /// Keys edit a one-line prompt (export path, exclude regex).
     Prompt,
+    /// Keys move in the heat map.
+    Heat,
 }
 
 impl Mode {
@@ -35,6 +37,7 @@ impl Mode {
             Mode::Finder => "Fuzzy finder",
             Mode::Sandwich => "Callers / callees",
             Mode::Prompt => "Prompt",
+            Mode::Heat => "Heat map",
         }
     }
 }

@@ -13,7 +13,12 @@ use crate::view::Target;
 pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> bool {
     if !matches!(
         action,
-        Action::Click(..) | Action::DoubleClick(..) | Action::Hover(..) | Action::Scroll(_)
+        Action::Click(..)
+            | Action::DoubleClick(..)
+            | Action::Hover(..)
+            | Action::Scroll(_)
+            | Action::Drag(..)
+            | Action::Release(..)
     ) {
         return false;
     }
@@ -23,6 +28,10 @@ pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> 
     let g = ex.areas.graph;
     match ex.tools.screen {
         Screen::Graph => false,
+        Screen::Heat => {
+            super::heat::mouse(ex, action);
+            true
+        }
         Screen::Table => {
             match *action {
                 Action::Scroll(rows) => ex.tools.table.step(rows),
@@ -89,6 +98,7 @@ impl Explorer {
                 .table
                 .scroll_into_view(usize::from(g.height.saturating_sub(1))),
             Screen::Sandwich => self.place_sandwich(),
+            Screen::Heat => self.place_heat(),
             Screen::Graph => {}
         }
         let rows = super::finder::list_rows(self.areas.body());

@@ -31,6 +31,8 @@ pub enum Screen {
     Table,
     /// Callers and callees of one function.
     Sandwich,
+    /// The heat map of the samples over time.
+    Heat,
 }
 
 /// What a one-line prompt asks for.
@@ -82,6 +84,8 @@ pub struct Tools {
     pub sandwich: Option<Box<Sandwich>>,
     /// Callers / callees asked for and not shown yet (`app::jobs` builds them).
     pub wanted_sandwich: Option<NameId>,
+    /// The heat map, once opened (its cursor and ranges are kept while it is closed).
+    pub heat: Option<super::heat::HeatState>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// One-line report for the status area (what was copied or written, or why not).
@@ -95,6 +99,7 @@ impl Tools {
             Screen::Graph => Mode::Normal,
             Screen::Table => Mode::Table,
             Screen::Sandwich => Mode::Sandwich,
+            Screen::Heat => Mode::Heat,
         }
     }
 
@@ -137,6 +142,10 @@ pub enum ToolAction {
     Undo,
     /// Ask for a path, then write the view there.
     Export,
+    /// Open or close the heat map.
+    Heat,
+    /// A key of the heat map.
+    HeatKey(super::heat::HeatKey),
     /// Copy the selected function's name.
     CopyName,
     /// Copy the selected frame's stack, root first, joined by `;`.
@@ -246,6 +255,42 @@ pub fn update(app: &mut App, action: ToolAction) {
     update_explorer(app, action);
 }
 
+/// A key of the heat map; back to the graph when it shows a range.
+fn heat_key(
+    ex: &mut Explorer,
+    mode: &mut Mode,
+    view: &mut TransformStack,
+    k: super::heat::HeatKey,
+) {
+    let seconds = ex.original().samples.duration() / crate::view::heatmap::SECOND + 1;
+    if let Some(heat) = ex.tools.heat.as_mut() {
+        match super::heat::key(heat, view, k, seconds) {
+            Ok(true) => {
+                ex.tools.screen = Screen::Graph;
+                *mode = Mode::Normal;
+            }
+            Ok(false) => {}
+            Err(m) => ex.tools.message = Some(m),
+        }
+    }
+}
+
+/// Opens the heat map (or says why there is none), or closes it.
+fn toggle_heat(ex: &mut Explorer, mode: &mut Mode) {
+    if ex.tools.screen == Screen::Heat {
+        ex.tools.screen = Screen::Graph;
+        *mode = Mode::Normal;
+        return;
+    }
+    if let Some(why) = super::heat::unavailable(ex.original()) {
+        ex.tools.message = Some(why.to_owned());
+        return;
+    }
+    ex.tools.heat.get_or_insert_with(Default::default);
+    ex.tools.screen = Screen::Heat;
+    *mode = Mode::Heat;
+}
+
 fn update_explorer(app: &mut App, action: ToolAction) {
     let App {
         mode,
@@ -283,6 +328,8 @@ fn update_explorer(app: &mut App, action: ToolAction) {
             *mode = Mode::Finder;
         }
         ToolAction::Sandwich => toggle_sandwich(ex, mode),
+        ToolAction::Heat => toggle_heat(ex, mode),
+        ToolAction::HeatKey(k) => heat_key(ex, mode, view, k),
         // A change of the view is a change of `view`, the view wanted; what is shown
         // follows it (`app::jobs`), at once on a small tree.
         ToolAction::Invert => view.toggle_invert(),

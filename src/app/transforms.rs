@@ -12,30 +12,37 @@ use regex::Regex;
 
 use super::explorer::Explorer;
 use crate::profile::order::{self, Order};
+use crate::profile::slice::{Slice, range_label, slice_tree};
 use crate::profile::transform::{self, Transform};
 use crate::profile::{CallTree, NodeId, Profile};
 use crate::text::sanitize;
 use crate::view::Target;
 
-/// Transforms in the order they apply, then inversion, then sibling order.
+/// The slice of the recording (time range, tasks), then transforms in the order they
+/// apply, then inversion, then sibling order.
 #[derive(Debug, Clone, Default)]
 pub struct TransformStack {
+    /// Which samples are shown: a time range and a set of tasks (profiles with a sample
+    /// table only; the tree of the slice is summed from the samples).
+    pub slice: Slice,
     /// Exclude / focus / hide / collapse recursion, oldest first.
     pub transforms: Vec<Transform>,
     /// Bottom-up view: leaves become roots (applied after the transforms).
     pub inverted: bool,
     /// Sibling order.
     pub order: Order,
-    /// What `u` undoes, last change last: transforms and the two toggles alike.
+    /// What `u` undoes, last change last: slices, transforms and the two toggles alike.
     history: Vec<Change>,
 }
 
 /// One undoable change of the view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Change {
     Transform,
     Invert,
     Order,
+    /// A new slice; the one it replaced.
+    Slice(Slice),
 }
 
 impl TransformStack {
@@ -69,7 +76,16 @@ impl TransformStack {
 
     /// True when the view is the profile as read.
     pub fn is_identity(&self) -> bool {
-        self.transforms.is_empty() && !self.inverted && self.order == Order::Alpha
+        self.slice.is_everything()
+            && self.transforms.is_empty()
+            && !self.inverted
+            && self.order == Order::Alpha
+    }
+
+    /// Shows `slice` of the recording instead (undoable).
+    pub fn set_slice(&mut self, slice: Slice) {
+        let before = std::mem::replace(&mut self.slice, slice);
+        self.history.push(Change::Slice(before));
     }
 
     /// Adds a transform on top.
@@ -87,6 +103,7 @@ impl TransformStack {
             }
             Some(Change::Invert) => self.inverted = !self.inverted,
             Some(Change::Order) => self.order = self.order.toggled(),
+            Some(Change::Slice(before)) => self.slice = before,
             None => return false,
         }
         true
@@ -120,10 +137,11 @@ impl TransformStack {
         Some(out)
     }
 
-    /// True when both show the same: the same transforms, inversion and order, however
-    /// they came about (`r r` shows what was shown before it).
+    /// True when both show the same: the same slice, transforms, inversion and order,
+    /// however they came about (`r r` shows what was shown before it).
     pub fn shows_the_same(&self, other: &TransformStack) -> bool {
-        self.inverted == other.inverted
+        self.slice == other.slice
+            && self.inverted == other.inverted
             && self.order == other.order
             && self.transforms.len() == other.transforms.len()
             && self
@@ -138,9 +156,28 @@ impl TransformStack {
         Profile {
             samples: std::sync::Arc::default(),
             source: profile.source.clone(),
-            tree: self.apply_tree(&profile.tree),
+            tree: self
+                .apply_profile_until(profile, &|| false)
+                .unwrap_or_default(),
             stats: profile.stats.clone(),
         }
+    }
+
+    /// The tree shown of `profile`: its slice (when it has samples), then the rest of the
+    /// view, asking `stop` between steps.
+    pub fn apply_profile_until(
+        &self,
+        profile: &Profile,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<CallTree> {
+        if self.slice.is_everything() || profile.samples.is_empty() {
+            return self.apply_tree_until(&profile.tree, stop);
+        }
+        let sliced = slice_tree(&profile.tree, &profile.samples, &self.slice);
+        if stop() {
+            return None;
+        }
+        self.apply_tree_until(&sliced, stop)
     }
 
     /// As [`TransformStack::apply`], sharing the profile itself when the view is the
@@ -153,9 +190,19 @@ impl TransformStack {
         }
     }
 
-    /// Short labels of the transforms, oldest first (for breadcrumbs), sanitized.
+    /// Short labels of the slice and the transforms, oldest first (for breadcrumbs),
+    /// sanitized: `37.20–37.40 s`, `exclude my_sync`.
     pub fn crumbs(&self) -> Vec<String> {
-        self.transforms.iter().map(label).collect()
+        let mut out = Vec::new();
+        if let Some(range) = self.slice.range {
+            out.push(range_label(range));
+        }
+        if let Some(tasks) = &self.slice.tasks {
+            let n = tasks.len();
+            out.push(format!("{n} task{}", if n == 1 { "" } else { "s" }));
+        }
+        out.extend(self.transforms.iter().map(label));
+        out
     }
 
     /// The toggles that differ from the default: `bottom-up`, `by weight`.
@@ -294,7 +341,7 @@ impl ViewJob {
             Arc::new(Profile {
                 samples: std::sync::Arc::default(),
                 source: original.source.clone(),
-                tree: view.apply_tree_until(&original.tree, stop)?,
+                tree: view.apply_profile_until(&original, stop)?,
                 stats: original.stats.clone(),
             })
         };
@@ -419,6 +466,11 @@ impl Explorer {
     /// The profile before the view's transforms.
     pub fn original(&self) -> &Profile {
         self.tools.original.as_deref().unwrap_or(&self.profile)
+    }
+
+    /// As [`Explorer::original`], shared.
+    pub fn original_shared(&self) -> &Arc<Profile> {
+        self.tools.original.as_ref().unwrap_or(&self.profile)
     }
 }
 

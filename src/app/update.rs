@@ -17,6 +17,8 @@ fn waits_for_the_graph(action: &Action) -> bool {
         Action::Quit
             | Action::Resize(..)
             | Action::Hover(..)
+            | Action::Drag(..)
+            | Action::Release(..)
             | Action::Progress(_)
             | Action::Snapshot(_)
             | Action::Loaded(_)
@@ -202,7 +204,9 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
             }
         }
         Action::Hover(x, y) => ex.hover_at(x, y),
-        Action::Quit
+        Action::Drag(..)
+        | Action::Release(..)
+        | Action::Quit
         | Action::ToggleHelp
         | Action::Resize(..)
         | Action::Progress(_)

@@ -3,18 +3,12 @@
 //! the left, a time axis with the selected range under it, and a line about the cursor.
 //! It only reads a laid out [`Grid`] and the marks the app keeps.
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::view::color::ColorMode;
-use crate::view::heatmap::{Grid, SECOND, level};
-
-/// Width of the offsets on the left (`980ms`).
-pub const GUTTER: u16 = 6;
-
-/// Lines the heat map needs besides its grid: legend, axis, cursor line.
-pub const CHROME_LINES: u16 = 3;
+use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, SECOND, level};
 
 /// What is drawn over the cells.
 #[derive(Debug, Clone, Copy, Default)]
@@ -141,7 +135,7 @@ pub fn render(grid: &Grid, marks: &Marks<'_>, colors: ColorMode, area: Rect, buf
     }
     legend(grid, colors, area, buf);
     let lines = area.height - CHROME_LINES;
-    let per_line: u32 = if colors == ColorMode::Mono { 1 } else { 2 };
+    let per_line: u32 = 2;
     let x0 = area.x + GUTTER;
     for line in 0..lines {
         let y = area.y + 1 + line;
@@ -150,63 +144,86 @@ pub fn render(grid: &Grid, marks: &Marks<'_>, colors: ColorMode, area: Rect, buf
             break;
         }
         offset_label(grid, upper, area.x, y, buf);
-        for col in 0..grid.cols.min(area.width - GUTTER) {
-            let cell = &mut buf[(x0 + col, y)];
-            let cursor = marks.cursor.0 == col
-                && (marks.cursor.1 == upper || (per_line == 2 && marks.cursor.1 == upper + 1));
-            if colors == ColorMode::Mono {
-                let i = usize::from(col) * grid.rows as usize + upper as usize;
-                let m = marks.matches.and_then(|m| m.get(i)).copied().unwrap_or(0);
-                let l = level(grid.count(col, upper), grid.max, 8);
-                cell.set_char(SHADES[usize::from(l)]);
-                let mut style = Style::new();
-                if marks.range.is_some_and(|rg| grid.in_range(col, upper, rg)) {
-                    style = style.add_modifier(Modifier::REVERSED);
-                }
-                if m > 0 {
-                    style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
-                }
-                if cursor {
-                    cell.set_char('▒');
-                    style = style.add_modifier(Modifier::BOLD);
-                }
-                cell.set_style(style);
-                continue;
-            }
-            let top = cell_color(grid, marks, colors, col, upper);
-            let bottom = (upper + 1 < grid.rows)
-                .then(|| cell_color(grid, marks, colors, col, upper + 1))
-                .flatten();
-            let (top, bottom) = if cursor {
-                // The cursor's half is drawn white over the other half's colour.
-                if marks.cursor.1 == upper {
-                    (Some(Color::White), bottom)
-                } else {
-                    (top, Some(Color::White))
-                }
-            } else {
-                (top, bottom)
-            };
-            match (top, bottom) {
-                (None, None) => {
-                    cell.set_char(' ');
-                }
-                (Some(t), b) => {
-                    cell.set_char('▀');
-                    cell.set_fg(t);
-                    cell.set_bg(b.unwrap_or(Color::Reset));
-                }
-                (None, Some(b)) => {
-                    cell.set_char('▄');
-                    cell.set_fg(b);
-                    cell.set_bg(Color::Reset);
-                }
+        let w = grid.col_width.max(1);
+        for col in 0..grid.cols.min((area.width - GUTTER) / w) {
+            let cell = paint(grid, marks, colors, col, upper);
+            for k in 0..w {
+                buf[(x0 + col * w + k, y)] = cell.clone();
             }
         }
     }
     axis(grid, marks, area, buf);
     let y = area.bottom() - 1;
     buf.set_stringn(area.x, y, marks.info, usize::from(area.width), Style::new());
+}
+
+/// The terminal cell for the two rows `upper` and `upper + 1` of column `col`.
+fn paint(grid: &Grid, marks: &Marks<'_>, colors: ColorMode, col: u16, upper: u32) -> Cell {
+    let mut cell = Cell::default();
+    let cursor = marks.cursor.0 == col && (marks.cursor.1 == upper || marks.cursor.1 == upper + 1);
+    if colors == ColorMode::Mono {
+        // One glyph for both rows of the line: the denser one's.
+        let rows = [upper, upper + 1].map(|r| r.min(grid.rows - 1));
+        let i = |r: u32| usize::from(col) * grid.rows as usize + r as usize;
+        let m: u64 = rows
+            .iter()
+            .map(|&r| {
+                marks
+                    .matches
+                    .and_then(|m| m.get(i(r)))
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .sum();
+        let l = rows
+            .iter()
+            .map(|&r| level(grid.count(col, r), grid.max, 8))
+            .max()
+            .unwrap_or(0);
+        cell.set_char(SHADES[usize::from(l)]);
+        let mut style = Style::new();
+        if marks
+            .range
+            .is_some_and(|rg| rows.iter().any(|&r| grid.in_range(col, r, rg)))
+        {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
+        if m > 0 {
+            style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+        }
+        if cursor {
+            cell.set_char('▒');
+            style = style.add_modifier(Modifier::BOLD);
+        }
+        cell.set_style(style);
+        return cell;
+    }
+    let top = cell_color(grid, marks, colors, col, upper);
+    let bottom = (upper + 1 < grid.rows)
+        .then(|| cell_color(grid, marks, colors, col, upper + 1))
+        .flatten();
+    let (top, bottom) = match (cursor, marks.cursor.1 == upper) {
+        // The cursor's half is drawn white over the other half's colour.
+        (true, true) => (Some(Color::White), bottom),
+        (true, false) => (top, Some(Color::White)),
+        _ => (top, bottom),
+    };
+    match (top, bottom) {
+        (None, None) => {
+            cell.set_char(' ');
+        }
+        (Some(t), b) => {
+            cell.set_char('▀');
+            cell.set_fg(t);
+            cell.set_bg(b.unwrap_or(Color::Reset));
+        }
+        (None, Some(b)) => {
+            cell.set_char('▄');
+            cell.set_fg(b);
+            cell.set_bg(Color::Reset);
+        }
+    }
+    cell
 }
 
 /// The top line: what a cell is, the largest count, the ramp.
@@ -256,11 +273,11 @@ fn offset_label(grid: &Grid, row: u32, x: u16, y: u16, buf: &mut Buffer) {
 fn axis(grid: &Grid, marks: &Marks<'_>, area: Rect, buf: &mut Buffer) {
     let y = area.bottom() - 2;
     let x0 = area.x + GUTTER;
-    let cols = grid.cols.min(area.width - GUTTER);
-    for col in 0..cols {
-        buf[(x0 + col, y)].set_char('─');
+    let w = grid.col_width.max(1);
+    let cols = grid.cols.min((area.width - GUTTER) / w);
+    for x in 0..cols * w {
+        buf[(x0 + x, y)].set_char('─');
     }
-    labels(grid, cols, x0, y, buf);
     for col in 0..cols {
         let covered = marks.range.is_some_and(|(s, e)| {
             let c0 = grid.scale.second(col) * SECOND;
@@ -268,21 +285,31 @@ fn axis(grid: &Grid, marks: &Marks<'_>, area: Rect, buf: &mut Buffer) {
             c0 < e && s < c1
         });
         if covered {
-            buf[(x0 + col, y)].set_char('━');
+            for k in 0..w {
+                buf[(x0 + col * w + k, y)].set_char('━');
+            }
         }
     }
+    labels(grid, cols, x0, y, buf);
 }
 
 fn labels(grid: &Grid, cols: u16, x0: u16, y: u16, buf: &mut Buffer) {
-    let mut col = 0;
-    while col < cols {
+    // A label at a column start, then none closer than ten terminal columns.
+    let w = grid.col_width.max(1);
+    let width = cols * w;
+    let mut next = 0u16;
+    for col in 0..cols {
+        let x = col * w;
+        if x < next {
+            continue;
+        }
         let label = format!("{}s", grid.scale.second(col));
-        let w = u16::try_from(label.len()).unwrap_or(u16::MAX);
-        if col + w > cols {
+        let len = u16::try_from(label.chars().count()).unwrap_or(u16::MAX);
+        if x + len + 1 > width {
             break;
         }
-        buf[(x0 + col, y)].set_char('┬');
-        buf.set_stringn(x0 + col + 1, y, &label, usize::from(w), Style::new());
-        col += w.max(9) + 1;
+        buf[(x0 + x, y)].set_char('┬');
+        buf.set_stringn(x0 + x + 1, y, &label, usize::from(len), Style::new());
+        next = x + len.max(9) + 1;
     }
 }

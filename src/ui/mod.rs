@@ -51,6 +51,19 @@ impl Widget for &App {
                     Screen::Graph => flame::render(ex, self.colors, buf),
                     Screen::Table => table::render(ex, self.colors, buf),
                     Screen::Sandwich => sandwich::render(ex, self.colors, buf),
+                    Screen::Heat => {
+                        if let Some(heat) = &ex.tools.heat
+                            && let Some(grid) = &heat.grid
+                        {
+                            let marks = heatmap::Marks {
+                                cursor: heat.cursor,
+                                range: heat.shown_range(),
+                                matches: heat.matches.as_deref(),
+                                info: &heat.info,
+                            };
+                            heatmap::render(grid, &marks, self.colors, ex.areas.graph, buf);
+                        }
+                    }
                 }
                 status::render(ex, self, buf);
                 if let Some(hover) = &ex.hover {

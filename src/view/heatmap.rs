@@ -11,6 +11,12 @@ use crate::profile::heatmap::{Cell, HeatMap};
 /// Nanoseconds in a second.
 pub const SECOND: u64 = 1_000_000_000;
 
+/// Width of the offsets on the left of the map (`980ms`).
+pub const GUTTER: u16 = 6;
+
+/// Lines the heat map takes besides its cells: legend, time axis, cursor line.
+pub const CHROME_LINES: u16 = 3;
+
 /// Row sizes offered, finest first, in milliseconds (each divides a second).
 pub const ROW_SIZES_MS: [u64; 8] = [20, 25, 40, 50, 100, 125, 200, 500];
 
@@ -97,6 +103,8 @@ pub struct Grid {
     pub counts: Vec<u64>,
     /// The largest count shown (the top of the colour ramp).
     pub max: u64,
+    /// Terminal columns a column of cells takes (a short recording is drawn wider).
+    pub col_width: u16,
 }
 
 impl Grid {
@@ -113,7 +121,29 @@ impl Grid {
             scale,
             counts,
             max,
+            col_width: 1,
         }
+    }
+
+    /// Lays out `map` in `width` terminal columns: as many columns of cells as the
+    /// recording needs from `scale.first` on (at most `width`), each up to 8 wide when
+    /// there is room.
+    pub fn fitted(map: &HeatMap, scale: TimeScale, width: u16) -> Self {
+        let needed = map
+            .seconds
+            .saturating_sub(scale.first)
+            .div_ceil(scale.per_col)
+            .max(1);
+        let cols = u16::try_from(needed).unwrap_or(u16::MAX).min(width.max(1));
+        let mut grid = Self::new(map, scale, cols);
+        grid.col_width = (width / cols).clamp(1, 8);
+        grid
+    }
+
+    /// The column of cells at terminal column offset `dx` from the grid's left edge.
+    pub fn column_at(&self, dx: u16) -> Option<u16> {
+        let c = dx / self.col_width.max(1);
+        (c < self.cols).then_some(c)
     }
 
     /// The count of cell (`col`, `row`).

@@ -7,6 +7,7 @@
 mod analysis;
 mod compare;
 mod e2e;
+mod heat;
 mod hostile_names;
 mod jobs;
 mod sinks;

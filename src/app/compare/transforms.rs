@@ -120,7 +120,7 @@ impl CompareJob {
             Some(Arc::new(Profile {
                 samples: std::sync::Arc::default(),
                 source: p.source.clone(),
-                tree: self.view.apply_tree_until(&p.tree, stop)?,
+                tree: self.view.apply_profile_until(p, stop)?,
                 stats: p.stats.clone(),
             }))
         };

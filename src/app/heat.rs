@@ -11,7 +11,7 @@ use super::explorer::Explorer;
 use super::transforms::TransformStack;
 use crate::profile::Profile;
 use crate::profile::heatmap::{heat_map, heat_map_of, under_marked};
-use crate::profile::slice::{Slice, range_label, seconds};
+use crate::profile::slice::{Slice, range_label, seconds, slice_tree};
 use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, SECOND, TimeScale, counts_of, row_ns_for};
 
 /// The heat map screen.
@@ -47,6 +47,8 @@ pub enum HeatKey {
     Mark,
     /// Keep the range marked as the baseline.
     Baseline,
+    /// Compare the baseline with the range marked.
+    Compare,
     /// Show the range marked (or the whole recording) as a flame graph.
     Show,
     /// Show the whole recording (the time range dropped, undoable).
@@ -190,6 +192,8 @@ pub fn key(
                 heat.range = Some((m.min(here), m.max(here) + grid.row_ns));
             }
         },
+        // The app does it: it replaces the explorer (see `compare_ranges`).
+        HeatKey::Compare => {}
         HeatKey::Baseline => {
             let Some(range) = heat.range else {
                 return Err("Mark a range first (space, move, space)".to_owned());
@@ -270,4 +274,82 @@ pub(crate) fn mouse(ex: &mut Explorer, action: &super::Action) {
         }
         _ => {}
     }
+}
+
+/// The profile of `range` of the recording `original` (for the view's tasks), named after
+/// it: `perf.txt [37.20–37.40 s]`.
+fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice) -> Profile {
+    let slice = Slice {
+        range: Some(range),
+        tasks: tasks.tasks.clone(),
+    };
+    Profile {
+        source: format!("{} [{}]", original.source, range_label(range)),
+        tree: slice_tree(&original.tree, &original.samples, &slice),
+        stats: original.stats.clone(),
+        samples: std::sync::Arc::default(),
+    }
+}
+
+/// Opens compare mode on the baseline range (BEFORE) and the range marked (AFTER) of the
+/// explorer's recording, normalised by their totals as any comparison; `T` comes back.
+///
+/// # Errors
+/// No explorer, no baseline or no range marked.
+pub fn compare_ranges(app: &mut super::App) -> Result<(), String> {
+    let super::Phase::Ready(ex) = &app.phase else {
+        return Err("Not while comparing".to_owned());
+    };
+    let heat = ex
+        .tools
+        .heat
+        .as_ref()
+        .ok_or("Open the heat map first (T)")?;
+    let after = heat
+        .shown_range()
+        .ok_or("Mark a range to compare with the baseline (space, move, space)")?;
+    let before = heat
+        .baseline
+        .ok_or("Mark the baseline range first: mark a range, then b")?;
+    let original = std::sync::Arc::clone(ex.original_shared());
+    let tasks = app.view.slice.clone();
+    let pair = (
+        range_profile(&original, before, &tasks),
+        range_profile(&original, after, &tasks),
+    );
+    app.source = format!("{} → {}", pair.0.source, pair.1.source);
+    let mut cmp = super::compare::Compare::new(pair.0, pair.1);
+    // Both sides are slices already: the view keeps its transforms but not its slice.
+    let mut view = app.view.clone();
+    view.slice = Slice::default();
+    let home_view = std::mem::replace(&mut app.view, view);
+    let super::Phase::Ready(explorer) = std::mem::replace(
+        &mut app.phase,
+        super::Phase::Loading(super::Progress::default()),
+    ) else {
+        return Ok(());
+    };
+    cmp.home = Some(super::compare::Home {
+        explorer,
+        view: home_view,
+    });
+    cmp.before.tools.message = Some("Two ranges compared · T goes back to the heat map".to_owned());
+    app.phase = super::Phase::Compare(Box::new(cmp));
+    app.mode = super::Mode::Normal;
+    Ok(())
+}
+
+/// Back from a comparison of two ranges to the recording's heat map.
+pub fn go_home(app: &mut super::App) -> bool {
+    let super::Phase::Compare(cmp) = &mut app.phase else {
+        return false;
+    };
+    let Some(home) = cmp.home.take() else {
+        return false;
+    };
+    app.source.clone_from(&home.explorer.profile.source);
+    app.view = home.view;
+    app.phase = super::Phase::Ready(home.explorer);
+    app.mode = super::Mode::Heat;
+    true
 }

@@ -861,6 +861,22 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Heat,
+        [ch('b')],
+        tool(ToolAction::HeatKey(HeatKey::Baseline)),
+        "b",
+        "range is the baseline",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch('c')],
+        tool(ToolAction::HeatKey(HeatKey::Compare)),
+        "c",
+        "compare baseline, range",
+        Some(("b c", "compare"))
+    ),
+    bind!(
+        Heat,
         [ch('a')],
         tool(ToolAction::HeatKey(HeatKey::Whole)),
         "a",

@@ -217,6 +217,19 @@ pub const NOT_WHILE_COMPARING: &str =
 
 /// Applies a tool action (in compare mode, the transforms apply to both profiles).
 pub fn update(app: &mut App, action: ToolAction) {
+    // Two ranges of one recording: the comparison replaces the explorer, and `T` brings
+    // it back.
+    if action == ToolAction::HeatKey(super::heat::HeatKey::Compare) {
+        if let Err(m) = super::heat::compare_ranges(app)
+            && let Phase::Ready(ex) = &mut app.phase
+        {
+            ex.tools.message = Some(m);
+        }
+        return;
+    }
+    if action == ToolAction::Heat && super::heat::go_home(app) {
+        return;
+    }
     if let Phase::Compare(cmp) = &mut app.phase
         && !matches!(action, ToolAction::HelpScroll(_))
     {

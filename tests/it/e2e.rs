@@ -430,3 +430,39 @@ fn the_viewer_refuses_a_differential_file_as_one_side() {
         "alternate screen left:\n{screen}"
     );
 }
+
+#[test]
+fn a_range_picked_on_the_heat_map_is_the_graph_and_its_total() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-timeline.txt.gz");
+    let t = Tmux::start("heat", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the graph", |s| {
+        s.contains("perf-timeline.txt.gz · perf script")
+    });
+    t.send(&["T"]);
+    t.wait_for("the heat map", |s| s.contains("a cell is 40 ms of 1 s"));
+    // Second 1, rows 12–17 of 40 ms: [1.48, 1.72), the cron spike and its neighbours.
+    t.send(&["l"]);
+    for _ in 0..12 {
+        t.send(&["j"]);
+    }
+    t.send(&["Space"]);
+    for _ in 0..5 {
+        t.send(&["j"]);
+    }
+    t.send(&["Space"]);
+    t.wait_for("the range", |s| s.contains("range 1.48–1.72 s"));
+    t.send(&["Enter"]);
+    // 6 cells × (10 server + 4 worker samples) + 200 cron samples.
+    t.wait_for("the graph of the range", |s| {
+        s.contains("1.48–1.72 s") && s.contains("in 284 samples") && s.contains("cron")
+    });
+    t.send(&["u"]);
+    t.wait_for("the whole recording", |s| {
+        s.contains("in 1,850 samples") && !s.contains("1.48–1.72 s")
+    });
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

@@ -143,3 +143,63 @@ fn input_without_timestamps_has_no_heat_map() {
     let buf = explore("folded-small.txt", 80, 24, typing("T"));
     assert!(text(&buf).contains("No timeline"), "{}", text(&buf));
 }
+
+#[test]
+fn two_ranges_compared_name_the_spike_and_t_comes_back() {
+    // Baseline [0.5, 0.7) (no cron), range [1.5, 1.7) (the cron spike): 20 ms rows.
+    let mut inputs = typing("T");
+    inputs.extend(typing(&"j".repeat(25)));
+    inputs.extend(typing(" "));
+    inputs.extend(typing(&"j".repeat(9)));
+    inputs.extend(typing(" b"));
+    inputs.extend(typing("l"));
+    inputs.extend(typing(&"k".repeat(9)));
+    inputs.extend(typing(" "));
+    inputs.extend(typing(&"j".repeat(9)));
+    inputs.extend(typing(" c"));
+    inputs.extend(typing("vv"));
+    let (buf, app) = session(
+        App::new(profile(TIMELINE), ColorMode::Mono),
+        200,
+        50,
+        inputs,
+    );
+    let screen = text(&buf);
+    assert!(screen.contains("[0.50–0.70 s] → "), "{screen}");
+    assert!(screen.contains("[1.50–1.70 s]"), "{screen}");
+    // The delta table's first rows are the spike's functions (cron's job, all new).
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['+', '-']))
+        .collect();
+    assert!(
+        rows[0].contains("run_job") && rows[1].contains("sha256_block"),
+        "{screen}"
+    );
+    assert!(rows[1].trim_start().starts_with("+33.33"), "{screen}");
+    assert!(matches!(app.phase, flametui::app::Phase::Compare(_)));
+    // T: back on the recording's heat map, with both ranges kept.
+    let mut back = inputs_again();
+    back.extend(typing("T"));
+    let (buf, app) = session(App::new(profile(TIMELINE), ColorMode::Mono), 200, 50, back);
+    assert!(
+        text(&buf).contains("baseline 0.50–0.70 s"),
+        "{}",
+        text(&buf)
+    );
+    assert_eq!(app.mode, flametui::app::Mode::Heat);
+}
+
+/// The keys of the comparison above, up to `c`.
+fn inputs_again() -> Vec<flametui::terminal::Input> {
+    let mut inputs = typing("T");
+    inputs.extend(typing(&"j".repeat(25)));
+    inputs.extend(typing(" "));
+    inputs.extend(typing(&"j".repeat(9)));
+    inputs.extend(typing(" bl"));
+    inputs.extend(typing(&"k".repeat(9)));
+    inputs.extend(typing(" "));
+    inputs.extend(typing(&"j".repeat(9)));
+    inputs.extend(typing(" c"));
+    inputs
+}

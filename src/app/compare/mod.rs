@@ -169,6 +169,17 @@ pub struct Compare {
     originals: Option<(Arc<Profile>, Arc<Profile>)>,
     /// The view both sides are shown through.
     applied: TransformStack,
+    /// For two ranges of one recording: the explorer and view to go back to (`T`).
+    pub home: Option<Home>,
+}
+
+/// Where a comparison of two ranges of one recording came from.
+#[derive(Debug)]
+pub struct Home {
+    /// The explorer of the recording, on its heat map.
+    pub explorer: Box<Explorer>,
+    /// Its view (with its slice).
+    pub view: TransformStack,
 }
 
 impl Compare {
@@ -202,6 +213,7 @@ impl Compare {
             size: Size::default(),
             originals: None,
             applied: TransformStack::default(),
+            home: None,
         }
     }
 

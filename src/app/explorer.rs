@@ -20,6 +20,9 @@ use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
 pub struct Areas {
     /// File, format, total, breadcrumbs.
     pub header: Rect,
+    /// The timeline strip under the header (empty without timestamps, on the heat map
+    /// and on short screens).
+    pub strip: Rect,
     /// The flame graph.
     pub graph: Rect,
     /// Facts about the selection.
@@ -96,6 +99,9 @@ pub struct Explorer {
     pub tools: super::tools::Tools,
     layout_rows: u32,
 }
+
+/// Screens at least this tall show the timeline strip (when the input has timestamps).
+const STRIP_FROM_HEIGHT: u16 = 16;
 
 /// Trees with this many nodes are indexed and totalled on two threads.
 const PARALLEL_NODES: usize = 200_000;
@@ -212,10 +218,18 @@ impl Explorer {
         let search = Rect::new(0, footer.y.saturating_sub(search_h), w, search_h);
         let status = Rect::new(0, search.y.saturating_sub(status_h), w, status_h);
         let header = Rect::new(0, 0, w, h.min(1));
-        let graph_h = status.y.saturating_sub(header.bottom());
-        let graph = Rect::new(0, header.bottom(), w, graph_h);
+        let timed = self.original().samples.has_timeline()
+            && self.tools.screen != super::Screen::Heat
+            && h >= STRIP_FROM_HEIGHT;
+        let strip = Rect::new(0, header.bottom(), w, u16::from(timed));
+        let graph_h = status.y.saturating_sub(strip.bottom());
+        let graph = Rect::new(0, strip.bottom(), w, graph_h);
+        if timed {
+            self.place_strip(w);
+        }
         self.areas = Areas {
             header,
+            strip,
             graph,
             status,
             search,

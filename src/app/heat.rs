@@ -10,7 +10,7 @@ use super::Dir;
 use super::explorer::Explorer;
 use super::transforms::TransformStack;
 use crate::profile::Profile;
-use crate::profile::heatmap::{heat_map, heat_map_of, under_marked};
+use crate::profile::heatmap::{density, heat_map, heat_map_of, under_marked};
 use crate::profile::slice::{Slice, range_label, seconds, slice_tree};
 use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, SECOND, TimeScale, counts_of, row_ns_for};
 
@@ -82,7 +82,44 @@ pub fn unavailable(original: &Profile) -> Option<&'static str> {
     }
 }
 
+/// The timeline strip of the graph view: samples per column over the whole recording
+/// (of the view's tasks), and the range shown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Strip {
+    /// Terminal columns it was made for.
+    pub width: u16,
+    /// The task set it counts.
+    pub tasks: Option<std::collections::BTreeSet<crate::profile::samples::TaskId>>,
+    /// Nanoseconds of recording the strip spans (its duration plus one).
+    pub span: u64,
+    /// Samples per column.
+    pub counts: Vec<u64>,
+}
+
+/// Width of the strip's label (` time `).
+pub const STRIP_LABEL: u16 = 6;
+
 impl Explorer {
+    /// Counts the strip's columns for `width` terminal columns, unless they are counted.
+    pub(crate) fn place_strip(&mut self, width: u16) {
+        let tasks = self.tools.applied.slice.tasks.clone();
+        let cols = width.saturating_sub(STRIP_LABEL);
+        if self.tools.strip.width == width && self.tools.strip.tasks == tasks {
+            return;
+        }
+        let original = std::sync::Arc::clone(self.original_shared());
+        let slice = Slice {
+            range: None,
+            tasks: tasks.clone(),
+        };
+        self.tools.strip = Strip {
+            width,
+            tasks,
+            span: original.samples.duration() + 1,
+            counts: density(&original.samples, &slice, cols),
+        };
+    }
+
     /// Lays out the heat map for the graph area: row size from its height, columns from
     /// its width, the cells of the view's task set over the whole recording.
     pub(crate) fn place_heat(&mut self) {

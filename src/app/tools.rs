@@ -86,6 +86,8 @@ pub struct Tools {
     pub wanted_sandwich: Option<NameId>,
     /// The heat map, once opened (its cursor and ranges are kept while it is closed).
     pub heat: Option<super::heat::HeatState>,
+    /// The timeline strip of the graph view.
+    pub strip: super::heat::Strip,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// One-line report for the status area (what was copied or written, or why not).

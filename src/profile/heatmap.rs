@@ -91,6 +91,25 @@ pub fn under_marked(tree: &CallTree, mut mark: impl FnMut(NodeId) -> bool) -> Ve
     out
 }
 
+/// Samples of `slice` in `bins` equal spans of the whole recording (the timeline strip):
+/// bin `i` holds the samples taken in `[i, i + 1) × span / bins` from the first sample,
+/// `span` being the recording's duration plus a nanosecond (the last sample counts).
+pub fn density(table: &SampleTable, slice: &Slice, bins: u16) -> Vec<u64> {
+    let mut out = vec![0u64; usize::from(bins)];
+    if bins == 0 || !table.has_timeline() {
+        return out;
+    }
+    let origin = table.first_time();
+    let span = u128::from(table.duration()) + 1;
+    for s in slice.samples(table) {
+        let i = u128::from(s.time - origin) * u128::from(bins) / span;
+        if let Some(slot) = out.get_mut(usize::try_from(i).unwrap_or(usize::MAX)) {
+            *slot += 1;
+        }
+    }
+    out
+}
+
 fn heat_map_where(
     table: &SampleTable,
     slice: &Slice,
@@ -205,6 +224,15 @@ mod tests {
         let m = heat_map_of(&t, &Slice::default(), DEFAULT_ROW_NS, &under);
         let got: Vec<(u32, u64)> = m.cells.iter().map(|c| (c.row, c.samples)).collect();
         assert_eq!(got, [(0, 1), (2, 1)]);
+    }
+
+    #[test]
+    fn density_spreads_the_recording_over_the_bins() {
+        let t = table(&[(0, "a"), (499, "a"), (500, "b"), (999, "a"), (1000, "a")]);
+        // Spans of 1001 / 2 ns: 500 is still in the first.
+        assert_eq!(density(&t, &Slice::default(), 2), [3, 2]);
+        assert_eq!(density(&t, &Slice::default(), 1001).iter().sum::<u64>(), 5);
+        assert!(density(&SampleTable::default(), &Slice::default(), 4) == [0; 4]);
     }
 
     #[test]

@@ -130,6 +130,7 @@ fn cell_color(
 
 /// Draws the heat map into `area`.
 pub fn render(grid: &Grid, marks: &Marks<'_>, colors: ColorMode, area: Rect, buf: &mut Buffer) {
+    let area = area.intersection(buf.area);
     if area.height < CHROME_LINES + 1 || area.width <= GUTTER {
         return;
     }
@@ -311,5 +312,59 @@ fn labels(grid: &Grid, cols: u16, x0: u16, y: u16, buf: &mut Buffer) {
         buf[(x0 + x, y)].set_char('┬');
         buf.set_stringn(x0 + x + 1, y, &label, usize::from(len), Style::new());
         next = x + len.max(9) + 1;
+    }
+}
+
+/// Bars by level, empty first.
+const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// The timeline strip of the graph view: ` time ` and a bar per column for the samples
+/// taken in its span of the recording; the columns of `range` (the slice shown) stand out.
+pub fn strip(
+    strip: &crate::app::heat::Strip,
+    range: Option<(u64, u64)>,
+    colors: ColorMode,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    // Areas are placed before a resize reaches the buffer: never draw past it.
+    let area = area.intersection(buf.area);
+    if area.is_empty() {
+        return;
+    }
+    let label = crate::app::heat::STRIP_LABEL;
+    buf.set_stringn(
+        area.x,
+        area.y,
+        " time ",
+        usize::from(label),
+        Style::new().add_modifier(Modifier::DIM),
+    );
+    let max = strip.counts.iter().copied().max().unwrap_or(0);
+    let bins = u64::try_from(strip.counts.len()).unwrap_or(u64::MAX).max(1);
+    for (i, &count) in strip.counts.iter().enumerate() {
+        let Ok(dx) = u16::try_from(i) else { break };
+        let x = area.x + label + dx;
+        if x >= area.right() {
+            break;
+        }
+        let i = i as u64;
+        let (t0, t1) = (i * strip.span / bins, (i + 1) * strip.span / bins);
+        let inside = range.is_some_and(|(s, e)| t0 < e && s < t1);
+        let mut style = Style::new();
+        if colors == ColorMode::Mono {
+            if inside {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+        } else {
+            style = style.fg(if inside { Color::Yellow } else { Color::Blue });
+            if inside {
+                style = style.bg(range_bg(colors));
+            }
+        }
+        let l = level(count, max, 8);
+        buf[(x, area.y)]
+            .set_char(BARS[usize::from(l)])
+            .set_style(style);
     }
 }

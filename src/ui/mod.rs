@@ -47,6 +47,13 @@ impl Widget for &App {
             Phase::Loading(progress) => overlay::loading(self, progress, area, buf),
             Phase::Ready(ex) => {
                 header::render(ex, self.colors, buf);
+                heatmap::strip(
+                    &ex.tools.strip,
+                    ex.tools.applied.slice.range,
+                    self.colors,
+                    ex.areas.strip,
+                    buf,
+                );
                 match ex.tools.screen {
                     Screen::Graph => flame::render(ex, self.colors, buf),
                     Screen::Table => table::render(ex, self.colors, buf),

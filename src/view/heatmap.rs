@@ -172,17 +172,6 @@ impl Grid {
     }
 }
 
-/// Samples per column of `cols` at `scale`, all rows together (the timeline strip).
-pub fn density(map: &HeatMap, scale: TimeScale, cols: u16) -> Vec<u64> {
-    let mut out = vec![0u64; usize::from(cols)];
-    for c in &map.cells {
-        if let Some(col) = scale.column(c.second, cols) {
-            out[usize::from(col)] = out[usize::from(col)].saturating_add(c.samples);
-        }
-    }
-    out
-}
-
 /// Counts of other cells laid out the same way (search matches on the same grid).
 pub fn counts_of(cells: &[Cell], grid: &Grid) -> Vec<u64> {
     let mut counts = vec![0u64; grid.counts.len()];

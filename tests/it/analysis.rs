@@ -298,8 +298,8 @@ fn mouse_picks_rows_and_pane_cells() {
     use crate::support::mouse;
     use crossterm::event::MouseEventKind;
     let down = MouseEventKind::Down(crossterm::event::MouseButton::Left);
-    // Row 3 of the screen is the table's second function.
-    let (_, app) = run(PERF, vec![key(KeyCode::Char('t')), mouse(down, 5, 3)]);
+    // Row 4 of the screen (under the header and the timeline strip) is the table's second function.
+    let (_, app) = run(PERF, vec![key(KeyCode::Char('t')), mouse(down, 5, 4)]);
     assert_eq!(app.explorer().unwrap().tools.table.selected, 1);
     let (_, app) = run(
         PERF,

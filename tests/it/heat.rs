@@ -70,6 +70,13 @@ fn a_range_marked_with_keys_is_the_graph_shown() {
         270
     );
     assert!(text(&buf).contains("cron"), "{}", text(&buf));
+    // The timeline strip under the header marks the range: 0.2 s of 5 s on 194 columns.
+    let strip = marks(&buf).lines().nth(1).unwrap_or_default().to_owned();
+    let marked: Vec<usize> = strip.match_indices('S').map(|(i, _)| i).collect();
+    assert!((8..=9).contains(&marked.len()), "{strip}");
+    assert!(marked.windows(2).all(|w| w[1] == w[0] + 1), "{strip}");
+    let first_bin = (marked[0] - 6) as f64;
+    assert!((first_bin / 194.0 * 5.0 - 1.5).abs() < 0.03, "{strip}");
     // u brings the whole recording back.
     let mut inputs = typing("T");
     inputs.extend(typing("l"));

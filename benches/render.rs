@@ -317,7 +317,7 @@ fn tools(group: &mut Group<'_>, app: &mut App, buf: &mut Buffer) {
     }
     keys(app, buf, &[Action::Reset, DOWN, Action::Zoom]);
     group.bench_function(
-        "t, zoomed on a process (1/16 of the tree), and close (2 keys)",
+        "t, zoomed on one of the 64 root frames, and close (2 keys)",
         |b| {
             b.iter(|| {
                 keys(

@@ -12,6 +12,7 @@ use crate::profile::Profile;
 use crate::profile::functions::{FunctionTotals, function_totals, function_totals_in};
 use crate::profile::scope::{is_halved, unit_scopes};
 use crate::profile::{CallTree, NodeId};
+use crate::view::layout::extend;
 use crate::view::tooltip::{Context, TipLine, Tooltip};
 use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
 
@@ -237,15 +238,18 @@ impl Explorer {
         };
     }
 
-    /// Lays out the rows on screen (and one more, for moving down), if anything changed.
+    /// Lays out the rows on screen (and one more, for moving down), if anything changed:
+    /// anew for another zoom or width, else only the rows the layout lacks (a status line
+    /// more or less moves the graph's bottom; extra rows laid out do no harm).
     pub(crate) fn relayout(&mut self) {
         let rows = self.scroll + u32::from(self.areas.graph.height) + 1;
-        let same = self.layout.viewport == self.zoom
-            && self.layout.width == self.areas.graph.width
-            && self.layout_rows == rows;
+        let tree = &self.profile.tree;
+        let same = self.layout.viewport == self.zoom && self.layout.width == self.areas.graph.width;
         if !same {
-            let tree = &self.profile.tree;
             self.layout = layout(tree, &self.index, &self.zoom, self.areas.graph.width, rows);
+            self.layout_rows = rows;
+        } else if rows > self.layout_rows {
+            extend(&mut self.layout, tree, &self.index, rows);
             self.layout_rows = rows;
         }
     }

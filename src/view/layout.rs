@@ -127,36 +127,41 @@ pub fn layout(
     if width == 0 || viewport.weight() == 0 || max_rows == 0 {
         return out;
     }
+    out.push(
+        Row {
+            depth: 0,
+            cells: vec![Cell {
+                x0: 0,
+                x1: width,
+                kind: CellKind::Frame(NodeId::ROOT),
+            }],
+        },
+        index,
+    );
+    extend(&mut out, tree, index, max_rows);
+    out
+}
+
+/// Lays out more rows of `layout`, until it has `max_rows` (or the graph ends): what a
+/// taller graph area or a scroll down needs, without laying out again the rows above,
+/// whose cost can be the whole of it (a row of thousands of narrow frames).
+pub fn extend(layout: &mut FrameLayout, tree: &CallTree, index: &TreeIndex, max_rows: u32) {
+    let vp = layout.viewport;
     let geo = Geometry {
         tree,
         index,
-        vp: viewport,
-        width,
+        vp: &vp,
+        width: layout.width,
     };
-    let mut row = Row {
-        depth: 0,
-        cells: vec![Cell {
-            x0: 0,
-            x1: width,
-            kind: CellKind::Frame(NodeId::ROOT),
-        }],
-    };
-    loop {
-        let more = out.rows.len() + 1 < max_rows as usize;
-        let next = more.then(|| geo.next_row(&row));
-        out.deepest = row
-            .cells
-            .iter()
-            .map(|c| c.deepest(index))
-            .max()
-            .unwrap_or(row.depth);
-        out.rows.push(row);
-        match next {
-            Some(r) if !r.cells.is_empty() => row = r,
-            _ => break,
+    while layout.rows.len() < max_rows as usize {
+        let Some(next) = layout.rows.last().map(|row| geo.next_row(row)) else {
+            return;
+        };
+        if next.cells.is_empty() {
+            return;
         }
+        layout.push(next, index);
     }
-    out
 }
 
 struct Geometry<'a> {
@@ -332,6 +337,18 @@ impl RowBuilder<'_> {
 }
 
 impl FrameLayout {
+    /// Adds the next row; the deepest frame below it is the deepest of the graph (every
+    /// path to it crosses every row above).
+    fn push(&mut self, row: Row, index: &TreeIndex) {
+        self.deepest = row
+            .cells
+            .iter()
+            .map(|c| c.deepest(index))
+            .max()
+            .unwrap_or(row.depth);
+        self.rows.push(row);
+    }
+
     /// The row at `depth`, if it was laid out.
     pub fn row(&self, depth: u32) -> Option<&Row> {
         self.rows.get(depth as usize)

@@ -74,6 +74,18 @@ fn max_rows_limits_work_but_not_total_rows() {
 }
 
 #[test]
+fn extending_gives_the_layout_of_more_rows() {
+    let (t, ix) = tree(&[("a;b;c;d;e", 1), ("a;b;x", 3), ("f;g", 2)]);
+    let vp = Viewport::whole(&ix);
+    for rows in 0..8 {
+        let mut l = layout(&t, &ix, &vp, 10, 2);
+        extend(&mut l, &t, &ix, rows);
+        let want = layout(&t, &ix, &vp, 10, rows.max(2));
+        assert_eq!(l, want, "{rows} rows");
+    }
+}
+
+#[test]
 fn narrow_frames_are_grouped_and_reachable() {
     let mut stacks = vec![("big".to_owned(), 1000)];
     stacks.extend((0..50).map(|i| (format!("t{i:02};x"), 1)));

@@ -12,7 +12,7 @@ use super::transforms::TransformStack;
 use crate::profile::Profile;
 use crate::profile::heatmap::{density, heat_map, heat_map_of, under_marked};
 use crate::profile::slice::{Slice, range_label, seconds, slice_tree};
-use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, SECOND, TimeScale, counts_of, row_ns_for};
+use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row_ns_for};
 
 /// The heat map screen.
 #[derive(Debug, Clone, Default)]
@@ -154,11 +154,11 @@ impl Explorer {
         });
         let (c, r) = heat.cursor;
         let at = grid.start(c, r);
+        let n = grid.count(c, r);
         let mut info = format!(
-            " {} +{} ms: {} samples",
-            seconds(at - at % SECOND),
-            (at % SECOND) / 1_000_000,
-            grid.count(c, r)
+            " cursor {}: {n} sample{}",
+            seconds(at),
+            if n == 1 { "" } else { "s" }
         );
         if let Some(range) = heat.shown_range() {
             let _ = write!(info, " · range {}", range_label(range));

@@ -90,6 +90,8 @@ pub struct Strip {
     pub width: u16,
     /// The task set it counts.
     pub tasks: Option<std::collections::BTreeSet<crate::profile::samples::TaskId>>,
+    /// The samples it counts (a streamed input grows).
+    pub samples: usize,
     /// Nanoseconds of recording the strip spans (its duration plus one).
     pub span: u64,
     /// Samples per column.
@@ -104,10 +106,12 @@ impl Explorer {
     pub(crate) fn place_strip(&mut self, width: u16) {
         let tasks = self.tools.applied.slice.tasks.clone();
         let cols = width.saturating_sub(STRIP_LABEL);
-        if self.tools.strip.width == width && self.tools.strip.tasks == tasks {
+        let original = std::sync::Arc::clone(self.original_shared());
+        let samples = original.samples.len();
+        let s = &self.tools.strip;
+        if s.width == width && s.tasks == tasks && s.samples == samples {
             return;
         }
-        let original = std::sync::Arc::clone(self.original_shared());
         let slice = Slice {
             range: None,
             tasks: tasks.clone(),
@@ -115,6 +119,7 @@ impl Explorer {
         self.tools.strip = Strip {
             width,
             tasks,
+            samples,
             span: original.samples.duration() + 1,
             counts: density(&original.samples, &slice, cols),
         };

@@ -77,6 +77,7 @@ impl Explorer {
             sandwich,
             prompt,
             message,
+            heat,
             ..
         } = old.tools;
         // Ids differ between trees: a function is found again by its name.
@@ -85,6 +86,13 @@ impl Explorer {
         self.tools.prompt = prompt;
         self.tools.message = message;
         self.tools.screen = screen;
+        // The heat map keeps its cursor, ranges and time scale; its cells grow.
+        self.tools.heat = heat.map(|h| super::heat::HeatState {
+            scale: None,
+            grid: None,
+            matches: None,
+            ..h
+        });
         // The table: same sort, rows of the new tree, the same function selected.
         self.tools.table.sort = table.sort;
         if screen == Screen::Table {

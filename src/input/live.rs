@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::common::LineReader;
 use super::{Collector, ParseState};
+use crate::profile::samples::SampleTable;
 use crate::profile::{CallTree, Format, Profile, Stats};
 
 /// Where snapshots of a partly read input go, and how often.
@@ -203,7 +204,8 @@ impl Live<'_> {
             return;
         }
         let started = Instant::now();
-        self.emit(started, out.tree.clone(), out.stats.clone(), parse.line_no);
+        let part = (out.tree.clone(), out.samples.clone());
+        self.emit(started, part, out.stats.clone(), parse.line_no);
     }
 
     /// True when a snapshot would show samples the last one did not.
@@ -216,15 +218,23 @@ impl Live<'_> {
         self.last.elapsed() >= self.gap
     }
 
-    /// Sends a snapshot of `tree` (not yet finished) with `stats` after `lines` lines;
-    /// making it began at `started` (its cost spaces out the next ones).
-    pub fn emit(&mut self, started: Instant, mut tree: CallTree, mut stats: Stats, lines: u64) {
+    /// Sends a snapshot of `tree` (not yet finished) and its sample table with `stats`
+    /// after `lines` lines; making it began at `started` (its cost spaces out the next
+    /// ones). The heat map grows with the snapshots.
+    pub fn emit(
+        &mut self,
+        started: Instant,
+        (mut tree, mut samples): (CallTree, SampleTable),
+        mut stats: Stats,
+        lines: u64,
+    ) {
         self.sent = stats.samples;
         tree.finish();
+        samples.finish();
         stats.format = Some(self.format);
         stats.lines = lines;
         (self.snapshots.sink)(Profile {
-            samples: std::sync::Arc::default(),
+            samples: Arc::new(samples),
             source: self.name.to_owned(),
             tree,
             stats,

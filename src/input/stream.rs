@@ -192,7 +192,8 @@ impl Cutter<'_> {
     }
 }
 
-/// Sends a snapshot of the workers' trees merged, if they hold new samples. Each
+/// Sends a snapshot of the workers' trees (and sample tables) merged, if they hold new
+/// samples. Each
 /// worker's tree is locked only while it is copied or merged in, so the others go on.
 fn snapshot(parts: &[Shared], live: &mut Live<'_>, lines: u64) {
     let started = Instant::now();
@@ -201,20 +202,21 @@ fn snapshot(parts: &[Shared], live: &mut Live<'_>, lines: u64) {
     let Some(largest) = (0..parts.len()).max_by_key(|&i| sizes[i]) else {
         return;
     };
-    let (mut tree, mut stats) = {
+    let (mut tree, mut samples, mut stats) = {
         let c = parts[largest]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        (c.tree.clone(), c.stats.clone())
+        (c.tree.clone(), c.samples.clone(), c.stats.clone())
     };
     for (i, part) in parts.iter().enumerate() {
         if i != largest {
             let c = part.lock().unwrap_or_else(PoisonError::into_inner);
-            tree.merge_from(&c.tree);
+            let leaves = tree.merge_from_mapped(&c.tree);
+            samples.append_mapped(c.samples.clone(), &leaves);
             stats.merge(c.stats.clone());
         }
     }
     if live.has_news(stats.samples) {
-        live.emit(started, tree, stats, lines);
+        live.emit(started, (tree, samples), stats, lines);
     }
 }

@@ -177,6 +177,14 @@ fn streams_growing_snapshots(threads: Option<usize>, chunk_size: Option<usize>, 
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::ZERO,
             sink: Arc::new(move |p: flametui::profile::Profile| {
+                // Each snapshot carries its samples' records (the heat map grows).
+                assert_eq!(p.samples.len() as u64, p.stats.samples);
+                assert!(
+                    p.samples
+                        .samples()
+                        .iter()
+                        .all(|s| (s.leaf.0 as usize) < p.tree.len())
+                );
                 sink.lock().unwrap().push((
                     p.stats.samples,
                     p.tree.total(),

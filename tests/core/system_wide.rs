@@ -494,3 +494,29 @@ fn a_user_looks_at_the_recording() {
         "{err}"
     );
 }
+
+#[test]
+fn one_function_is_one_function() {
+    let path = testdata(FULL);
+    let top = stdout(&["--top", "1", &path], None);
+    assert!(
+        top.starts_with("Top 1 function by self weight (total 6,014,028,008 ns)\n"),
+        "{top}"
+    );
+    let delta = stdout(
+        &[
+            "--compare-time",
+            "0,1",
+            "--time",
+            "1,2",
+            "--top",
+            "1",
+            &path,
+        ],
+        None,
+    );
+    assert!(
+        delta.contains("\nTop 1 function by change of total share"),
+        "{delta}"
+    );
+}

@@ -293,7 +293,9 @@ impl Args {
     /// An invalid regex, named with the flag it came from.
     pub fn transforms(&self) -> Result<Vec<Transform>, crate::Error> {
         let re = |flag: &str, s: &str| {
-            Regex::new(s).map_err(|e| crate::Error::Usage(format!("--{flag} {s}: {e}")))
+            Regex::new(s).map_err(|e| {
+                crate::Error::Usage(format!("--{flag} {}: {e}", crate::error::quoted(s)))
+            })
         };
         let mut out = Vec::new();
         for e in &self.exclude {

@@ -101,5 +101,25 @@ impl Error {
     }
 }
 
+/// A value the user gave, as a message shows it: in single quotes, so that leading and
+/// trailing spaces (or an empty value) show, escaped for the terminal ([`sanitize`]), and
+/// a quote inside written as a shell reads it (`'it'\''s'`), so that it can be pasted back.
+pub fn quoted(value: &str) -> String {
+    format!("'{}'", sanitize(value).replace('\'', r"'\''"))
+}
+
 /// Result alias of the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    #[test]
+    fn quoted_values_show_their_spaces_and_nothing_raw() {
+        assert_eq!(quoted(" sort"), "' sort'");
+        assert_eq!(quoted(""), "''");
+        assert_eq!(quoted("it's"), r"'it'\''s'");
+        assert_eq!(quoted("a\u{1b}[2J\n"), r"'a\x1b[2J\x0a'");
+    }
+}

@@ -4,7 +4,7 @@
 //! Inputs that cannot answer a flag — no timestamps, no tasks, no process ids — are
 //! refused with an error naming the file and saying what is missing.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, quoted};
 use crate::input::Loaded;
 use crate::profile::heatmap::{self, HeatMap};
 use crate::profile::slice::{
@@ -56,18 +56,27 @@ impl SliceArgs {
         .find_map(|(given, flag)| given.then_some(flag))
     }
 
-    /// The task flags as given, for labels and messages: `comms a,b · tids 7`.
-    fn tasks_label(&self) -> Option<String> {
+    /// The task flags given, each with its list: `("comms", "a,b")`.
+    fn task_lists(&self) -> Vec<(&'static str, String)> {
         let t = &self.tasks;
         let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let parts: Vec<String> = [
-            t.comms.as_ref().map(|c| format!("comms {}", c.join(","))),
-            t.pids.as_ref().map(|p| format!("pids {}", join(p))),
-            t.tids.as_ref().map(|p| format!("tids {}", join(p))),
+        [
+            t.comms.as_ref().map(|c| ("comms", c.join(","))),
+            t.pids.as_ref().map(|p| ("pids", join(p))),
+            t.tids.as_ref().map(|p| ("tids", join(p))),
         ]
         .into_iter()
         .flatten()
-        .collect();
+        .collect()
+    }
+
+    /// The task flags as a label: `comms a,b · tids 7`.
+    fn tasks_label(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .task_lists()
+            .into_iter()
+            .map(|(name, list)| format!("{name} {list}"))
+            .collect();
         (!parts.is_empty()).then(|| parts.join(" · "))
     }
 }
@@ -177,13 +186,14 @@ fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) ->
     })
 }
 
-/// The flags of one side as the user gave them, for messages.
+/// The flags of one side as the user gave them, for messages: `--time 1,2 --comms 'a b'`
+/// (comms quoted, so that spaces show).
 fn given(args: &SliceArgs, flag: &str, range: Option<TimeRange>) -> String {
     let mut parts: Vec<String> = range.map(|r| format!("{flag} {r}")).into_iter().collect();
-    parts.extend(
-        args.tasks_label()
-            .map(|t| format!("--{}", t.replace(" · ", " --"))),
-    );
+    parts.extend(args.task_lists().into_iter().map(|(name, list)| {
+        let list = if name == "comms" { quoted(&list) } else { list };
+        format!("--{name} {list}")
+    }));
     parts.join(" ")
 }
 

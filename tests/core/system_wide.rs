@@ -490,7 +490,7 @@ fn a_user_looks_at_the_recording() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("--comms nobody selects no sample") && err.contains("82 tasks"),
+        err.contains("--comms 'nobody' selects no sample") && err.contains("82 tasks"),
         "{err}"
     );
 }
@@ -519,4 +519,24 @@ fn one_function_is_one_function() {
         delta.contains("\nTop 1 function by change of total share"),
         "{delta}"
     );
+}
+
+#[test]
+fn values_in_messages_are_quoted() {
+    let path = testdata(FULL);
+    // perf prints ` sort` nowhere: the leading space must show in the message.
+    let out = run(&["--comms", " sort", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{FULL}: --comms ' sort' selects no sample")),
+        "{err}"
+    );
+    // Escaped for the terminal, and a quote inside stays readable as the shell reads it.
+    let out = run(&["--comms", "it's\x1b[2J", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(r"--comms 'it'\''s\x1b[2J' selects"), "{err}");
+    let out = run(&["--exclude", " (", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("flametui: --exclude ' (': "), "{err}");
 }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result, quoted};
 use crate::input::Loaded;
 use crate::profile::heatmap::{self, HeatMap};
 use crate::profile::slice::{
-    TaskFilter, TaskFilterError, TimeRange, range_label, seconds, select_tasks,
+    TaskFilter, TaskFilterError, TimeBound, TimeRange, range_label, seconds, select_tasks,
 };
 use crate::profile::{Format, Profile, SampleTable, Slice, slice_tree};
 
@@ -151,24 +151,22 @@ fn slice_for(
 
 /// The profile of one slice: its tree re-aggregated from the samples, the stats' sample
 /// count that of the slice, the source named with the slice (`prof.txt [1.50–1.70 s]`).
+/// `flag` and `range` are the time flag of this side and its range as given.
 ///
 /// # Errors
 /// [`Error::EmptySlice`] when no sample is in it.
-fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) -> Result<Profile> {
+fn slice_profile(
+    rec: &Loaded,
+    args: &SliceArgs,
+    slice: &Slice,
+    flag: &str,
+    range: Option<TimeRange>,
+) -> Result<Profile> {
     let p = rec.main();
     let tree = slice_tree(&p.tree, rec.samples(), slice);
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
     if samples == 0 {
-        let detail = format!(
-            "the recording lasts {} from its first sample, with {} tasks",
-            seconds(rec.samples().duration()),
-            rec.samples().tasks().len()
-        );
-        return Err(Error::EmptySlice {
-            source_name: p.source.clone(),
-            what,
-            detail,
-        });
+        return Err(empty_slice(rec, args, slice, flag, range));
     }
     let label: Vec<String> = slice
         .range
@@ -183,6 +181,59 @@ fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) ->
         source: format!("{} [{}]", p.source, label.join(" · ")),
         tree,
         stats,
+    })
+}
+
+/// The error of a slice that selects no sample, saying what the recording has instead.
+/// A range that starts past the last sample gets the recording's length and the time of
+/// its first sample in perf's clock, and when it looks like perf's absolute times (as
+/// `perf script` prints them and its `--time` takes them), the relative range to use.
+fn empty_slice(
+    rec: &Loaded,
+    args: &SliceArgs,
+    slice: &Slice,
+    flag: &str,
+    range: Option<TimeRange>,
+) -> Error {
+    let table = rec.samples();
+    let (duration, first) = (table.duration(), table.first_time());
+    let detail = match (range, slice.range) {
+        (Some(asked), Some((start, _))) if start > duration => {
+            let origin = format!(
+                "the recording lasts {}; {flag} counts from its first sample, at {} in perf's clock",
+                seconds(duration),
+                seconds(first)
+            );
+            match relative(asked, first)
+                .filter(|r| r.resolve(duration).is_ok_and(|(s, _)| s <= duration))
+            {
+                Some(r) => format!("{origin}: subtract that, {flag} {r}"),
+                None => origin,
+            }
+        }
+        _ => format!(
+            "the recording lasts {} from its first sample, with {} tasks",
+            seconds(duration),
+            table.tasks().len()
+        ),
+    };
+    Error::EmptySlice {
+        source_name: rec.main().source.clone(),
+        what: given(args, flag, range),
+        detail,
+    }
+}
+
+/// `range` with `first` (a time in perf's clock) subtracted from its times, when both are
+/// at or after it; shares stay.
+fn relative(range: TimeRange, first: u64) -> Option<TimeRange> {
+    let shift = |b: TimeBound| match b {
+        TimeBound::Nanos(ns) => ns.checked_sub(first).map(TimeBound::Nanos),
+        share @ TimeBound::Share(_) => Some(share),
+    };
+    Some(TimeRange {
+        start: shift(range.start)?,
+        end: shift(range.end)?,
     })
 }
 
@@ -212,7 +263,7 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
         return Ok(rec);
     }
     let after_slice = slice_for(&rec, args, args.time, "--time")?;
-    let after = slice_profile(&rec, args, &after_slice, given(args, "--time", args.time))?;
+    let after = slice_profile(&rec, args, &after_slice, "--time", args.time)?;
     let Some(before_range) = args.compare_time else {
         return Ok(Loaded::Single(after));
     };
@@ -221,7 +272,8 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
         &rec,
         args,
         &before_slice,
-        given(args, "--compare-time", Some(before_range)),
+        "--compare-time",
+        Some(before_range),
     )?;
     Ok(Loaded::Diff { before, after })
 }

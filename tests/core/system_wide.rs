@@ -540,3 +540,50 @@ fn values_in_messages_are_quoted() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("flametui: --exclude ' (': "), "{err}");
 }
+
+#[test]
+fn absolute_times_pasted_from_perf_get_the_relative_range() {
+    let path = testdata(FULL);
+    // perf script prints the first sample at 11072.271332334.
+    let out = run(&["--time", "11073.27,11074.27", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "flametui: {path}: --time 11073.27,11074.27 selects no sample (the recording lasts 3.016000598 s; --time counts from its first sample, at 11072.271332334 s in perf's clock: subtract that, --time 0.998667666,1.998667666)\n"
+        )
+    );
+    // The suggestion selects what perf's --time 11073.27,11074.27 does (but the sample
+    // at its end, see the deviation table).
+    stdout(
+        &["--time", "0.998667666,1.998667666", "--top", "1", &path],
+        None,
+    );
+    // Either range of a comparison, and a share as END.
+    let out = run(
+        &[
+            "--compare-time",
+            "11072.5,100%",
+            "--time",
+            "1,2",
+            "--top",
+            "1",
+            &path,
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--compare-time 11072.5,100% selects no sample")
+            && err.ends_with("subtract that, --compare-time 0.228667666,100%)\n"),
+        "{err}"
+    );
+    // Past the end, but not perf's times: only how long the recording is.
+    let out = run(&["--time", "5,6", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.ends_with("(the recording lasts 3.016000598 s; --time counts from its first sample, at 11072.271332334 s in perf's clock)\n"),
+        "{err}"
+    );
+}

@@ -281,9 +281,13 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
 /// The heat map of the samples `args` select (20 ms rows).
 ///
 /// # Errors
-/// As [`apply`].
+/// As [`apply`]: a selection with no sample is refused as for the other outputs, rather
+/// than printed as an empty map.
 pub fn heat_map(rec: &Loaded, args: &SliceArgs) -> Result<HeatMap> {
     let slice = slice_for(rec, args, args.time, "--time")?;
+    if slice.samples(rec.samples()).next().is_none() {
+        return Err(empty_slice(rec, args, &slice, "--time", args.time));
+    }
     Ok(heatmap::heat_map(
         rec.samples(),
         &slice,

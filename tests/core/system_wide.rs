@@ -579,6 +579,18 @@ fn absolute_times_pasted_from_perf_get_the_relative_range() {
             && err.ends_with("subtract that, --compare-time 0.228667666,100%)\n"),
         "{err}"
     );
+    // The heat map of such a range is no empty CSV either.
+    let out = run(
+        &["--heatmap", "csv", "--time", "11073.27,11074.27", &path],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "{err}");
+    assert!(
+        err.ends_with("subtract that, --time 0.998667666,1.998667666)\n"),
+        "{err}"
+    );
     // Past the end, but not perf's times: only how long the recording is.
     let out = run(&["--time", "5,6", "--top", "1", &path], None);
     let err = String::from_utf8_lossy(&out.stderr);

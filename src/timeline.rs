@@ -187,7 +187,8 @@ fn slice_profile(
 /// The error of a slice that selects no sample, saying what the recording has instead.
 /// A range that starts past the last sample gets the recording's length and the time of
 /// its first sample in perf's clock, and when it looks like perf's absolute times (as
-/// `perf script` prints them and its `--time` takes them), the relative range to use.
+/// `perf script` prints them and its `--time` takes them), the relative range to use;
+/// `--comms` that name no task get the comms there are (see [`unknown_comms`]).
 fn empty_slice(
     rec: &Loaded,
     args: &SliceArgs,
@@ -197,31 +198,126 @@ fn empty_slice(
 ) -> Error {
     let table = rec.samples();
     let (duration, first) = (table.duration(), table.first_time());
-    let detail = match (range, slice.range) {
+    let past_the_end = match (range, slice.range) {
         (Some(asked), Some((start, _))) if start > duration => {
             let origin = format!(
                 "the recording lasts {}; {flag} counts from its first sample, at {} in perf's clock",
                 seconds(duration),
                 seconds(first)
             );
-            match relative(asked, first)
-                .filter(|r| r.resolve(duration).is_ok_and(|(s, _)| s <= duration))
-            {
-                Some(r) => format!("{origin}: subtract that, {flag} {r}"),
-                None => origin,
-            }
+            Some(
+                match relative(asked, first)
+                    .filter(|r| r.resolve(duration).is_ok_and(|(s, _)| s <= duration))
+                {
+                    Some(r) => format!("{origin}: subtract that, {flag} {r}"),
+                    None => origin,
+                },
+            )
         }
-        _ => format!(
+        _ => None,
+    };
+    let hints: Vec<String> = past_the_end
+        .into_iter()
+        .chain(unknown_comms(table, args))
+        .collect();
+    let detail = if hints.is_empty() {
+        format!(
             "the recording lasts {} from its first sample, with {} tasks",
             seconds(duration),
             table.tasks().len()
-        ),
+        )
+    } else {
+        hints.join("; ")
     };
     Error::EmptySlice {
         source_name: rec.main().source.clone(),
         what: given(args, flag, range),
         detail,
     }
+}
+
+/// The bytes of a comm that perf records (the kernel's `TASK_COMM_LEN`, 16 with the NUL).
+const COMM_BYTES: usize = 15;
+
+/// How many comms an error lists.
+const COMMS_LISTED: usize = 10;
+
+/// What the recording has instead of the `--comms` that name no task in it, if any: a
+/// comm longer than perf keeps is told so (with the list that would name tasks, when
+/// cutting each one does), else the comms there are, most samples first.
+fn unknown_comms(table: &SampleTable, args: &SliceArgs) -> Option<String> {
+    let asked = args.tasks.comms.as_ref()?;
+    // A comm names a task as `--comms` matches them (as printed, or spaces as `_`).
+    let names_a_task = |comm: &str| {
+        let filter = TaskFilter {
+            comms: Some(vec![comm.to_owned()]),
+            ..TaskFilter::default()
+        };
+        select_tasks(table, &filter).is_ok_and(|set| set.is_some_and(|set| !set.is_empty()))
+    };
+    let unknown: Vec<&str> = asked
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !names_a_task(c))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = unknown.iter().map(|c| quoted(c)).collect();
+    let mut parts = vec![format!("no task is named {}", named.join(", "))];
+    if unknown.iter().any(|c| c.len() > COMM_BYTES) {
+        let cut = format!("perf keeps a comm's first {COMM_BYTES} bytes");
+        let fixed: Vec<&str> = asked
+            .iter()
+            .map(|c| if names_a_task(c) { c } else { perf_comm(c) })
+            .collect();
+        if fixed.iter().all(|c| names_a_task(c)) {
+            parts.push(format!("{cut}: --comms {}", quoted(&fixed.join(","))));
+            return Some(parts.join("; "));
+        }
+        parts.push(cut);
+    }
+    let comms = comms_by_samples(table);
+    let listed: Vec<String> = comms
+        .iter()
+        .take(COMMS_LISTED)
+        .map(|(c, _)| quoted(c))
+        .collect();
+    let more = match comms.len().saturating_sub(COMMS_LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    parts.push(format!(
+        "comms here, most samples first: {}{more}",
+        listed.join(", ")
+    ));
+    Some(parts.join("; "))
+}
+
+/// `comm` as perf records it: its first [`COMM_BYTES`] bytes (on a character boundary).
+fn perf_comm(comm: &str) -> &str {
+    let end = (0..=COMM_BYTES.min(comm.len()))
+        .rev()
+        .find(|&i| comm.is_char_boundary(i))
+        .unwrap_or(0);
+    &comm[..end]
+}
+
+/// The comms of the recording with their samples, most first (ties by name).
+fn comms_by_samples(table: &SampleTable) -> Vec<(&str, u64)> {
+    let mut per_task = vec![0u64; table.tasks().len()];
+    for s in table.samples() {
+        if let Some(n) = per_task.get_mut(s.task.0 as usize) {
+            *n += 1;
+        }
+    }
+    let mut per_comm: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for (task, n) in table.tasks().iter().zip(per_task) {
+        *per_comm.entry(&task.comm).or_default() += n;
+    }
+    let mut comms: Vec<(&str, u64)> = per_comm.into_iter().collect();
+    comms.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    comms
 }
 
 /// `range` with `first` (a time in perf's clock) subtracted from its times, when both are

@@ -490,7 +490,8 @@ fn a_user_looks_at_the_recording() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("--comms 'nobody' selects no sample") && err.contains("82 tasks"),
+        err.contains("--comms 'nobody' selects no sample")
+            && err.contains("no task is named 'nobody'; comms here, most samples first: 'sort', "),
         "{err}"
     );
 }
@@ -598,4 +599,50 @@ fn absolute_times_pasted_from_perf_get_the_relative_range() {
         err.ends_with("(the recording lasts 3.016000598 s; --time counts from its first sample, at 11072.271332334 s in perf's clock)\n"),
         "{err}"
     );
+}
+
+#[test]
+fn an_unknown_comm_is_told_the_comms_there_are() {
+    let path = testdata(FULL);
+    let failure = |flags: &[&str]| {
+        let mut args = flags.to_vec();
+        args.extend(["--top", "1", &path]);
+        let out = run(&args, None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        err
+    };
+    // Most samples first, ties by name, ten of the twelve.
+    let comms = "comms here, most samples first: 'sort', 'sysw-sort', 'sysw hash', 'sysw', 'gzip', 'sha256sum', 'sh', 'kworker/0:2-eve', 'kworker/u8:0-ev', 'perf-exec' and 2 more";
+    assert_eq!(
+        failure(&["--comms", "sorted"]),
+        format!(
+            "flametui: {path}: --comms 'sorted' selects no sample (no task is named 'sorted'; {comms})\n"
+        )
+    );
+    // Only the unknown one is named; the known one has no sample in the range.
+    let err = failure(&["--comms", "gzip,nobody", "--time", "5,6"]);
+    assert!(
+        err.contains("(the recording lasts 3.016000598 s;")
+            && err.contains("; no task is named 'nobody'; comms here, most samples first: 'sort',"),
+        "{err}"
+    );
+    // perf keeps 15 bytes of a comm: a longer one cannot be there.
+    let err = failure(&["--comms", "kworker/u8:0-events_unbound"]);
+    assert!(
+        err.ends_with(
+            "(no task is named 'kworker/u8:0-events_unbound'; perf keeps a comm's first 15 bytes: --comms 'kworker/u8:0-ev')\n"
+        ),
+        "{err}"
+    );
+    let err = failure(&["--comms", "sha256sum-checker"]);
+    assert!(
+        err.contains(
+            "(no task is named 'sha256sum-checker'; perf keeps a comm's first 15 bytes; comms here, most samples first: 'sort',"
+        ),
+        "{err}"
+    );
+    // Known comms and tasks that exclude each other: the tasks' count, as before.
+    let err = failure(&["--comms", "gzip", "--tids", "17349"]);
+    assert!(err.ends_with("with 82 tasks)\n"), "{err}");
 }

@@ -77,6 +77,16 @@ pub enum Error {
         /// What is missing and how to get it.
         why: String,
     },
+    /// A profile path that does not exist and is a list of ids given after `--pid` or
+    /// `--tid`: perf script's spelling of flametui's `--pids`/`--tids` (flametui's `--pid`
+    /// and `--tid` are inferno's naming options and take no value). A usage error.
+    #[error("{}", ids_as_profile(.ids, *.threads))]
+    IdsAsProfile {
+        /// The path as given: ids, comma-separated.
+        ids: String,
+        /// It followed `--tid` (thread ids), not `--pid`.
+        threads: bool,
+    },
     /// A time or task flag is unusable as given (an empty range, a combination not
     /// supported). A usage error (exit status 2).
     #[error("{0}")]
@@ -97,8 +107,24 @@ impl Error {
     /// True for the errors of a bad flag or value that the command line reports with
     /// exit status 2 (the others are 1).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::NoTimeline { .. } | Error::SliceUsage(_))
+        matches!(
+            self,
+            Error::NoTimeline { .. } | Error::SliceUsage(_) | Error::IdsAsProfile { .. }
+        )
     }
+}
+
+/// The message of [`Error::IdsAsProfile`].
+fn ids_as_profile(ids: &str, threads: bool) -> String {
+    let (flag, tasks, naming) = if threads {
+        ("tid", "threads", "pid and tid")
+    } else {
+        ("pid", "processes", "pid")
+    };
+    let ids = sanitize(ids);
+    format!(
+        "{ids}: no such file; to keep only these {tasks} use --{flag}s {ids} (--{flag} names frames by {naming}, as inferno does)"
+    )
 }
 
 /// A value the user gave, as a message shows it: in single quotes, so that leading and

@@ -646,3 +646,47 @@ fn an_unknown_comm_is_told_the_comms_there_are() {
     let err = failure(&["--comms", "gzip", "--tids", "17349"]);
     assert!(err.ends_with("with 82 tasks)\n"), "{err}");
 }
+
+#[test]
+fn perf_spellings_of_the_id_filters_point_to_pids_and_tids() {
+    let path = testdata(FULL);
+    let failure = |args: &[&str]| {
+        let out = run(args, None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), err)
+    };
+    assert_eq!(
+        failure(&["--pid", "17346", "--top", "1", &path]),
+        (
+            Some(2),
+            "flametui: 17346: no such file; to keep only these processes use --pids 17346 (--pid names frames by pid, as inferno does)\n".to_owned()
+        )
+    );
+    assert_eq!(
+        failure(&["--top", "1", &path, "--tid", "17349,17350"]),
+        (
+            Some(2),
+            "flametui: 17349,17350: no such file; to keep only these threads use --tids 17349,17350 (--tid names frames by pid and tid, as inferno does)\n".to_owned()
+        )
+    );
+    // Digits that follow no --pid, and a list that is not of ids, stay missing files.
+    for args in [
+        &["--top", "1", "17346", &path][..],
+        &["--pid", "173x6", "--top", "1", &path][..],
+    ] {
+        let (code, err) = failure(args);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("No such file or directory"), "{err}");
+    }
+    // A file named so is read.
+    let dir = std::env::temp_dir().join(format!("flametui-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("17346"), "a;b 3\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["--pid", "17346", "--export", "folded"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a;b 3\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,5 +1,6 @@
 //! Command-line arguments (clap derive). Flag names are stable: scripts and tests use them.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
@@ -285,6 +286,42 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Refuses a profile that is perf script's `--pid LIST` or `--tid LIST` filter: a list of
+/// ids right after `--pid` or `--tid` in `raw` (the command line as given), which clap
+/// takes for a path since these flags take no value here. A path for which `exists`
+/// holds is a file and is read as one.
+///
+/// # Errors
+/// [`crate::Error::IdsAsProfile`] for the first such profile that does not exist.
+pub fn check_id_lists(
+    raw: &[OsString],
+    profiles: &[String],
+    exists: impl Fn(&str) -> bool,
+) -> Result<(), crate::Error> {
+    let is_ids = |s: &str| {
+        s.split(',')
+            .all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let options = raw.iter().take_while(|a| *a != "--");
+    for (flag, value) in options.clone().zip(options.skip(1)) {
+        let threads = match flag.to_str() {
+            Some("--pid") => false,
+            Some("--tid") => true,
+            _ => continue,
+        };
+        let Some(ids) = value.to_str().filter(|v| is_ids(v)) else {
+            continue;
+        };
+        if profiles.iter().any(|p| p == ids) && !exists(ids) {
+            return Err(crate::Error::IdsAsProfile {
+                ids: ids.to_owned(),
+                threads,
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Args {
     /// The transforms these arguments ask for, in the order they apply:
     /// exclude, focus, hide, collapse recursion, invert.
@@ -293,7 +330,9 @@ impl Args {
     /// An invalid regex, named with the flag it came from.
     pub fn transforms(&self) -> Result<Vec<Transform>, crate::Error> {
         let re = |flag: &str, s: &str| {
-            Regex::new(s).map_err(|e| crate::Error::Usage(format!("--{flag} {s}: {e}")))
+            Regex::new(s).map_err(|e| {
+                crate::Error::Usage(format!("--{flag} {}: {e}", crate::error::quoted(s)))
+            })
         };
         let mut out = Vec::new();
         for e in &self.exclude {
@@ -355,6 +394,31 @@ impl Args {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_after_pid_or_tid_are_perfs_filters() {
+        let raw = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        let profiles = |args: &[&str]| Args::try_parse_from(args).unwrap().profiles;
+        let check = |args: &[&str], exists: bool| {
+            check_id_lists(&raw(args), &profiles(args), |_| exists).map_err(|e| e.to_string())
+        };
+        let err = check(&["flametui", "--pid", "17346", "f"], false).unwrap_err();
+        assert!(err.starts_with("17346: no such file; "), "{err}");
+        assert!(err.contains("use --pids 17346 "), "{err}");
+        let err = check(&["flametui", "f", "--tid", "1,2"], false).unwrap_err();
+        assert!(err.contains("use --tids 1,2 "), "{err}");
+        let usage = check_id_lists(&raw(&["x", "--pid", "7"]), &["7".into()], |_| false);
+        assert!(usage.is_err_and(|e| e.is_usage()));
+        for ok in [
+            &["flametui", "--pid", "17346", "f"][..],
+            &["flametui", "--pid", "f", "17346"][..],
+            &["flametui", "--pid", "1,,2", "f"][..],
+            &["flametui", "--pid", "--", "17346"][..],
+        ] {
+            let exists = ok[2] == "17346";
+            assert_eq!(check(ok, exists), Ok(()), "{ok:?}");
+        }
+    }
 
     #[test]
     fn help_lists_every_exit_status() {

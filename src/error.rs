@@ -77,6 +77,16 @@ pub enum Error {
         /// What is missing and how to get it.
         why: String,
     },
+    /// A profile path that does not exist and is a list of ids given after `--pid` or
+    /// `--tid`: perf script's spelling of flametui's `--pids`/`--tids` (flametui's `--pid`
+    /// and `--tid` are inferno's naming options and take no value). A usage error.
+    #[error("{}", ids_as_profile(.ids, *.threads))]
+    IdsAsProfile {
+        /// The path as given: ids, comma-separated.
+        ids: String,
+        /// It followed `--tid` (thread ids), not `--pid`.
+        threads: bool,
+    },
     /// A time or task flag is unusable as given (an empty range, a combination not
     /// supported). A usage error (exit status 2).
     #[error("{0}")]
@@ -97,9 +107,45 @@ impl Error {
     /// True for the errors of a bad flag or value that the command line reports with
     /// exit status 2 (the others are 1).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::NoTimeline { .. } | Error::SliceUsage(_))
+        matches!(
+            self,
+            Error::NoTimeline { .. } | Error::SliceUsage(_) | Error::IdsAsProfile { .. }
+        )
     }
+}
+
+/// The message of [`Error::IdsAsProfile`].
+fn ids_as_profile(ids: &str, threads: bool) -> String {
+    let (flag, tasks, naming) = if threads {
+        ("tid", "threads", "pid and tid")
+    } else {
+        ("pid", "processes", "pid")
+    };
+    let ids = sanitize(ids);
+    format!(
+        "{ids}: no such file; to keep only these {tasks} use --{flag}s {ids} (--{flag} names frames by {naming}, as inferno does)"
+    )
+}
+
+/// A value the user gave, as a message shows it: in single quotes, so that leading and
+/// trailing spaces (or an empty value) show, escaped for the terminal ([`sanitize`]), and
+/// a quote inside written as a shell reads it (`'it'\''s'`), so that it can be pasted back.
+pub fn quoted(value: &str) -> String {
+    format!("'{}'", sanitize(value).replace('\'', r"'\''"))
 }
 
 /// Result alias of the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    #[test]
+    fn quoted_values_show_their_spaces_and_nothing_raw() {
+        assert_eq!(quoted(" sort"), "' sort'");
+        assert_eq!(quoted(""), "''");
+        assert_eq!(quoted("it's"), r"'it'\''s'");
+        assert_eq!(quoted("a\u{1b}[2J\n"), r"'a\x1b[2J\x0a'");
+    }
+}

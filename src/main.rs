@@ -1,13 +1,15 @@
 //! The `flametui` binary: parses arguments, calls the library, maps errors to exit codes.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser};
 use flametui::app::TransformStack;
-use flametui::cli::{Args, ExportArg, exit};
+use flametui::cli::{self, Args, ExportArg, exit};
 use flametui::export::{self, Named};
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::transform::Transform;
@@ -109,6 +111,9 @@ fn run(args: &Args) -> Result<Ending> {
         return Ok(Ending::Complete);
     }
     let mut paths = args.profiles.clone();
+    // `--pid 17346` as perf script spells its filter: the ids were read as a path.
+    let raw: Vec<OsString> = std::env::args_os().collect();
+    cli::check_id_lists(&raw, &paths, |p| Path::new(p).exists())?;
     if paths.iter().any(|p| p == "-") && io::stdin().is_terminal() {
         bail!(
             "`-` reads the profile from standard input, which is a terminal here: pipe one in (`perf script | flametui -`) or name a file"

@@ -46,8 +46,8 @@ fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> Stri
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Top {} functions by self weight (total {} {label})",
-        rows.len(),
+        "Top {} by self weight (total {} {label})",
+        functions(rows.len()),
         w(total),
     );
     let width = rows
@@ -73,6 +73,15 @@ fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> Stri
         );
     }
     out
+}
+
+/// `1 function`, `2 functions`: the count of a table's rows.
+fn functions(n: usize) -> String {
+    if n == 1 {
+        "1 function".to_owned()
+    } else {
+        format!("{n} functions")
+    }
 }
 
 /// What one record of the input is, counted: `1,298 samples` for perf script (one event
@@ -246,10 +255,10 @@ pub fn delta_table(before: &Profile, after: &Profile, n: usize) -> String {
         .max()
         .unwrap_or(5);
     let mut out = format!(
-        "BEFORE {}\nAFTER  {}\n\nTop {} functions by change of total share (Δ in percentage points)\n",
+        "BEFORE {}\nAFTER  {}\n\nTop {} by change of total share (Δ in percentage points)\n",
         header(before),
         header(after),
-        rows.len()
+        functions(rows.len())
     );
     let _ = writeln!(
         out,

@@ -4,11 +4,11 @@
 //! Inputs that cannot answer a flag — no timestamps, no tasks, no process ids — are
 //! refused with an error naming the file and saying what is missing.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, quoted};
 use crate::input::Loaded;
 use crate::profile::heatmap::{self, HeatMap};
 use crate::profile::slice::{
-    TaskFilter, TaskFilterError, TimeRange, range_label, seconds, select_tasks,
+    TaskFilter, TaskFilterError, TimeBound, TimeRange, range_label, seconds, select_tasks,
 };
 use crate::profile::{Format, Profile, SampleTable, Slice, slice_tree};
 
@@ -56,18 +56,27 @@ impl SliceArgs {
         .find_map(|(given, flag)| given.then_some(flag))
     }
 
-    /// The task flags as given, for labels and messages: `comms a,b · tids 7`.
-    fn tasks_label(&self) -> Option<String> {
+    /// The task flags given, each with its list: `("comms", "a,b")`.
+    fn task_lists(&self) -> Vec<(&'static str, String)> {
         let t = &self.tasks;
         let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let parts: Vec<String> = [
-            t.comms.as_ref().map(|c| format!("comms {}", c.join(","))),
-            t.pids.as_ref().map(|p| format!("pids {}", join(p))),
-            t.tids.as_ref().map(|p| format!("tids {}", join(p))),
+        [
+            t.comms.as_ref().map(|c| ("comms", c.join(","))),
+            t.pids.as_ref().map(|p| ("pids", join(p))),
+            t.tids.as_ref().map(|p| ("tids", join(p))),
         ]
         .into_iter()
         .flatten()
-        .collect();
+        .collect()
+    }
+
+    /// The task flags as a label: `comms a,b · tids 7`.
+    fn tasks_label(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .task_lists()
+            .into_iter()
+            .map(|(name, list)| format!("{name} {list}"))
+            .collect();
         (!parts.is_empty()).then(|| parts.join(" · "))
     }
 }
@@ -142,24 +151,22 @@ fn slice_for(
 
 /// The profile of one slice: its tree re-aggregated from the samples, the stats' sample
 /// count that of the slice, the source named with the slice (`prof.txt [1.50–1.70 s]`).
+/// `flag` and `range` are the time flag of this side and its range as given.
 ///
 /// # Errors
 /// [`Error::EmptySlice`] when no sample is in it.
-fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) -> Result<Profile> {
+fn slice_profile(
+    rec: &Loaded,
+    args: &SliceArgs,
+    slice: &Slice,
+    flag: &str,
+    range: Option<TimeRange>,
+) -> Result<Profile> {
     let p = rec.main();
     let tree = slice_tree(&p.tree, rec.samples(), slice);
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
     if samples == 0 {
-        let detail = format!(
-            "the recording lasts {} from its first sample, with {} tasks",
-            seconds(rec.samples().duration()),
-            rec.samples().tasks().len()
-        );
-        return Err(Error::EmptySlice {
-            source_name: p.source.clone(),
-            what,
-            detail,
-        });
+        return Err(empty_slice(rec, args, slice, flag, range));
     }
     let label: Vec<String> = slice
         .range
@@ -177,13 +184,163 @@ fn slice_profile(rec: &Loaded, args: &SliceArgs, slice: &Slice, what: String) ->
     })
 }
 
-/// The flags of one side as the user gave them, for messages.
+/// The error of a slice that selects no sample, saying what the recording has instead.
+/// A range that starts past the last sample gets the recording's length and the time of
+/// its first sample in perf's clock, and when it looks like perf's absolute times (as
+/// `perf script` prints them and its `--time` takes them), the relative range to use;
+/// `--comms` that name no task get the comms there are (see [`unknown_comms`]).
+fn empty_slice(
+    rec: &Loaded,
+    args: &SliceArgs,
+    slice: &Slice,
+    flag: &str,
+    range: Option<TimeRange>,
+) -> Error {
+    let table = rec.samples();
+    let (duration, first) = (table.duration(), table.first_time());
+    let past_the_end = match (range, slice.range) {
+        (Some(asked), Some((start, _))) if start > duration => {
+            let origin = format!(
+                "the recording lasts {}; {flag} counts from its first sample, at {} in perf's clock",
+                seconds(duration),
+                seconds(first)
+            );
+            Some(
+                match relative(asked, first)
+                    .filter(|r| r.resolve(duration).is_ok_and(|(s, _)| s <= duration))
+                {
+                    Some(r) => format!("{origin}: subtract that, {flag} {r}"),
+                    None => origin,
+                },
+            )
+        }
+        _ => None,
+    };
+    let hints: Vec<String> = past_the_end
+        .into_iter()
+        .chain(unknown_comms(table, args))
+        .collect();
+    let detail = if hints.is_empty() {
+        format!(
+            "the recording lasts {} from its first sample, with {} tasks",
+            seconds(duration),
+            table.tasks().len()
+        )
+    } else {
+        hints.join("; ")
+    };
+    Error::EmptySlice {
+        source_name: rec.main().source.clone(),
+        what: given(args, flag, range),
+        detail,
+    }
+}
+
+/// The bytes of a comm that perf records (the kernel's `TASK_COMM_LEN`, 16 with the NUL).
+const COMM_BYTES: usize = 15;
+
+/// How many comms an error lists.
+const COMMS_LISTED: usize = 10;
+
+/// What the recording has instead of the `--comms` that name no task in it, if any: a
+/// comm longer than perf keeps is told so (with the list that would name tasks, when
+/// cutting each one does), else the comms there are, most samples first.
+fn unknown_comms(table: &SampleTable, args: &SliceArgs) -> Option<String> {
+    let asked = args.tasks.comms.as_ref()?;
+    // A comm names a task as `--comms` matches them (as printed, or spaces as `_`).
+    let names_a_task = |comm: &str| {
+        let filter = TaskFilter {
+            comms: Some(vec![comm.to_owned()]),
+            ..TaskFilter::default()
+        };
+        select_tasks(table, &filter).is_ok_and(|set| set.is_some_and(|set| !set.is_empty()))
+    };
+    let unknown: Vec<&str> = asked
+        .iter()
+        .map(String::as_str)
+        .filter(|c| !names_a_task(c))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = unknown.iter().map(|c| quoted(c)).collect();
+    let mut parts = vec![format!("no task is named {}", named.join(", "))];
+    if unknown.iter().any(|c| c.len() > COMM_BYTES) {
+        let cut = format!("perf keeps a comm's first {COMM_BYTES} bytes");
+        let fixed: Vec<&str> = asked
+            .iter()
+            .map(|c| if names_a_task(c) { c } else { perf_comm(c) })
+            .collect();
+        if fixed.iter().all(|c| names_a_task(c)) {
+            parts.push(format!("{cut}: --comms {}", quoted(&fixed.join(","))));
+            return Some(parts.join("; "));
+        }
+        parts.push(cut);
+    }
+    let comms = comms_by_samples(table);
+    let listed: Vec<String> = comms
+        .iter()
+        .take(COMMS_LISTED)
+        .map(|(c, _)| quoted(c))
+        .collect();
+    let more = match comms.len().saturating_sub(COMMS_LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    parts.push(format!(
+        "comms here, most samples first: {}{more}",
+        listed.join(", ")
+    ));
+    Some(parts.join("; "))
+}
+
+/// `comm` as perf records it: its first [`COMM_BYTES`] bytes (on a character boundary).
+fn perf_comm(comm: &str) -> &str {
+    let end = (0..=COMM_BYTES.min(comm.len()))
+        .rev()
+        .find(|&i| comm.is_char_boundary(i))
+        .unwrap_or(0);
+    &comm[..end]
+}
+
+/// The comms of the recording with their samples, most first (ties by name).
+fn comms_by_samples(table: &SampleTable) -> Vec<(&str, u64)> {
+    let mut per_task = vec![0u64; table.tasks().len()];
+    for s in table.samples() {
+        if let Some(n) = per_task.get_mut(s.task.0 as usize) {
+            *n += 1;
+        }
+    }
+    let mut per_comm: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for (task, n) in table.tasks().iter().zip(per_task) {
+        *per_comm.entry(&task.comm).or_default() += n;
+    }
+    let mut comms: Vec<(&str, u64)> = per_comm.into_iter().collect();
+    comms.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    comms
+}
+
+/// `range` with `first` (a time in perf's clock) subtracted from its times, when both are
+/// at or after it; shares stay.
+fn relative(range: TimeRange, first: u64) -> Option<TimeRange> {
+    let shift = |b: TimeBound| match b {
+        TimeBound::Nanos(ns) => ns.checked_sub(first).map(TimeBound::Nanos),
+        share @ TimeBound::Share(_) => Some(share),
+    };
+    Some(TimeRange {
+        start: shift(range.start)?,
+        end: shift(range.end)?,
+    })
+}
+
+/// The flags of one side as the user gave them, for messages: `--time 1,2 --comms 'a b'`
+/// (comms quoted, so that spaces show).
 fn given(args: &SliceArgs, flag: &str, range: Option<TimeRange>) -> String {
     let mut parts: Vec<String> = range.map(|r| format!("{flag} {r}")).into_iter().collect();
-    parts.extend(
-        args.tasks_label()
-            .map(|t| format!("--{}", t.replace(" · ", " --"))),
-    );
+    parts.extend(args.task_lists().into_iter().map(|(name, list)| {
+        let list = if name == "comms" { quoted(&list) } else { list };
+        format!("--{name} {list}")
+    }));
     parts.join(" ")
 }
 
@@ -202,7 +359,7 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
         return Ok(rec);
     }
     let after_slice = slice_for(&rec, args, args.time, "--time")?;
-    let after = slice_profile(&rec, args, &after_slice, given(args, "--time", args.time))?;
+    let after = slice_profile(&rec, args, &after_slice, "--time", args.time)?;
     let Some(before_range) = args.compare_time else {
         return Ok(Loaded::Single(after));
     };
@@ -211,7 +368,8 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
         &rec,
         args,
         &before_slice,
-        given(args, "--compare-time", Some(before_range)),
+        "--compare-time",
+        Some(before_range),
     )?;
     Ok(Loaded::Diff { before, after })
 }
@@ -219,9 +377,13 @@ pub fn apply(rec: Loaded, args: &SliceArgs) -> Result<Loaded> {
 /// The heat map of the samples `args` select (20 ms rows).
 ///
 /// # Errors
-/// As [`apply`].
+/// As [`apply`]: a selection with no sample is refused as for the other outputs, rather
+/// than printed as an empty map.
 pub fn heat_map(rec: &Loaded, args: &SliceArgs) -> Result<HeatMap> {
     let slice = slice_for(rec, args, args.time, "--time")?;
+    if slice.samples(rec.samples()).next().is_none() {
+        return Err(empty_slice(rec, args, &slice, "--time", args.time));
+    }
     Ok(heatmap::heat_map(
         rec.samples(),
         &slice,

@@ -193,7 +193,7 @@ fn transforms_apply_from_the_command_line() {
     let out = run(&["--export", "folded", "--exclude", "(", "-"], Some(input));
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("--exclude ("),
+        text(&out.stderr).contains("--exclude '('"),
         "{}",
         text(&out.stderr)
     );

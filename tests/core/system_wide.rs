@@ -490,7 +490,203 @@ fn a_user_looks_at_the_recording() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("--comms nobody selects no sample") && err.contains("82 tasks"),
+        err.contains("--comms 'nobody' selects no sample")
+            && err.contains("no task is named 'nobody'; comms here, most samples first: 'sort', "),
         "{err}"
     );
+}
+
+#[test]
+fn one_function_is_one_function() {
+    let path = testdata(FULL);
+    let top = stdout(&["--top", "1", &path], None);
+    assert!(
+        top.starts_with("Top 1 function by self weight (total 6,014,028,008 ns)\n"),
+        "{top}"
+    );
+    let delta = stdout(
+        &[
+            "--compare-time",
+            "0,1",
+            "--time",
+            "1,2",
+            "--top",
+            "1",
+            &path,
+        ],
+        None,
+    );
+    assert!(
+        delta.contains("\nTop 1 function by change of total share"),
+        "{delta}"
+    );
+}
+
+#[test]
+fn values_in_messages_are_quoted() {
+    let path = testdata(FULL);
+    // perf prints ` sort` nowhere: the leading space must show in the message.
+    let out = run(&["--comms", " sort", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{FULL}: --comms ' sort' selects no sample")),
+        "{err}"
+    );
+    // Escaped for the terminal, and a quote inside stays readable as the shell reads it.
+    let out = run(&["--comms", "it's\x1b[2J", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(r"--comms 'it'\''s\x1b[2J' selects"), "{err}");
+    let out = run(&["--exclude", " (", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("flametui: --exclude ' (': "), "{err}");
+}
+
+#[test]
+fn absolute_times_pasted_from_perf_get_the_relative_range() {
+    let path = testdata(FULL);
+    // perf script prints the first sample at 11072.271332334.
+    let out = run(&["--time", "11073.27,11074.27", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "flametui: {path}: --time 11073.27,11074.27 selects no sample (the recording lasts 3.016000598 s; --time counts from its first sample, at 11072.271332334 s in perf's clock: subtract that, --time 0.998667666,1.998667666)\n"
+        )
+    );
+    // The suggestion selects what perf's --time 11073.27,11074.27 does (but the sample
+    // at its end, see the deviation table).
+    stdout(
+        &["--time", "0.998667666,1.998667666", "--top", "1", &path],
+        None,
+    );
+    // Either range of a comparison, and a share as END.
+    let out = run(
+        &[
+            "--compare-time",
+            "11072.5,100%",
+            "--time",
+            "1,2",
+            "--top",
+            "1",
+            &path,
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--compare-time 11072.5,100% selects no sample")
+            && err.ends_with("subtract that, --compare-time 0.228667666,100%)\n"),
+        "{err}"
+    );
+    // The heat map of such a range is no empty CSV either.
+    let out = run(
+        &["--heatmap", "csv", "--time", "11073.27,11074.27", &path],
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "{err}");
+    assert!(
+        err.ends_with("subtract that, --time 0.998667666,1.998667666)\n"),
+        "{err}"
+    );
+    // Past the end, but not perf's times: only how long the recording is.
+    let out = run(&["--time", "5,6", "--top", "1", &path], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.ends_with("(the recording lasts 3.016000598 s; --time counts from its first sample, at 11072.271332334 s in perf's clock)\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_comm_is_told_the_comms_there_are() {
+    let path = testdata(FULL);
+    let failure = |flags: &[&str]| {
+        let mut args = flags.to_vec();
+        args.extend(["--top", "1", &path]);
+        let out = run(&args, None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        err
+    };
+    // Most samples first, ties by name, ten of the twelve.
+    let comms = "comms here, most samples first: 'sort', 'sysw-sort', 'sysw hash', 'sysw', 'gzip', 'sha256sum', 'sh', 'kworker/0:2-eve', 'kworker/u8:0-ev', 'perf-exec' and 2 more";
+    assert_eq!(
+        failure(&["--comms", "sorted"]),
+        format!(
+            "flametui: {path}: --comms 'sorted' selects no sample (no task is named 'sorted'; {comms})\n"
+        )
+    );
+    // Only the unknown one is named; the known one has no sample in the range.
+    let err = failure(&["--comms", "gzip,nobody", "--time", "5,6"]);
+    assert!(
+        err.contains("(the recording lasts 3.016000598 s;")
+            && err.contains("; no task is named 'nobody'; comms here, most samples first: 'sort',"),
+        "{err}"
+    );
+    // perf keeps 15 bytes of a comm: a longer one cannot be there.
+    let err = failure(&["--comms", "kworker/u8:0-events_unbound"]);
+    assert!(
+        err.ends_with(
+            "(no task is named 'kworker/u8:0-events_unbound'; perf keeps a comm's first 15 bytes: --comms 'kworker/u8:0-ev')\n"
+        ),
+        "{err}"
+    );
+    let err = failure(&["--comms", "sha256sum-checker"]);
+    assert!(
+        err.contains(
+            "(no task is named 'sha256sum-checker'; perf keeps a comm's first 15 bytes; comms here, most samples first: 'sort',"
+        ),
+        "{err}"
+    );
+    // Known comms and tasks that exclude each other: the tasks' count, as before.
+    let err = failure(&["--comms", "gzip", "--tids", "17349"]);
+    assert!(err.ends_with("with 82 tasks)\n"), "{err}");
+}
+
+#[test]
+fn perf_spellings_of_the_id_filters_point_to_pids_and_tids() {
+    let path = testdata(FULL);
+    let failure = |args: &[&str]| {
+        let out = run(args, None);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), err)
+    };
+    assert_eq!(
+        failure(&["--pid", "17346", "--top", "1", &path]),
+        (
+            Some(2),
+            "flametui: 17346: no such file; to keep only these processes use --pids 17346 (--pid names frames by pid, as inferno does)\n".to_owned()
+        )
+    );
+    assert_eq!(
+        failure(&["--top", "1", &path, "--tid", "17349,17350"]),
+        (
+            Some(2),
+            "flametui: 17349,17350: no such file; to keep only these threads use --tids 17349,17350 (--tid names frames by pid and tid, as inferno does)\n".to_owned()
+        )
+    );
+    // Digits that follow no --pid, and a list that is not of ids, stay missing files.
+    for args in [
+        &["--top", "1", "17346", &path][..],
+        &["--pid", "173x6", "--top", "1", &path][..],
+    ] {
+        let (code, err) = failure(args);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("No such file or directory"), "{err}");
+    }
+    // A file named so is read.
+    let dir = std::env::temp_dir().join(format!("flametui-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("17346"), "a;b 3\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["--pid", "17346", "--export", "folded"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a;b 3\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,6 +12,7 @@ use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::heatmap::{DEFAULT_ROW_NS, heat_map};
 use flametui::profile::slice::{TaskFilter, select_tasks};
 use flametui::profile::{Slice, slice_tree};
+use flametui::timeline;
 use proptest::prelude::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
@@ -340,6 +341,25 @@ fn bad_ranges_and_empty_slices() {
     assert_eq!(code, Some(2), "{err}");
     let (code, err) = failure(&["--comms", "nobody", "--print", &t]);
     assert_eq!(code, Some(1), "{err}");
+}
+
+#[test]
+fn comms_listed_in_a_message_are_escaped() {
+    let text = "ev\x1b]0;il\x07 1/1 1.000000: 1 cpu-clock: \n\t1 f (/x)\n\n\
+                it's 2/2 2.000000: 1 cpu-clock: \n\t1 g (/x)\n\n";
+    let rec = input::load_reader(text.as_bytes(), "names.txt", &LoadOptions::default()).unwrap();
+    let args = timeline::SliceArgs {
+        tasks: TaskFilter {
+            comms: Some(vec!["evil".into()]),
+            ..TaskFilter::default()
+        },
+        ..timeline::SliceArgs::default()
+    };
+    let err = timeline::apply(rec, &args).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        r"names.txt: --comms 'evil' selects no sample (no task is named 'evil'; comms here, most samples first: 'ev\x1b]0;il\x07', 'it'\''s')"
+    );
 }
 
 #[test]

@@ -131,13 +131,13 @@ fn run(args: &Args) -> Result<Ending> {
     let transforms = args.transforms()?;
     let slicing = args.slice_args();
     if wants_viewer(args) {
-        if !slicing.is_empty() {
+        if !slicing.is_empty() && paths.len() != 1 {
             return Err(flametui::Error::SliceUsage(
-                "--time, --compare-time, --comms, --pids and --tids are not in the viewer yet: add --print, --top N, --export FORMAT or --heatmap csv".to_owned(),
+                "--time, --compare-time, --comms, --pids and --tids take one profile in the viewer (compare two ranges of it with --compare-time)".to_owned(),
             )
             .into());
         }
-        return explore(args, &paths, &opts, transforms);
+        return explore(args, &paths, &opts, transforms, &slicing);
     }
     if (slicing.compare_time.is_some() || slicing.heatmap) && paths.len() != 1 {
         return Err(flametui::Error::SliceUsage(
@@ -270,6 +270,7 @@ fn explore(
     paths: &[String],
     opts: &LoadOptions,
     transforms: Vec<Transform>,
+    slicing: &flametui::timeline::SliceArgs,
 ) -> Result<Ending> {
     let colors = color::detect(args.color.into(), &ColorEnv::from_env());
     let app = if let [before, after] = paths {
@@ -277,7 +278,7 @@ fn explore(
     } else {
         let path = paths.last().context("no profile")?;
         let view = TransformStack::new(transforms, args.order.into());
-        terminal::explore_view(path, opts, view, colors)?
+        terminal::explore_sliced(path, opts, view, slicing, colors)?
     };
     if let Some(failure) = app.failure {
         bail!(failure);

@@ -37,6 +37,7 @@ use crate::app::{
 use crate::input::{self, LoadOptions, Loaded};
 use crate::profile::Profile;
 use crate::profile::transform::Transform;
+use crate::timeline::SliceArgs;
 use crate::ui;
 use crate::view::color::ColorMode;
 
@@ -54,6 +55,8 @@ pub enum Input {
     Progress(Progress),
     /// A snapshot of a profile still streaming in.
     Snapshot(Box<Profile>),
+    /// The slice the view starts with (`--time`, task lists), sent before `Loaded`.
+    Slice(crate::profile::slice::Slice),
     /// Loading finished (or failed, with the message).
     Loaded(Result<Box<Profile>, String>),
     /// Loading two profiles to compare (BEFORE, AFTER) finished, or failed.
@@ -291,6 +294,7 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
         Input::Event(_) | Input::Suspend | Input::Resume | Input::Computed(_) => None,
         Input::Progress(p) => Some(Action::Progress(p)),
         Input::Snapshot(p) => Some(Action::Snapshot(p)),
+        Input::Slice(s) => Some(Action::StartSlice(s)),
         Input::Loaded(Ok(p)) => Some(Action::Loaded(p)),
         Input::LoadedPair(Ok(pair)) => Some(Action::LoadedPair(pair)),
         Input::Loaded(Err(e)) | Input::LoadedPair(Err(e)) => Some(Action::Failed(e)),
@@ -324,7 +328,24 @@ pub fn explore_view(
     view: TransformStack,
     colors: ColorMode,
 ) -> io::Result<App> {
-    explore_paths(&[path], opts, &[], view, colors)
+    explore_sliced(path, opts, view, &SliceArgs::default(), colors)
+}
+
+/// As [`explore_view`], starting on the slice of the time and task flags (`--time` and
+/// the task lists as the view's first change, `--compare-time` as a comparison).
+///
+/// # Errors
+/// As [`explore_view`].
+pub fn explore_sliced(
+    path: &str,
+    opts: &LoadOptions,
+    view: TransformStack,
+    slicing: &SliceArgs,
+    colors: ColorMode,
+) -> io::Result<App> {
+    let mut job = open_job(path, opts, &[])?;
+    job.slicing = slicing.clone();
+    explore_jobs(vec![job], view, colors)
 }
 
 /// Reads BEFORE and AFTER in the background (one progress for both) and compares them
@@ -369,6 +390,7 @@ fn open_job(path: &str, opts: &LoadOptions, transforms: &[Transform]) -> io::Res
         name: source,
         opts: opts.clone(),
         transforms: transforms.to_vec(),
+        slicing: SliceArgs::default(),
     })
 }
 
@@ -384,6 +406,11 @@ fn explore_paths(
         .iter()
         .map(|p| open_job(p, opts, transforms))
         .collect::<io::Result<Vec<_>>>()?;
+    explore_jobs(jobs, view, colors)
+}
+
+/// Loads the jobs in the background and explores (or compares) them full-screen.
+fn explore_jobs(jobs: Vec<LoadJob>, view: TransformStack, colors: ColorMode) -> io::Result<App> {
     let source = jobs
         .iter()
         .map(|j| j.name.as_str())
@@ -583,6 +610,8 @@ struct LoadJob {
     name: String,
     opts: LoadOptions,
     transforms: Vec<Transform>,
+    /// Time and task flags, resolved once the input is read.
+    slicing: SliceArgs,
 }
 
 /// How often a streaming input refreshes the graph.
@@ -633,12 +662,19 @@ fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
                 bytes: Arc::clone(&bytes),
             };
             let name = job.name;
+            let slicing = job.slicing;
             let one = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 input::load_reader(counting, &name, &job.opts)
-                    .map(|l| l.transformed(&job.transforms))
+                    .and_then(|l| crate::timeline::for_viewer(l, &slicing))
+                    .map(|(l, slice)| (l.transformed(&job.transforms), slice))
             }));
             match one {
-                Ok(Ok(l)) => loaded.push(l),
+                Ok(Ok((l, slice))) => {
+                    if let Some(slice) = slice {
+                        let _ = tx.send(Input::Slice(slice));
+                    }
+                    loaded.push(l);
+                }
                 Ok(Err(e)) => loaded_err(&tx, &done, e.to_string()),
                 Err(_) => loaded_err(&tx, &done, format!("{name}: internal error while reading")),
             }

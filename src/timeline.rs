@@ -149,6 +149,26 @@ fn slice_for(
     Ok(Slice { range, tasks })
 }
 
+/// What the viewer starts on for these flags: the recording whole with the slice its view
+/// starts with (`--time`, task lists: a breadcrumb that `u` undoes, the heat map still
+/// there), or for `--compare-time` the two ranges as a comparison. `None` when no flag
+/// slices.
+///
+/// # Errors
+/// As [`apply`].
+pub fn for_viewer(rec: Loaded, args: &SliceArgs) -> Result<(Loaded, Option<Slice>)> {
+    if args.compare_time.is_some() {
+        return Ok((apply(rec, args)?, None));
+    }
+    if args.time.is_none() && args.tasks.is_empty() {
+        return Ok((rec, None));
+    }
+    let slice = slice_for(&rec, args, args.time, "--time")?;
+    // An empty slice is refused as the text outputs refuse it.
+    slice_profile(&rec, args, &slice, "--time", args.time)?;
+    Ok((rec, Some(slice)))
+}
+
 /// The profile of one slice: its tree re-aggregated from the samples, the stats' sample
 /// count that of the slice, the source named with the slice (`prof.txt [1.50–1.70 s]`).
 /// `flag` and `range` are the time flag of this side and its range as given.

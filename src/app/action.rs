@@ -77,6 +77,8 @@ pub enum Action {
     Drag(u16, u16),
     /// The left button was released.
     Release(u16, u16),
+    /// The view starts on this slice of the recording (time and task flags).
+    StartSlice(crate::profile::slice::Slice),
     /// The terminal was resized.
     Resize(u16, u16),
     /// More of the input was read.

@@ -25,6 +25,7 @@ fn waits_for_the_graph(action: &Action) -> bool {
             | Action::LoadedPair(_)
             | Action::Failed(_)
             | Action::Computing(..)
+            | Action::StartSlice(_)
     )
 }
 
@@ -75,6 +76,7 @@ pub fn update(app: &mut App, action: Action) {
                 show_profile(app, p);
             }
         }
+        Action::StartSlice(slice) => app.view.set_slice(slice),
         Action::Loaded(profile) => {
             app.streaming = None;
             show_profile(app, profile);
@@ -211,6 +213,7 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::Resize(..)
         | Action::Progress(_)
         | Action::Loaded(_)
+        | Action::StartSlice(_)
         | Action::Failed(_)
         | Action::Snapshot(_)
         | Action::ToggleFreeze

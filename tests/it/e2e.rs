@@ -466,3 +466,26 @@ fn a_range_picked_on_the_heat_map_is_the_graph_and_its_total() {
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
 }
+
+#[test]
+fn the_viewer_starts_on_the_time_and_task_flags_and_u_undoes_them() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-timeline.txt.gz");
+    let t = Tmux::start(
+        "sliced",
+        &format!("{BIN} --time 1.5,1.7 --comms cron,server {}", quote(&file)),
+    );
+    // cron: 200 samples of 1 ms; server: 50 of 4 ms.
+    t.wait_for("the slice", |s| {
+        s.contains("1.50–1.70 s › 2 tasks") && s.contains("400 ms in 250 samples")
+    });
+    // The flags are one slice: one undo gives the whole recording back.
+    t.send(&["u"]);
+    t.wait_for("the slice undone", |s| {
+        !s.contains("1.50–1.70 s") && s.contains("in 1,850 samples")
+    });
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

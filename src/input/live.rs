@@ -190,7 +190,19 @@ pub enum Tick {
     Idle,
 }
 
-impl Live<'_> {
+impl<'a> Live<'a> {
+    /// The streaming state of input `name` in `format`, nothing sent yet.
+    pub fn new(snapshots: &'a Snapshots, name: &'a str, format: Format) -> Self {
+        Self {
+            snapshots,
+            name,
+            format,
+            last: Instant::now(),
+            sent: 0,
+            gap: snapshots.every,
+        }
+    }
+
     /// Sends a snapshot when one is due: when the input pauses (`Idle`), or every `every`
     /// while lines flow — checked when the parser catches up with a slow producer, and
     /// every few thousand lines of a fast one; never twice for the same samples.

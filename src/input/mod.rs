@@ -324,26 +324,15 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         (Some(parser @ (ChunkParser::Perf(_) | ChunkParser::Folded(false))), Some(snapshots))
             if threads > 1 =>
         {
-            let mut live = Live {
-                snapshots,
-                name,
-                format,
-                last: std::time::Instant::now(),
-                sent: 0,
-                gap: snapshots.every,
-            };
+            let mut live = Live::new(snapshots, name, format);
             stream::parse(input, &parser, threads, chunk_size, &mut live).map_err(io_err)?
         }
         _ => {
             let mut out = Collector::default();
-            let mut live = opts.snapshots.as_ref().map(|snapshots| Live {
-                snapshots,
-                name,
-                format,
-                last: std::time::Instant::now(),
-                sent: 0,
-                gap: snapshots.every,
-            });
+            let mut live = opts
+                .snapshots
+                .as_ref()
+                .map(|snapshots| Live::new(snapshots, name, format));
             if let Some(wait) = live.as_ref().map(|l| l.snapshots.every) {
                 // Streaming: a reader thread, so a pause in the input shows the profile so far.
                 std::thread::scope(|scope| {

@@ -1,21 +1,12 @@
 //! Golden tests on the repository's own testdata (real perf recordings made for this
 //! project, and a synthetic SystemTap sample): exact outputs and the numbers a user sees.
 
-use std::path::PathBuf;
+use crate::testdata;
 
 use flametui::export;
 use flametui::input::{self, LoadOptions, Loaded, PerfOptions};
 use flametui::profile::{NodeId, Unit};
 use flametui::report;
-
-fn testdata(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
 
 fn load(name: &str, opts: &LoadOptions) -> flametui::profile::Profile {
     match input::load_path(&testdata(name), opts).unwrap() {

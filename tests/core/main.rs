@@ -20,6 +20,19 @@ mod timeline;
 
 use std::path::PathBuf;
 
+/// Path of a file under `testdata/`.
+///
+/// # Panics
+/// When the checkout's path is not UTF-8.
+pub fn testdata(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// The shared corpus beside the repository, if present.
 pub fn corpus() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");

@@ -12,9 +12,9 @@
 //! `flametui FLAGS --export folded FULL` equals flametui's folded export of the cut. So
 //! flametui's slicing is compared with perf's filters, and its parser with itself only.
 
+use crate::testdata;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
@@ -28,15 +28,6 @@ use flametui::timeline;
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
 const FULL: &str = "perf-system-wide.txt.gz";
 const DEFAULT_FIELDS: &str = "perf-system-wide-default.txt.gz";
-
-fn testdata(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
 
 fn text_of(name: &str) -> String {
     let file = std::fs::File::open(testdata(name)).unwrap();

@@ -3,8 +3,8 @@
 //! (`testdata/perf-timeline.txt.gz`, see `scripts/gen-timeline-perf.py`) and on a real
 //! recording with a phase change (`testdata/perf-phases.txt.gz`).
 
+use crate::testdata;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use flametui::export;
@@ -16,15 +16,6 @@ use flametui::timeline;
 use proptest::prelude::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
-
-fn testdata(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
 
 fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()

@@ -72,9 +72,7 @@ impl HeatState {
 /// Why a profile has no heat map, if it has none.
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
     if original.samples.is_empty() {
-        Some(
-            "No timeline: this input has no timestamps (perf script has them; folded stacks and SystemTap do not)",
-        )
+        Some("No timeline: this input has no timestamps (perf script input has them)")
     } else if !original.samples.has_timeline() {
         Some("No timeline: perf script printed no time field (perf script -F +time)")
     } else {

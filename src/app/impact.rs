@@ -107,9 +107,9 @@ impl Explorer {
                 let samples = &self.original().samples;
                 Tooltip {
                     title: format!(
-                        "Heat map: {} samples over {} · each cell counts the samples taken in it",
+                        "Heat map: {} samples over {:.3} s · a cell counts the samples taken in it",
                         samples.len(),
-                        crate::profile::slice::seconds(samples.duration())
+                        std::time::Duration::from_nanos(samples.duration()).as_secs_f64()
                     ),
                     facts: Vec::new(),
                 }

@@ -383,6 +383,7 @@ impl Args {
                 annotate_jit: self.jit || self.all,
                 include_addrs: self.addrs,
                 event: self.event.clone(),
+                no_timeline: false,
             },
             threads: self.threads,
             snapshots: None,

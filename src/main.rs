@@ -127,10 +127,14 @@ fn run(args: &Args) -> Result<Ending> {
         }
         paths.push("-".to_owned());
     }
-    let opts = args.load_options();
+    let mut opts = args.load_options();
     let transforms = args.transforms()?;
     let slicing = args.slice_args();
-    if wants_viewer(args) {
+    // Text outputs of the whole recording need no sample records: memory stays flat
+    // however long the recording.
+    let viewer = wants_viewer(args);
+    opts.perf.no_timeline = slicing.is_empty() && !viewer;
+    if viewer {
         if !slicing.is_empty() && paths.len() != 1 {
             return Err(flametui::Error::SliceUsage(
                 "--time, --compare-time, --comms, --pids and --tids take one profile in the viewer (compare two ranges of it with --compare-time)".to_owned(),

@@ -33,6 +33,31 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, preceded, terminated};
 
+/// The frame names of one raw symbol, root→leaf: one name is stored in the map's entry
+/// itself (most symbols), several (Java inlining) behind a pointer. One pointer less to
+/// follow for each stack line read.
+#[derive(Debug)]
+enum Cached {
+    One([NameId; 1]),
+    Many(Box<[NameId]>),
+}
+
+impl Cached {
+    fn new(ids: Vec<NameId>) -> Self {
+        match ids.as_slice() {
+            [one] => Cached::One([*one]),
+            _ => Cached::Many(ids.into_boxed_slice()),
+        }
+    }
+
+    fn ids(&self) -> &[NameId] {
+        match self {
+            Cached::One(one) => one,
+            Cached::Many(many) => many,
+        }
+    }
+}
+
 /// Options with the meaning they have in inferno-collapse-perf and stackcollapse-perf.pl.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PerfOptions {
@@ -403,7 +428,7 @@ pub struct PerfParser {
     frames: Vec<NameId>,
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
     /// sample.
-    cache: FxHashMap<Box<str>, Box<[NameId]>>,
+    cache: FxHashMap<Box<str>, Cached>,
     /// Reused buffers for the cache key and for building names.
     key: String,
     scratch: String,
@@ -557,13 +582,12 @@ impl PerfParser {
         }
         if let Some(ids) = self.cache.get(self.key.as_str()) {
             // Cached root→leaf; the sample's frames are leaf first.
-            self.frames.extend(ids.iter().rev());
+            self.frames.extend(ids.ids().iter().rev());
             return;
         }
         let ids = self.clean_up(symbol, sl, java, tree);
         self.frames.extend(ids.iter().rev());
-        self.cache
-            .insert(self.key.as_str().into(), ids.into_boxed_slice());
+        self.cache.insert(self.key.as_str().into(), Cached::new(ids));
     }
 
     /// The frame names of one symbol as inferno makes them, root→leaf (Java `A->B`

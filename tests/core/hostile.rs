@@ -404,7 +404,8 @@ fn a_trickling_perf_stream_parsed_by_workers_is_shown_while_it_flows() {
     let loaded = input::load_reader(reader, "-", &opts).unwrap();
     assert_eq!(loaded.main().stats.samples, 150);
     let shown = shown.lock().unwrap();
-    assert!(shown.len() >= 3, "{shown:?}");
+    // At least two while it flowed (more on an idle machine: one every 40 ms of 0.6 s).
+    assert!(shown.len() >= 2, "{shown:?}");
     assert!(shown.windows(2).all(|w| w[0] < w[1]), "{shown:?}");
     assert!(shown.first().is_some_and(|&n| n < 150), "{shown:?}");
 }

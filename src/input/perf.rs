@@ -587,7 +587,8 @@ impl PerfParser {
         }
         let ids = self.clean_up(symbol, sl, java, tree);
         self.frames.extend(ids.iter().rev());
-        self.cache.insert(self.key.as_str().into(), Cached::new(ids));
+        self.cache
+            .insert(self.key.as_str().into(), Cached::new(ids));
     }
 
     /// The frame names of one symbol as inferno makes them, root→leaf (Java `A->B`

@@ -479,7 +479,7 @@ fn push_named(ex: &mut Explorer, view: &mut TransformStack, make: fn(Regex) -> T
 
 /// What the view shown now is, and what it left of the weight (after exclude or focus).
 pub(crate) fn view_message(ex: &Explorer) -> String {
-    let summary = ex.tools.applied.summary();
+    let summary = ex.tools.applied.summary_named(&ex.original().samples);
     let (was, now) = (&ex.original().tree, &ex.profile.tree);
     if summary.is_empty() {
         "Showing the profile as read".to_owned()

@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::action::{Action, Dir};
 use super::heat::HeatKey;
 use super::mode::Mode;
+use super::tasks::TaskKey;
 use super::tools::ToolAction;
 
 /// A key with its modifiers (Shift is ignored for characters: `N` is `N`).
@@ -260,6 +261,22 @@ pub static KEYMAP: &[Binding] = &[
         tool(ToolAction::Heat),
         "T",
         "heat map over time",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('w')],
+        tool(ToolAction::Tasks),
+        "w",
+        "processes and threads",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('W')],
+        tool(ToolAction::Group),
+        "W",
+        "group by process, thread",
         None
     ),
     bind!(
@@ -924,6 +941,183 @@ pub static KEYMAP: &[Binding] = &[
         None
     ),
     bind!(
+        Tasks,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::Step(-1)),
+        "↑↓ k j",
+        "previous / next row",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::PageUp), ctrl('b')],
+        tool(ToolAction::Page(false)),
+        "PgUp PgDn",
+        "scroll a page",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::PageDown), ctrl('f')],
+        tool(ToolAction::Page(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('g'), key(KeyCode::Home)],
+        tool(ToolAction::Edge(false)),
+        "g G",
+        "first / last row",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('G'), key(KeyCode::End)],
+        tool(ToolAction::Edge(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Char(' '))],
+        tool(ToolAction::TaskKey(TaskKey::Mark)),
+        "Space",
+        "mark thread / process",
+        Some(("Space", "mark"))
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "show marked (or this row)",
+        Some(("Enter", "show"))
+    ),
+    bind!(
+        Tasks,
+        [ch('a')],
+        tool(ToolAction::TaskKey(TaskKey::All)),
+        "a",
+        "all tasks again",
+        Some(("a", "all"))
+    ),
+    bind!(
+        Tasks,
+        [ch('/')],
+        tool(ToolAction::TaskKey(TaskKey::Filter)),
+        "/",
+        "filter (fuzzy)",
+        Some(("/", "filter"))
+    ),
+    bind!(
+        Tasks,
+        [ch('W')],
+        tool(ToolAction::Group),
+        "W",
+        "group by process, thread",
+        Some(("W", "group"))
+    ),
+    bind!(
+        Tasks,
+        [ch('u')],
+        tool(ToolAction::Undo),
+        "u",
+        "undo tasks / transform",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::TaskKey(TaskKey::Escape)),
+        "Esc w",
+        "clear filter, else back",
+        Some(("Esc", "back"))
+    ),
+    bind!(Tasks, [ch('w')], tool(ToolAction::Tasks), "", "", None),
+    bind!(
+        Tasks,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "keep the filter",
+        Some(("Enter", "keep"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "Esc",
+        "clear the filter",
+        Some(("Esc", "clear"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Up)],
+        tool(ToolAction::Step(-1)),
+        "↑↓",
+        "previous / next row",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Down)],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Backspace)],
+        tool(ToolAction::Backspace),
+        "⌫ Ctrl-U",
+        "delete a char / all",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [ctrl('u')],
+        tool(ToolAction::ClearLine),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [ctrl('c')],
+        Some(Action::Quit),
+        "Ctrl-C",
+        "quit",
+        None
+    ),
+    bind!(
         Prompt,
         [key(KeyCode::Enter)],
         tool(ToolAction::Accept),
@@ -1051,7 +1245,7 @@ pub fn action_in(mode: Mode, comparing: bool, ev: &KeyEvent) -> Option<Action> {
             None
         }
         KeyCode::Char(c) if mode == Mode::Search => Some(Action::SearchType(c)),
-        KeyCode::Char(c) if matches!(mode, Mode::Finder | Mode::Prompt) => {
+        KeyCode::Char(c) if matches!(mode, Mode::Finder | Mode::Prompt | Mode::TaskFilter) => {
             Some(Action::Tool(ToolAction::Type(c)))
         }
         _ => None,
@@ -1161,6 +1355,8 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
             Mode::Finder,
             Mode::Sandwich,
             Mode::Heat,
+            Mode::Tasks,
+            Mode::TaskFilter,
             Mode::Prompt,
         ]
     };
@@ -1269,7 +1465,20 @@ mod tests {
             assert!(matches!(action_for(mode, &cc), Some(Action::Quit)));
         }
         let w = press(KeyCode::Char('w'), KeyModifiers::NONE);
-        assert!(action_for(Mode::Normal, &w).is_none());
+        assert!(matches!(
+            action_for(Mode::Normal, &w),
+            Some(Action::Tool(ToolAction::Tasks))
+        ));
+        // The task filter types letters, Space and all.
+        for c in ['a', 'w', ' ', '/'] {
+            let ev = press(KeyCode::Char(c), KeyModifiers::NONE);
+            assert!(matches!(
+                action_for(Mode::TaskFilter, &ev),
+                Some(Action::Tool(ToolAction::Type(t))) if t == c
+            ));
+        }
+        let z = press(KeyCode::Char('Z'), KeyModifiers::SHIFT);
+        assert!(action_for(Mode::Normal, &z).is_none());
     }
 
     #[test]
@@ -1307,7 +1516,7 @@ mod tests {
             "{keys:?}"
         );
         let sections = help_sections();
-        assert_eq!(sections.len(), 9);
+        assert_eq!(sections.len(), 11);
         assert!(sections.iter().any(|(t, _)| *t == Mode::Heat.title()));
         assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));
         assert!(sections[2].1.iter().any(|(k, _)| *k == "double-click"));

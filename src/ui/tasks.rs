@@ -170,7 +170,7 @@ pub fn render(ex: &Explorer, mode: Mode, colors: ColorMode, buf: &mut Buffer) {
     }
     let mut y = bottom;
     if !t.has_pids {
-        let note = " No process ids in this input: threads are grouped by name (perf script -F +pid prints pids)";
+        let note = " No process ids: threads are grouped by name · perf script -F +pid prints them";
         put(
             buf,
             area.x,

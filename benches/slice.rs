@@ -1,12 +1,14 @@
 //! The timeline on generated data: re-aggregating 1 M samples into the tree of a slice
-//! (a 100 k-node tree), and bucketing 1 M samples into the heat map. Goals (issue 14):
-//! ≤ 50 ms and ≤ 100 ms on one core.
+//! (a 100 k-node tree), bucketing 1 M samples into the heat map, and regrouping the towers
+//! of 1 M samples by thread or folded thread name. Goals (issue 14): ≤ 50 ms and ≤ 100 ms
+//! on one core for the first two.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use flametui::profile::group::{Group, regroup};
 use flametui::profile::heatmap::{DEFAULT_ROW_NS, heat_map};
 use flametui::profile::{CallTree, NodeId, SampleTable, Slice, TaskId, slice_tree};
 
@@ -69,6 +71,12 @@ fn bench_slice(c: &mut Criterion) {
         table.len(),
         table.duration() as f64 / 1e9
     );
+    let by_thread = regroup(&tree, &table, &Slice::default(), Group::Thread);
+    eprintln!(
+        "by thread: {} nodes (each of the 16 tasks ran most stacks)",
+        by_thread.len()
+    );
+    drop(by_thread);
     let mut g = c.benchmark_group("slice");
     g.sample_size(20);
     g.bench_function("slice_tree 1M samples, 100k nodes, whole recording", |b| {
@@ -84,6 +92,12 @@ fn bench_slice(c: &mut Criterion) {
             b.iter(|| black_box(slice_tree(&tree, &table, &half)));
         },
     );
+    g.bench_function("regroup 1M samples, 100k nodes, by thread", |b| {
+        b.iter(|| black_box(regroup(&tree, &table, &Slice::default(), Group::Thread)));
+    });
+    g.bench_function("regroup 1M samples, 100k nodes, folded names", |b| {
+        b.iter(|| black_box(regroup(&tree, &table, &Slice::default(), Group::FoldedName)));
+    });
     g.bench_function("heat map 1M samples, 20 ms rows", |b| {
         b.iter(|| black_box(heat_map(&table, &Slice::default(), DEFAULT_ROW_NS)));
     });

@@ -192,7 +192,7 @@ impl Explorer {
                 .file_name()
                 .map_or_else(|| source.clone(), |f| f.to_string_lossy().into_owned()),
         ];
-        let view = self.tools.applied.summary();
+        let view = self.tools.applied.summary_named(&self.original().samples);
         if !view.is_empty() {
             parts.push(view);
         }

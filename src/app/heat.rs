@@ -10,8 +10,9 @@ use super::Dir;
 use super::explorer::Explorer;
 use super::transforms::TransformStack;
 use crate::profile::Profile;
+use crate::profile::group::{Group, regroup};
 use crate::profile::heatmap::{density, heat_map, heat_map_of, under_marked};
-use crate::profile::slice::{Slice, range_label, seconds, slice_tree};
+use crate::profile::slice::{Slice, range_label, seconds};
 use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row_ns_for};
 
 /// The heat map screen.
@@ -316,16 +317,16 @@ pub(crate) fn mouse(ex: &mut Explorer, action: &super::Action) {
     }
 }
 
-/// The profile of `range` of the recording `original` (for the view's tasks), named after
-/// it: `perf.txt [37.20–37.40 s]`.
-fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice) -> Profile {
+/// The profile of `range` of the recording `original` (for the view's tasks, its towers
+/// grouped as the view's), named after it: `perf.txt [37.20–37.40 s]`.
+fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice, group: Group) -> Profile {
     let slice = Slice {
         range: Some(range),
         tasks: tasks.tasks.clone(),
     };
     Profile {
         source: format!("{} [{}]", original.source, range_label(range)),
-        tree: slice_tree(&original.tree, &original.samples, &slice),
+        tree: regroup(&original.tree, &original.samples, &slice, group),
         stats: original.stats.clone(),
         samples: std::sync::Arc::default(),
     }
@@ -354,14 +355,16 @@ pub fn compare_ranges(app: &mut super::App) -> Result<(), String> {
     let original = std::sync::Arc::clone(ex.original_shared());
     let tasks = app.view.slice.clone();
     let pair = (
-        range_profile(&original, before, &tasks),
-        range_profile(&original, after, &tasks),
+        range_profile(&original, before, &tasks, app.view.group),
+        range_profile(&original, after, &tasks, app.view.group),
     );
     app.source = format!("{} → {}", pair.0.source, pair.1.source);
     let mut cmp = super::compare::Compare::new(pair.0, pair.1);
-    // Both sides are slices already: the view keeps its transforms but not its slice.
+    // Both sides are slices already, grouped: the view keeps its transforms but not its
+    // slice and grouping.
     let mut view = app.view.clone();
     view.slice = Slice::default();
+    view.group = Group::default();
     let home_view = std::mem::replace(&mut app.view, view);
     let super::Phase::Ready(explorer) = std::mem::replace(
         &mut app.phase,

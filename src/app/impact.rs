@@ -103,6 +103,7 @@ impl Explorer {
                     facts: Vec::new(),
                 },
             },
+            Screen::Tasks => super::tasks::status_tip(&self.tools.tasks, self.original()),
             Screen::Heat => {
                 let samples = &self.original().samples;
                 Tooltip {

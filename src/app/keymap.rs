@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::action::{Action, Dir};
 use super::heat::HeatKey;
 use super::mode::Mode;
+use super::tasks::TaskKey;
 use super::tools::ToolAction;
 
 /// A key with its modifiers (Shift is ignored for characters: `N` is `N`).
@@ -260,6 +261,22 @@ pub static KEYMAP: &[Binding] = &[
         tool(ToolAction::Heat),
         "T",
         "heat map over time",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('w')],
+        tool(ToolAction::Tasks),
+        "w",
+        "processes and threads",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('W')],
+        tool(ToolAction::Group),
+        "W",
+        "group by process, thread",
         None
     ),
     bind!(
@@ -924,6 +941,183 @@ pub static KEYMAP: &[Binding] = &[
         None
     ),
     bind!(
+        Tasks,
+        [key(KeyCode::Up), ch('k')],
+        tool(ToolAction::Step(-1)),
+        "↑↓ k j",
+        "previous / next row",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Down), ch('j')],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::PageUp), ctrl('b')],
+        tool(ToolAction::Page(false)),
+        "PgUp PgDn",
+        "scroll a page",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::PageDown), ctrl('f')],
+        tool(ToolAction::Page(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('g'), key(KeyCode::Home)],
+        tool(ToolAction::Edge(false)),
+        "g G",
+        "first / last row",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('G'), key(KeyCode::End)],
+        tool(ToolAction::Edge(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Char(' '))],
+        tool(ToolAction::TaskKey(TaskKey::Mark)),
+        "Space",
+        "mark thread / process",
+        Some(("Space", "mark"))
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "show marked (or this row)",
+        Some(("Enter", "show"))
+    ),
+    bind!(
+        Tasks,
+        [ch('a')],
+        tool(ToolAction::TaskKey(TaskKey::All)),
+        "a",
+        "all tasks again",
+        Some(("a", "all"))
+    ),
+    bind!(
+        Tasks,
+        [ch('/')],
+        tool(ToolAction::TaskKey(TaskKey::Filter)),
+        "/",
+        "filter (fuzzy)",
+        Some(("/", "filter"))
+    ),
+    bind!(
+        Tasks,
+        [ch('W')],
+        tool(ToolAction::Group),
+        "W",
+        "group by process, thread",
+        Some(("W", "group"))
+    ),
+    bind!(
+        Tasks,
+        [ch('u')],
+        tool(ToolAction::Undo),
+        "u",
+        "undo tasks / transform",
+        None
+    ),
+    bind!(
+        Tasks,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::TaskKey(TaskKey::Escape)),
+        "Esc w",
+        "clear filter, else back",
+        Some(("Esc", "back"))
+    ),
+    bind!(Tasks, [ch('w')], tool(ToolAction::Tasks), "", "", None),
+    bind!(
+        Tasks,
+        [ch('?'), key(KeyCode::F(1))],
+        Some(Action::ToggleHelp),
+        "?",
+        "help",
+        None
+    ),
+    bind!(
+        Tasks,
+        [ch('q'), ctrl('c')],
+        Some(Action::Quit),
+        "q",
+        "quit",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Enter)],
+        tool(ToolAction::Accept),
+        "Enter",
+        "keep the filter",
+        Some(("Enter", "keep"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Esc)],
+        tool(ToolAction::Close),
+        "Esc",
+        "clear the filter",
+        Some(("Esc", "clear"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Up)],
+        tool(ToolAction::Step(-1)),
+        "↑↓",
+        "previous / next row",
+        Some(("↑↓", "move"))
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Down)],
+        tool(ToolAction::Step(1)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [key(KeyCode::Backspace)],
+        tool(ToolAction::Backspace),
+        "⌫ Ctrl-U",
+        "delete a char / all",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [ctrl('u')],
+        tool(ToolAction::ClearLine),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        TaskFilter,
+        [ctrl('c')],
+        Some(Action::Quit),
+        "Ctrl-C",
+        "quit",
+        None
+    ),
+    bind!(
         Prompt,
         [key(KeyCode::Enter)],
         tool(ToolAction::Accept),
@@ -1051,7 +1245,7 @@ pub fn action_in(mode: Mode, comparing: bool, ev: &KeyEvent) -> Option<Action> {
             None
         }
         KeyCode::Char(c) if mode == Mode::Search => Some(Action::SearchType(c)),
-        KeyCode::Char(c) if matches!(mode, Mode::Finder | Mode::Prompt) => {
+        KeyCode::Char(c) if matches!(mode, Mode::Finder | Mode::Prompt | Mode::TaskFilter) => {
             Some(Action::Tool(ToolAction::Type(c)))
         }
         _ => None,
@@ -1161,6 +1355,8 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
             Mode::Finder,
             Mode::Sandwich,
             Mode::Heat,
+            Mode::Tasks,
+            Mode::TaskFilter,
             Mode::Prompt,
         ]
     };
@@ -1173,43 +1369,69 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
 /// Screen width from which the help uses two columns.
 pub const HELP_TWO_COLUMNS: u16 = 70;
 
-/// How many of the sections (of `heights` rows each, titles included) go into the left
-/// column of the help, so that both columns are about as tall; sections are separated by
-/// a blank row.
-pub fn help_split(heights: &[usize]) -> usize {
-    let total = heights.iter().sum::<usize>() + heights.len().saturating_sub(1);
-    let half = total.div_ceil(2);
-    let mut used = 0;
-    let mut n = 0;
-    for &h in heights {
-        let next = used + h + usize::from(n > 0);
-        if n > 0 && next > half {
-            break;
-        }
-        used = next;
-        n += 1;
+/// Screen width from which the help uses three columns (three of its widest, 56 columns,
+/// with their borders).
+pub const HELP_THREE_COLUMNS: u16 = 172;
+
+/// Columns of the help on a screen `width` wide.
+pub fn help_columns(width: u16) -> usize {
+    match width {
+        w if w >= HELP_THREE_COLUMNS => 3,
+        w if w >= HELP_TWO_COLUMNS => 2,
+        _ => 1,
     }
-    n
 }
 
-/// Rows the help needs: its taller column, or everything in one column.
-pub fn help_height(comparing: bool, two_columns: bool) -> usize {
+/// How many of the sections (of `heights` rows each, titles included) go into each of
+/// `columns` columns of the help, in order, so that they are about as tall: each column
+/// takes sections while it stays within its share of what is left (at least one each);
+/// sections are separated by a blank row. The last column takes the rest.
+pub fn help_split(heights: &[usize], columns: usize) -> Vec<usize> {
+    let height = |hs: &[usize]| hs.iter().sum::<usize>() + hs.len().saturating_sub(1);
+    let mut out = Vec::new();
+    let mut rest = heights;
+    for left in (1..=columns.max(1)).rev() {
+        if left == 1 {
+            out.push(rest.len());
+            break;
+        }
+        let share = height(rest).div_ceil(left);
+        let mut used = 0;
+        let mut n = 0;
+        for &h in rest {
+            let next = used + h + usize::from(n > 0);
+            if n > 0 && next > share {
+                break;
+            }
+            used = next;
+            n += 1;
+        }
+        out.push(n);
+        rest = &rest[n..];
+    }
+    out
+}
+
+/// Rows the help needs in `columns` columns: its tallest column.
+pub fn help_height(comparing: bool, columns: usize) -> usize {
     let heights: Vec<usize> = help_sections_in(comparing)
         .iter()
         .map(|(_, rows)| rows.len() + 1)
         .collect();
     let column = |hs: &[usize]| hs.iter().sum::<usize>() + hs.len().saturating_sub(1);
-    if two_columns {
-        let (left, right) = heights.split_at(help_split(&heights));
-        column(left).max(column(right))
-    } else {
-        column(&heights)
+    let mut rest = &heights[..];
+    let mut tallest = 0;
+    for n in help_split(&heights, columns) {
+        let (this, more) = rest.split_at(n.min(rest.len()));
+        tallest = tallest.max(column(this));
+        rest = more;
     }
+    tallest
 }
 
 /// How far the help can scroll on a screen of `size` (its box has a border).
 pub fn help_max_scroll(size: super::Size, comparing: bool) -> u16 {
-    let need = help_height(comparing, size.width >= HELP_TWO_COLUMNS) + 2;
+    let need = help_height(comparing, help_columns(size.width)) + 2;
     u16::try_from(need.saturating_sub(usize::from(size.height))).unwrap_or(u16::MAX)
 }
 
@@ -1243,7 +1465,20 @@ mod tests {
             assert!(matches!(action_for(mode, &cc), Some(Action::Quit)));
         }
         let w = press(KeyCode::Char('w'), KeyModifiers::NONE);
-        assert!(action_for(Mode::Normal, &w).is_none());
+        assert!(matches!(
+            action_for(Mode::Normal, &w),
+            Some(Action::Tool(ToolAction::Tasks))
+        ));
+        // The task filter types letters, Space and all.
+        for c in ['a', 'w', ' ', '/'] {
+            let ev = press(KeyCode::Char(c), KeyModifiers::NONE);
+            assert!(matches!(
+                action_for(Mode::TaskFilter, &ev),
+                Some(Action::Tool(ToolAction::Type(t))) if t == c
+            ));
+        }
+        let z = press(KeyCode::Char('Z'), KeyModifiers::SHIFT);
+        assert!(action_for(Mode::Normal, &z).is_none());
     }
 
     #[test]
@@ -1281,10 +1516,27 @@ mod tests {
             "{keys:?}"
         );
         let sections = help_sections();
-        assert_eq!(sections.len(), 9);
+        assert_eq!(sections.len(), 11);
         assert!(sections.iter().any(|(t, _)| *t == Mode::Heat.title()));
         assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));
         assert!(sections[2].1.iter().any(|(k, _)| *k == "double-click"));
         assert!(sections[0].1.iter().all(|(k, _)| !k.is_empty()));
+    }
+
+    #[test]
+    fn help_columns_are_about_as_tall() {
+        assert_eq!(help_columns(69), 1);
+        assert_eq!(help_columns(80), 2);
+        assert_eq!(help_columns(200), 3);
+        assert_eq!(help_split(&[3, 3, 3], 1), [3]);
+        assert_eq!(help_split(&[3, 3, 3], 3), [1, 1, 1]);
+        // 4 + 1 + 2 + 1 + 2 = 10 rows: the first column takes up to 5.
+        assert_eq!(help_split(&[4, 2, 2], 2), [1, 2]);
+        assert_eq!(help_split(&[9, 1, 1, 1], 3), [1, 2, 1]);
+        // A section taller than its share still goes in, one at least per column.
+        assert_eq!(help_split(&[20, 1], 2), [1, 1]);
+        for cols in 1..=3 {
+            assert!(help_height(false, cols) <= help_height(false, 1));
+        }
     }
 }

@@ -26,6 +26,7 @@ pub mod sandwich;
 mod screens;
 pub mod search;
 pub mod table;
+pub mod tasks;
 pub mod tools;
 pub mod transforms;
 pub mod update;

@@ -23,6 +23,10 @@ pub enum Mode {
     Prompt,
     /// Keys move in the heat map.
     Heat,
+    /// Keys move in the task list.
+    Tasks,
+    /// Keys type the task list's filter.
+    TaskFilter,
 }
 
 impl Mode {
@@ -38,6 +42,8 @@ impl Mode {
             Mode::Sandwich => "Callers / callees",
             Mode::Prompt => "Prompt",
             Mode::Heat => "Heat map",
+            Mode::Tasks => "Tasks",
+            Mode::TaskFilter => "Task filter",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Stage: application state — the screens of the analysis tools in step with the explorer:
-//! table rows and scroll, callers / callees panes, the mouse over them, and showing a chosen
-//! function in the graph.
+//! table and task rows and scroll, callers / callees panes, the mouse over them, and showing
+//! a chosen function in the graph.
 
 use super::explorer::Explorer;
 use super::tools::Screen;
@@ -30,6 +30,10 @@ pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> 
         Screen::Graph => false,
         Screen::Heat => {
             super::heat::mouse(ex, action);
+            true
+        }
+        Screen::Tasks => {
+            super::tasks::mouse(ex, action);
             true
         }
         Screen::Table => {
@@ -84,8 +88,14 @@ impl Explorer {
 
     /// Brings the tools' derived state in step before the screen is placed.
     pub(crate) fn sync_tools(&mut self) {
-        if self.tools.screen == Screen::Table {
-            self.sync_table(self.tools.generation);
+        match self.tools.screen {
+            Screen::Table => self.sync_table(self.tools.generation),
+            Screen::Tasks => {
+                let original = std::sync::Arc::clone(self.original_shared());
+                let range = self.tools.applied.slice.range;
+                self.tools.tasks.sync(&original.samples, range);
+            }
+            Screen::Graph | Screen::Sandwich | Screen::Heat => {}
         }
     }
 
@@ -99,6 +109,11 @@ impl Explorer {
                 .scroll_into_view(usize::from(g.height.saturating_sub(1))),
             Screen::Sandwich => self.place_sandwich(),
             Screen::Heat => self.place_heat(),
+            Screen::Tasks => {
+                let t = &mut self.tools.tasks;
+                let rows = g.height.saturating_sub(t.chrome());
+                t.place(usize::from(rows), self.tools.applied.group.describe());
+            }
             Screen::Graph => {}
         }
         let rows = super::finder::list_rows(self.areas.body());

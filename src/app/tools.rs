@@ -1,6 +1,6 @@
 //! Stage: application state — the analysis tools around the graph: function table, fuzzy
-//! finder, callers / callees, transforms with undo, bottom-up view and sibling order, export
-//! and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
+//! finder, callers / callees, heat map, task list, transforms with undo, grouping of the
+//! towers, bottom-up view and sibling order, export and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
 //! the explorer keeps their state in [`Tools`].
 
 use std::sync::Arc;
@@ -33,6 +33,8 @@ pub enum Screen {
     Sandwich,
     /// The heat map of the samples over time.
     Heat,
+    /// The processes and threads that ran.
+    Tasks,
 }
 
 /// What a one-line prompt asks for.
@@ -86,6 +88,8 @@ pub struct Tools {
     pub wanted_sandwich: Option<NameId>,
     /// The heat map, once opened (its cursor and ranges are kept while it is closed).
     pub heat: Option<super::heat::HeatState>,
+    /// The task list (its marks and filter are kept while it is closed).
+    pub tasks: super::tasks::TaskState,
     /// The timeline strip of the graph view.
     pub strip: super::heat::Strip,
     /// The open prompt.
@@ -102,6 +106,7 @@ impl Tools {
             Screen::Table => Mode::Table,
             Screen::Sandwich => Mode::Sandwich,
             Screen::Heat => Mode::Heat,
+            Screen::Tasks => Mode::Tasks,
         }
     }
 
@@ -148,6 +153,12 @@ pub enum ToolAction {
     Heat,
     /// A key of the heat map.
     HeatKey(super::heat::HeatKey),
+    /// Open or close the task list.
+    Tasks,
+    /// A key of the task list.
+    TaskKey(super::tasks::TaskKey),
+    /// Group the towers by the next of thread name, process, thread, folded name.
+    Group,
     /// Copy the selected function's name.
     CopyName,
     /// Copy the selected frame's stack, root first, joined by `;`.
@@ -335,6 +346,11 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         return;
     }
     ex.tools.message = None;
+    if matches!(*mode, Mode::Tasks | Mode::TaskFilter)
+        && super::tasks::list_key(ex, mode, view, &action)
+    {
+        return;
+    }
     let page = i32::from(ex.areas.graph.height.saturating_sub(2).max(1));
     match action {
         ToolAction::Table => toggle_table(ex, mode),
@@ -345,6 +361,12 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         ToolAction::Sandwich => toggle_sandwich(ex, mode),
         ToolAction::Heat => toggle_heat(ex, mode),
         ToolAction::HeatKey(k) => heat_key(ex, mode, view, k),
+        ToolAction::Tasks => super::tasks::toggle(ex, mode),
+        ToolAction::TaskKey(k) => super::tasks::key(ex, mode, view, k),
+        ToolAction::Group => match super::tasks::unavailable(ex.original()) {
+            Some(why) => ex.tools.message = Some(why.to_owned()),
+            None => view.set_group(view.group.next(ex.original().samples.has_pids())),
+        },
         // A change of the view is a change of `view`, the view wanted; what is shown
         // follows it (`app::jobs`), at once on a small tree.
         ToolAction::Invert => view.toggle_invert(),
@@ -479,7 +501,7 @@ fn push_named(ex: &mut Explorer, view: &mut TransformStack, make: fn(Regex) -> T
 
 /// What the view shown now is, and what it left of the weight (after exclude or focus).
 pub(crate) fn view_message(ex: &Explorer) -> String {
-    let summary = ex.tools.applied.summary();
+    let summary = ex.tools.applied.summary_named(&ex.original().samples);
     let (was, now) = (&ex.original().tree, &ex.profile.tree);
     if summary.is_empty() {
         "Showing the profile as read".to_owned()

@@ -11,20 +11,24 @@ use std::sync::Arc;
 use regex::Regex;
 
 use super::explorer::Explorer;
+use crate::profile::group::{Group, regroup, tasks_label};
 use crate::profile::order::{self, Order};
-use crate::profile::slice::{Slice, range_label, slice_tree};
+use crate::profile::slice::{Slice, range_label};
 use crate::profile::transform::{self, Transform};
-use crate::profile::{CallTree, NodeId, Profile};
+use crate::profile::{CallTree, NodeId, Profile, SampleTable};
 use crate::text::sanitize;
 use crate::view::Target;
 
-/// The slice of the recording (time range, tasks), then transforms in the order they
-/// apply, then inversion, then sibling order.
+/// The slice of the recording (time range, tasks) and what its towers stand for, then
+/// transforms in the order they apply, then inversion, then sibling order.
 #[derive(Debug, Clone, Default)]
 pub struct TransformStack {
     /// Which samples are shown: a time range and a set of tasks (profiles with a sample
     /// table only; the tree of the slice is summed from the samples).
     pub slice: Slice,
+    /// What the root frames stand for: thread names (as read), processes, threads, or
+    /// thread names with digits folded (profiles with a sample table only).
+    pub group: Group,
     /// Exclude / focus / hide / collapse recursion, oldest first.
     pub transforms: Vec<Transform>,
     /// Bottom-up view: leaves become roots (applied after the transforms).
@@ -43,6 +47,8 @@ enum Change {
     Order,
     /// A new slice; the one it replaced.
     Slice(Slice),
+    /// A new grouping; the one it replaced.
+    Group(Group),
 }
 
 impl TransformStack {
@@ -77,6 +83,7 @@ impl TransformStack {
     /// True when the view is the profile as read.
     pub fn is_identity(&self) -> bool {
         self.slice.is_everything()
+            && self.group == Group::ThreadName
             && self.transforms.is_empty()
             && !self.inverted
             && self.order == Order::Alpha
@@ -88,14 +95,22 @@ impl TransformStack {
         self.history.push(Change::Slice(before));
     }
 
+    /// Groups the towers by `group` instead (undoable); nothing when it is the grouping.
+    pub fn set_group(&mut self, group: Group) {
+        if group != self.group {
+            let before = std::mem::replace(&mut self.group, group);
+            self.history.push(Change::Group(before));
+        }
+    }
+
     /// Adds a transform on top.
     pub fn push(&mut self, t: Transform) {
         self.transforms.push(t);
         self.history.push(Change::Transform);
     }
 
-    /// Undoes the last change — a transform, bottom-up or the order; false when there is
-    /// none.
+    /// Undoes the last change — a slice, a grouping, a transform, bottom-up or the order;
+    /// false when there is none.
     pub fn undo(&mut self) -> bool {
         match self.history.pop() {
             Some(Change::Transform) => {
@@ -104,6 +119,7 @@ impl TransformStack {
             Some(Change::Invert) => self.inverted = !self.inverted,
             Some(Change::Order) => self.order = self.order.toggled(),
             Some(Change::Slice(before)) => self.slice = before,
+            Some(Change::Group(before)) => self.group = before,
             None => return false,
         }
         true
@@ -137,10 +153,11 @@ impl TransformStack {
         Some(out)
     }
 
-    /// True when both show the same: the same slice, transforms, inversion and order,
+    /// True when both show the same: the same slice, grouping, transforms, inversion and order,
     /// however they came about (`r r` shows what was shown before it).
     pub fn shows_the_same(&self, other: &TransformStack) -> bool {
         self.slice == other.slice
+            && self.group == other.group
             && self.inverted == other.inverted
             && self.order == other.order
             && self.transforms.len() == other.transforms.len()
@@ -163,17 +180,18 @@ impl TransformStack {
         }
     }
 
-    /// The tree shown of `profile`: its slice (when it has samples), then the rest of the
-    /// view, asking `stop` between steps.
+    /// The tree shown of `profile`: its slice with its towers grouped (when it has
+    /// samples), then the rest of the view, asking `stop` between steps.
     pub fn apply_profile_until(
         &self,
         profile: &Profile,
         stop: &dyn Fn() -> bool,
     ) -> Option<CallTree> {
-        if self.slice.is_everything() || profile.samples.is_empty() {
+        let as_read = self.slice.is_everything() && self.group == Group::ThreadName;
+        if as_read || profile.samples.is_empty() {
             return self.apply_tree_until(&profile.tree, stop);
         }
-        let sliced = slice_tree(&profile.tree, &profile.samples, &self.slice);
+        let sliced = regroup(&profile.tree, &profile.samples, &self.slice, self.group);
         if stop() {
             return None;
         }
@@ -190,17 +208,31 @@ impl TransformStack {
         }
     }
 
-    /// Short labels of the slice and the transforms, oldest first (for breadcrumbs),
-    /// sanitized: `37.20–37.40 s`, `exclude my_sync`.
+    /// Short labels of the slice, the grouping and the transforms, oldest first (for
+    /// breadcrumbs), sanitized: `37.20–37.40 s`, `by process`, `exclude my_sync`.
     pub fn crumbs(&self) -> Vec<String> {
+        self.crumbs_in(None)
+    }
+
+    /// As [`TransformStack::crumbs`], the task set named from `table` (the sample table
+    /// of the profile as read): `sysw-sort 17349` rather than `1 task`.
+    pub fn crumbs_named(&self, table: &SampleTable) -> Vec<String> {
+        self.crumbs_in(Some(table))
+    }
+
+    fn crumbs_in(&self, table: Option<&SampleTable>) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(range) = self.slice.range {
             out.push(range_label(range));
         }
         if let Some(tasks) = &self.slice.tasks {
             let n = tasks.len();
-            out.push(format!("{n} task{}", if n == 1 { "" } else { "s" }));
+            out.push(match table {
+                Some(t) => sanitize(&tasks_label(t, tasks)).into_owned(),
+                None => format!("{n} task{}", if n == 1 { "" } else { "s" }),
+            });
         }
+        out.extend(self.group.crumb().map(str::to_owned));
         out.extend(self.transforms.iter().map(label));
         out
     }
@@ -219,7 +251,16 @@ impl TransformStack {
 
     /// Everything as one line: `exclude my_sync › bottom-up` (empty for the identity).
     pub fn summary(&self) -> String {
-        let mut parts = self.crumbs();
+        self.summary_of(self.crumbs())
+    }
+
+    /// As [`TransformStack::summary`], the task set named from `table` (see
+    /// [`TransformStack::crumbs_named`]).
+    pub fn summary_named(&self, table: &SampleTable) -> String {
+        self.summary_of(self.crumbs_named(table))
+    }
+
+    fn summary_of(&self, mut parts: Vec<String>) -> String {
         parts.extend(self.flags().into_iter().map(str::to_owned));
         parts.join(" › ")
     }
@@ -541,6 +582,25 @@ mod tests {
         assert!(!s.undo());
         s.order = Order::Alpha;
         assert!(s.is_identity());
+    }
+
+    #[test]
+    fn a_grouping_is_a_crumb_and_undone_like_a_transform() {
+        let mut s = TransformStack::default();
+        s.set_group(Group::ThreadName);
+        assert!(!s.undo(), "the grouping it has is no change");
+        s.set_group(Group::Process);
+        s.push(Transform::CollapseRecursion);
+        assert_eq!(s.crumbs(), ["by process", "collapse recursion"]);
+        assert!(!s.is_identity());
+        assert!(!s.shows_the_same(&TransformStack::default()));
+        assert!(s.undo() && s.undo());
+        assert_eq!(s.group, Group::ThreadName);
+        assert!(s.is_identity());
+        // Without a sample table there is nothing to regroup: the tree as read.
+        let p = profile(SEED);
+        s.set_group(Group::Thread);
+        assert_eq!(folded_lines(&s.apply(&p).tree), folded_lines(&p.tree));
     }
 
     #[test]

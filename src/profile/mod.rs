@@ -2,11 +2,12 @@
 //! [`Stats`] of how it was read (format, events, unit, skipped lines). Inputs with one
 //! record per sample (perf script) also give a [`SampleTable`] whose leaves are nodes of
 //! that tree; [`slice_tree`] makes the tree of a [`Slice`] of it (a time range, a task
-//! set), and [`heatmap`] its heat map.
+//! set), [`heatmap`] its heat map and [`group::regroup`] its towers per process or thread.
 
 pub mod diff;
 pub mod finder;
 pub mod functions;
+pub mod group;
 pub mod heatmap;
 pub mod intern;
 pub mod order;

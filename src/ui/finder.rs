@@ -154,7 +154,7 @@ fn popup<'a>(
 }
 
 /// The style of matched characters.
-fn mark(colors: ColorMode, base: Style) -> Style {
+pub(super) fn mark(colors: ColorMode, base: Style) -> Style {
     let s = base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
     match colors {
         ColorMode::Mono => s,
@@ -164,7 +164,7 @@ fn mark(colors: ColorMode, base: Style) -> Style {
 
 /// Writes `name` in `room` columns, the graphemes holding a char of `indices` in `hit`
 /// style, ending with `…` when cut.
-fn highlighted(
+pub(super) fn highlighted(
     buf: &mut Buffer,
     (x, y): (u16, u16),
     room: usize,

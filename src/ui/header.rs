@@ -30,7 +30,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     fill(buf, area.x, area.right(), area.y, " ", style);
     let orientation = if ex.flame { " flame " } else { " icicle " };
     // Transforms and view toggles, newest last, cut from the left to a third of the line.
-    let mut view = ex.tools.applied.crumbs();
+    let mut view = ex.tools.applied.crumbs_named(&ex.original().samples);
     view.extend(ex.tools.applied.flags().into_iter().map(str::to_owned));
     let right = if view.is_empty() {
         orientation.to_owned()

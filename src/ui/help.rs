@@ -1,6 +1,6 @@
 //! Stage: keymap → the `?` help overlay. Rows come from the same table as key handling and
-//! the footer; the sections flow into two columns of about equal height when the screen is
-//! wide enough, and the box scrolls when the screen is too small for it.
+//! the footer; the sections flow into two or three columns of about equal height when the
+//! screen is wide enough, and the box scrolls when the screen is too small for it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use crate::app::keymap::{HELP_TWO_COLUMNS, help_sections_in, help_split};
+use crate::app::keymap::{help_columns, help_sections_in, help_split};
 use crate::view::tooltip::{display_width, ellipsize};
 
 /// Widest column of the help.
@@ -17,27 +17,20 @@ const COLUMN: u16 = 56;
 /// Draws the help box over `area` (with the compare keys when `comparing`), scrolled down
 /// `scroll` rows when it does not fit.
 pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
-    let two = area.width >= HELP_TWO_COLUMNS;
-    let col_w = if two {
-        (area.width.saturating_sub(3) / 2).min(COLUMN)
-    } else {
-        area.width.saturating_sub(2).min(COLUMN)
-    };
+    let n = help_columns(area.width);
+    let gaps = u16::try_from(n + 1).unwrap_or(2);
+    let per = u16::try_from(n).unwrap_or(1);
+    let col_w = (area.width.saturating_sub(gaps) / per).min(COLUMN);
     let blocks = sections(comparing, usize::from(col_w));
     let heights: Vec<usize> = blocks.iter().map(Vec::len).collect();
-    let split = if two {
-        help_split(&heights)
-    } else {
-        blocks.len()
-    };
-    let (left, right) = columns(blocks, split);
-    let lines = left.len().max(right.len());
+    let cols = columns(blocks, &help_split(&heights, n));
+    let lines = cols.iter().map(Vec::len).max().unwrap_or(0);
     // Columns narrower than they want to be: the box takes the whole width (an odd width
     // would leave a column of the screen beside it uncovered).
-    let want_w = match (two, col_w < COLUMN) {
-        (_, true) => area.width,
-        (true, false) => col_w * 2 + 3,
-        (false, false) => col_w + 2,
+    let want_w = if col_w < COLUMN {
+        area.width
+    } else {
+        col_w * per + gaps
     };
     let want_h = u16::try_from(lines + 2).unwrap_or(u16::MAX);
     let (w, h) = (area.width.min(want_w), area.height.min(want_h));
@@ -58,12 +51,13 @@ pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
     let inner = block.inner(rect);
     block.render(rect, buf);
     let scroll = (scroll.min(max_scroll), 0);
-    let left_area = Rect::new(inner.x, inner.y, col_w.min(inner.width), inner.height);
-    Paragraph::new(left).scroll(scroll).render(left_area, buf);
-    if two {
-        let x = inner.x + col_w + 1;
-        let right_area = Rect::new(x, inner.y, inner.right().saturating_sub(x), inner.height);
-        Paragraph::new(right).scroll(scroll).render(right_area, buf);
+    let mut x = inner.x;
+    for col in cols {
+        let width = col_w.min(inner.right().saturating_sub(x));
+        Paragraph::new(col)
+            .scroll(scroll)
+            .render(Rect::new(x, inner.y, width, inner.height), buf);
+        x = x.saturating_add(col_w + 1);
     }
 }
 
@@ -95,23 +89,19 @@ fn sections(comparing: bool, width: usize) -> Vec<Vec<Line<'static>>> {
         .collect()
 }
 
-/// The first `split` sections in the left column, the rest in the right, a blank line
-/// between sections.
-fn columns(
-    blocks: Vec<Vec<Line<'static>>>,
-    split: usize,
-) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let join = |bs: Vec<Vec<Line<'static>>>| {
-        let mut out: Vec<Line<'static>> = Vec::new();
-        for b in bs {
-            if !out.is_empty() {
-                out.push(Line::raw(""));
+/// The sections in columns, `split` of them in each, a blank line between sections.
+fn columns(blocks: Vec<Vec<Line<'static>>>, split: &[usize]) -> Vec<Vec<Line<'static>>> {
+    let mut out = Vec::new();
+    let mut blocks = blocks.into_iter();
+    for &n in split {
+        let mut col: Vec<Line<'static>> = Vec::new();
+        for b in blocks.by_ref().take(n) {
+            if !col.is_empty() {
+                col.push(Line::raw(""));
             }
-            out.extend(b);
+            col.extend(b);
         }
-        out
-    };
-    let mut left = blocks;
-    let right = left.split_off(split.min(left.len()));
-    (join(left), join(right))
+        out.push(col);
+    }
+    out
 }

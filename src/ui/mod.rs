@@ -18,6 +18,7 @@ mod overlay;
 mod sandwich;
 mod status;
 mod table;
+mod tasks;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -58,6 +59,7 @@ impl Widget for &App {
                     Screen::Graph => flame::render(ex, self.colors, buf),
                     Screen::Table => table::render(ex, self.colors, buf),
                     Screen::Sandwich => sandwich::render(ex, self.colors, buf),
+                    Screen::Tasks => tasks::render(ex, self.mode, self.colors, buf),
                     Screen::Heat => {
                         if let Some(heat) = &ex.tools.heat
                             && let Some(grid) = &heat.grid

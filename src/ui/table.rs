@@ -106,7 +106,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
 }
 
 /// A weight in the table: time for clock events, else the number.
-fn amount(p: &Profile, w: u64) -> String {
+pub(super) fn amount(p: &Profile, w: u64) -> String {
     let text = match p.stats.unit {
         Unit::Nanoseconds => time_text(w, p.tree.scale()),
         _ => thousands_str(&p.format_weight(w)),

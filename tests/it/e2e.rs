@@ -489,3 +489,34 @@ fn the_viewer_starts_on_the_time_and_task_flags_and_u_undoes_them() {
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
 }
+
+#[test]
+fn a_task_picked_in_the_task_list_is_the_graph_and_its_total() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-system-wide.txt.gz");
+    let t = Tmux::start("tasks", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the graph", |s| {
+        s.contains("perf-system-wide.txt.gz · perf script") && s.contains("in 3,001 samples")
+    });
+    t.send(&["w"]);
+    t.wait_for("the task list", |s| {
+        s.contains("82 threads in 69 processes") && s.contains("sysw-sort")
+    });
+    // The second row: sysw-sort, the heaviest thread of the heaviest process.
+    t.send(&["j"]);
+    t.wait_for("the thread selected", |s| {
+        s.contains("sysw-sort · pid 17346 · tid 17349")
+    });
+    t.send(&["Enter"]);
+    t.wait_for("the graph of the thread", |s| {
+        s.contains("sysw-sort 17349") && s.contains("in 449 samples")
+    });
+    t.send(&["u"]);
+    t.wait_for("every task again", |s| {
+        s.contains("in 3,001 samples") && !s.contains("sysw-sort 17349")
+    });
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

@@ -13,3 +13,4 @@ mod jobs;
 mod sinks;
 mod snapshots;
 mod support;
+mod tasks;

@@ -182,16 +182,27 @@ fn distinct_tree() -> CallTree {
 
 /// A search keystroke as the user sees it (the update and the 160×45 frame), on the tree
 /// of distinct stacks: a query that most frames match, one that about half match, one
-/// that few do. Each iteration types the key and erases it.
+/// that few do. Each iteration types the key and erases it. First, the search's pass over
+/// the nodes alone for the same three kinds of query.
 fn bench_search_distinct(c: &mut Criterion) {
     let mut app = viewer(distinct_tree());
     update(&mut app, Action::Resize(160, 45));
     let area = Rect::new(0, 0, 160, 45);
     let mut buf = Buffer::empty(area);
     eprintln!("nodes: {}", app.explorer().unwrap().profile.tree.len());
-    update(&mut app, Action::SearchStart);
     let mut group = c.benchmark_group("search key + render, 3M nodes");
     group.sample_size(20);
+    // The pass over the nodes alone, which every keystroke makes once.
+    {
+        let ex = app.explorer().unwrap();
+        for query in ["method", "method1", "method123"] {
+            let re = Regex::new(query).unwrap();
+            group.bench_function(format!("find alone, '{query}'"), |b| {
+                b.iter(|| black_box(find(&ex.profile.tree, &ex.index, &re)));
+            });
+        }
+    }
+    update(&mut app, Action::SearchStart);
     for (prefix, key) in [("metho", 'd'), ("method", '1'), ("method12", '3')] {
         while app.explorer().is_some_and(|ex| !ex.search.query.is_empty()) {
             update(&mut app, Action::SearchDelete);

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::profile::{CallTree, Profile};
+use crate::profile::{CallTree, NameId, Profile};
 use crate::text::{for_terminal, for_xml};
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
@@ -34,19 +34,139 @@ fn each_folded_line(tree: &CallTree, mut f: impl FnMut(&str)) {
     });
 }
 
-/// Writes the folded lines of `tree` as [`write_lines`] does, streaming them.
+/// Writes the folded lines of `tree` as [`write_lines`] does, streaming them. Big trees
+/// are formatted on all cores, a few runs of stacks ahead of the writer (so the output is
+/// never held whole in memory), and written in order.
 ///
 /// # Errors
 /// Writing failed.
 pub fn write_folded<W: Write>(mut out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
-    let mut result = Ok(());
-    each_folded_line(tree, |line| {
-        if result.is_ok() {
-            result = write_line(&mut out, line, to);
-        }
-    });
-    result?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(8);
+    if threads < 2 || tree.len() < PARALLEL_NODES {
+        let mut buf = Vec::new();
+        tree.for_each_stack_sorted(|path, weight| {
+            push_line(&mut buf, tree, path, weight, to);
+        });
+        out.write_all(&buf)?;
+        return out.flush();
+    }
+    write_folded_parallel(&mut out, tree, to, threads)?;
     out.flush()
+}
+
+/// Trees smaller than this are formatted on one thread.
+const PARALLEL_NODES: usize = 50_000;
+
+fn write_folded_parallel<W: Write>(
+    out: &mut W,
+    tree: &CallTree,
+    to: Destination,
+    threads: usize,
+) -> io::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError};
+
+    #[derive(Default)]
+    struct Shared {
+        done: BTreeMap<usize, Vec<u8>>,
+        written: usize,
+        stop: bool,
+    }
+
+    let per_run = (tree.node(crate::profile::NodeId::ROOT).samples / (threads as u64 * 64)).max(1);
+    let runs = tree.sorted_runs(per_run);
+    // Consecutive runs grouped into batches of about `per_run` samples.
+    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut start, mut acc) = (0, 0);
+    for (i, run) in runs.iter().enumerate() {
+        acc += tree.run_samples(run);
+        if acc >= per_run || i + 1 == runs.len() {
+            batches.push(start..i + 1);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    let window = threads * 2;
+    let next = AtomicUsize::new(0);
+    let shared = Mutex::new(Shared::default());
+    let changed = Condvar::new();
+    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(batch) = batches.get(i) else { break };
+                    {
+                        let mut g = lock();
+                        while i >= g.written + window && !g.stop {
+                            g = changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+                        }
+                        if g.stop {
+                            break;
+                        }
+                    }
+                    let mut buf = Vec::new();
+                    for run in &runs[batch.clone()] {
+                        tree.for_each_stack_in(run, |path, weight| {
+                            push_line(&mut buf, tree, path, weight, to);
+                        });
+                    }
+                    lock().done.insert(i, buf);
+                    changed.notify_all();
+                }
+            });
+        }
+        let mut result = Ok(());
+        for i in 0..batches.len() {
+            let buf = {
+                let mut g = lock();
+                loop {
+                    if let Some(b) = g.done.remove(&i) {
+                        break b;
+                    }
+                    g = changed.wait(g).unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            result = out.write_all(&buf);
+            let mut g = lock();
+            g.written = i + 1;
+            g.stop = result.is_err();
+            drop(g);
+            changed.notify_all();
+            if result.is_err() {
+                break;
+            }
+        }
+        result
+    })
+}
+
+/// Appends one folded line and its newline to `buf`, escaped for a terminal when it goes
+/// to one.
+fn push_line(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId], weight: u64, to: Destination) {
+    let start = buf.len();
+    for (i, &name) in path.iter().enumerate() {
+        if i > 0 {
+            buf.push(b';');
+        }
+        buf.extend_from_slice(tree.names().resolve(name).as_bytes());
+    }
+    buf.push(b' ');
+    if tree.scale() == 0 {
+        let _ = write!(buf, "{weight}");
+    } else {
+        buf.extend_from_slice(tree.format_weight(weight).as_bytes());
+    }
+    if to == Destination::Terminal {
+        // Names are UTF-8, so the line is too.
+        let line = String::from_utf8_lossy(&buf[start..]).into_owned();
+        let safe = for_terminal(&line);
+        buf.truncate(start);
+        buf.extend_from_slice(safe.as_bytes());
+    }
+    buf.push(b'\n');
 }
 
 /// Differential folded lines `stack before after` over the union of both trees' stacks,
@@ -212,6 +332,48 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
         assert_eq!(e.to_string(), "<stdout>: broken pipe");
+    }
+
+    /// A tree of many distinct stacks (above [`PARALLEL_NODES`]), with hostile names.
+    fn big_tree() -> CallTree {
+        let mut t = CallTree::new();
+        let mut x: u64 = 7;
+        for i in 0..30_000u64 {
+            let depth = 2 + (i % 5) as usize;
+            let frames: Vec<String> = (0..depth)
+                .map(|d| {
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    match (x >> 40) % 300 {
+                        0 => "evil\u{1b}]0;title\u{7}".to_owned(),
+                        n => format!("f{d}_{n}"),
+                    }
+                })
+                .collect();
+            t.insert(frames, 1 + i % 3);
+        }
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn parallel_folded_equals_the_serial_walk_and_escapes_for_terminals() {
+        let t = big_tree();
+        assert!(t.len() > PARALLEL_NODES, "{} nodes", t.len());
+        let mut want = folded_lines(&t).join("\n");
+        want.push('\n');
+        for threads in [2, 3, 8] {
+            let mut got = Vec::new();
+            write_folded_parallel(&mut got, &t, Destination::Data, threads).unwrap();
+            assert_eq!(String::from_utf8(got).unwrap(), want, "{threads} threads");
+        }
+        let mut term = Vec::new();
+        write_folded_parallel(&mut term, &t, Destination::Terminal, 2).unwrap();
+        let term = String::from_utf8(term).unwrap();
+        assert!(!term.contains('\u{1b}') && term.contains("evil"));
+        assert_eq!(term.lines().count(), want.lines().count());
+        // A closed pipe stops the writer and its workers.
+        let e = write_folded_parallel(&mut Closed, &t, Destination::Data, 2).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
     }
 
     #[test]

@@ -33,30 +33,32 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, preceded, terminated};
 
-/// The frame names of one raw symbol, root→leaf: one name is stored in the map's entry
-/// itself (most symbols), several (Java inlining) behind a pointer. One pointer less to
-/// follow for each stack line read.
-#[derive(Debug)]
-enum Cached {
-    One([NameId; 1]),
-    Many(Box<[NameId]>),
+/// One entry of the perf parser's symbol cache, 16 bytes: the table of 20,000 symbols
+/// stays in the core's own cache while the input streams past it.
+#[derive(Debug, Clone, Copy)]
+struct CacheEntry {
+    /// Where the symbol is in the cache's key bytes: without its offset (with `\0` and
+    /// the address for an unknown symbol when addresses are kept).
+    start: u32,
+    len: u32,
+    /// The DSO's number, and [`JAVA`] when read in a Java process (whose names are tidied
+    /// differently).
+    dso: u32,
+    /// The frame name (most symbols), or [`MANY`] and the index of its names (Java
+    /// inlining).
+    ids: u32,
 }
 
-impl Cached {
-    fn new(ids: Vec<NameId>) -> Self {
-        match ids.as_slice() {
-            [one] => Cached::One([*one]),
-            _ => Cached::Many(ids.into_boxed_slice()),
-        }
-    }
+const JAVA: u32 = 1 << 31;
 
-    fn ids(&self) -> &[NameId] {
-        match self {
-            Cached::One(one) => one,
-            Cached::Many(many) => many,
-        }
-    }
+fn cache_hash(key: &[u8], dso: u32) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(key);
+    h.write_u32(dso);
+    h.finish()
 }
+const MANY: u32 = 1 << 31;
 
 /// Options with the meaning they have in inferno-collapse-perf and stackcollapse-perf.pl.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -427,8 +429,18 @@ pub struct PerfParser {
     /// Frames of the current sample, leaf first.
     frames: Vec<NameId>,
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
-    /// sample.
-    cache: FxHashMap<Box<str>, Cached>,
+    /// sample. Looked up by the line's own bytes, without building a key.
+    cache: hashbrown::HashTable<CacheEntry>,
+    /// The cache's symbols, one after the other (dense, so that a hit reads few cache
+    /// lines).
+    cache_keys: Vec<u8>,
+    /// The names of symbols that make several frames, root→leaf.
+    cache_many: Vec<Box<[NameId]>>,
+    /// The DSOs seen, numbered for the cache's keys (few, and mostly the same as the line
+    /// before).
+    dsos: FxHashMap<Box<str>, u32>,
+    dso_names: Vec<Box<str>>,
+    last_dso: u32,
     /// Reused buffers for the cache key and for building names.
     key: String,
     scratch: String,
@@ -571,24 +583,82 @@ impl PerfParser {
     fn frame(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let symbol = strip_offset(sl.symbol);
         let java = self.pname.starts_with("java");
-        self.key.clear();
-        self.key.push(if java { 'j' } else { '-' });
-        self.key.push_str(symbol);
-        self.key.push('\0');
-        self.key.push_str(sl.dso);
-        if self.opts.include_addrs && symbol == "[unknown]" {
+        let dso = self.dso_number(sl.dso) | if java { JAVA } else { 0 };
+        let key = if self.opts.include_addrs && symbol == "[unknown]" {
+            self.key.clear();
+            self.key.push_str(symbol);
             self.key.push('\0');
             self.key.push_str(sl.pc);
-        }
-        if let Some(ids) = self.cache.get(self.key.as_str()) {
+            self.key.as_str()
+        } else {
+            symbol
+        };
+        let hash = cache_hash(key.as_bytes(), dso);
+        let keys = &self.cache_keys;
+        let same = |e: &CacheEntry| {
+            e.dso == dso
+                && e.len as usize == key.len()
+                && keys.get(e.start as usize..(e.start + e.len) as usize) == Some(key.as_bytes())
+        };
+        if let Some(e) = self.cache.find(hash, same) {
             // Cached root→leaf; the sample's frames are leaf first.
-            self.frames.extend(ids.ids().iter().rev());
+            if e.ids & MANY == 0 {
+                self.frames.push(NameId(e.ids));
+            } else {
+                let many = &self.cache_many[(e.ids & !MANY) as usize];
+                self.frames.extend(many.iter().rev());
+            }
             return;
         }
+        let (start, len) = (self.cache_keys.len(), key.len());
+        self.cache_keys.extend_from_slice(key.as_bytes());
         let ids = self.clean_up(symbol, sl, java, tree);
         self.frames.extend(ids.iter().rev());
-        self.cache
-            .insert(self.key.as_str().into(), Cached::new(ids));
+        let ids = match ids.as_slice() {
+            [one] if one.0 & MANY == 0 => Some(one.0),
+            _ => match u32::try_from(self.cache_many.len()) {
+                Ok(many) if many & MANY == 0 => {
+                    self.cache_many.push(ids.into_boxed_slice());
+                    Some(MANY | many)
+                }
+                _ => None,
+            },
+        };
+        let (Some(ids), Ok(start), Ok(len)) = (ids, u32::try_from(start), u32::try_from(len))
+        else {
+            // Over 4 GiB of distinct symbols: no more caching.
+            self.cache_keys.truncate(start);
+            return;
+        };
+        let entry = CacheEntry {
+            start,
+            len,
+            dso,
+            ids,
+        };
+        let keys = &self.cache_keys;
+        self.cache.insert_unique(hash, entry, |e| {
+            cache_hash(&keys[e.start as usize..(e.start + e.len) as usize], e.dso)
+        });
+    }
+
+    /// The number of a DSO name, for the symbol cache's keys (below [`JAVA`]).
+    fn dso_number(&mut self, dso: &str) -> u32 {
+        if let Some(name) = self.dso_names.get(self.last_dso as usize)
+            && **name == *dso
+        {
+            return self.last_dso;
+        }
+        let n = if let Some(&n) = self.dsos.get(dso) {
+            n
+        } else {
+            let n = u32::try_from(self.dso_names.len()).unwrap_or(u32::MAX) & !JAVA;
+            self.dsos.insert(dso.into(), n);
+            self.dso_names.push(dso.into());
+            n
+        };
+        self.last_dso = n;
+        n
     }
 
     /// The frame names of one symbol as inferno makes them, root→leaf (Java `A->B`

@@ -25,7 +25,7 @@ use std::fmt;
 pub use intern::{Interner, NameId};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
-pub use tree::{CallTree, Counters, Node, NodeId};
+pub use tree::{CallTree, Counters, Node, NodeId, StackRun};
 
 /// What one unit of weight means.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

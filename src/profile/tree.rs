@@ -649,32 +649,99 @@ impl CallTree {
     /// strings sort (`x` < `x2…` < `x;…`). The root's own weight has no frames and is left
     /// out.
     pub fn for_each_stack_sorted(&self, mut f: impl FnMut(&[NameId], u64)) {
-        // (child, true for the stacks below it, false for its own stack)
-        let entries = |id: NodeId| -> Vec<(NodeId, bool)> {
-            let mut v = Vec::new();
-            for c in self.children(id) {
-                let (w, n) = self.self_counts(c);
-                if n > 0 || w > 0 {
-                    v.push((c, false));
-                }
-                if !self.is_leaf(c) {
-                    v.push((c, true));
-                }
+        let mut path = Vec::new();
+        self.walk_sorted(&mut path, self.sorted_entries(NodeId::ROOT), &mut f);
+    }
+
+    /// The sorted walk of [`CallTree::for_each_stack_sorted`] cut into consecutive runs,
+    /// each holding about `samples_per_run` samples or less where the tree allows it (a
+    /// run is one node's own stack or all the stacks below one node). Walking the runs in
+    /// order with [`CallTree::for_each_stack_in`] gives exactly the stacks of the whole
+    /// walk, in the same order, so that runs can be formatted in parallel.
+    #[must_use]
+    pub fn sorted_runs(&self, samples_per_run: u64) -> Vec<StackRun> {
+        let mut runs = Vec::new();
+        // (entries, next, the frames above them)
+        let mut todo = vec![(self.sorted_entries(NodeId::ROOT), 0usize, Vec::new())];
+        while let Some((list, next, prefix)) = todo.last_mut() {
+            let Some(&(node, below)) = list.get(*next) else {
+                todo.pop();
+                continue;
+            };
+            *next += 1;
+            if below && self.slots[node.index()].samples > samples_per_run {
+                let mut deeper = prefix.clone();
+                deeper.push(self.slots[node.index()].name);
+                todo.push((self.sorted_entries(node), 0, deeper));
+            } else {
+                runs.push(StackRun {
+                    prefix: prefix.clone(),
+                    node,
+                    below,
+                });
             }
-            // Children are mostly in name order already: a run-detecting stable sort
-            // costs about one comparison each.
-            v.sort_by(|&(a, a_below), &(b, b_below)| {
-                entry_order(
-                    self.name(a).as_bytes(),
-                    a_below,
-                    self.name(b).as_bytes(),
-                    b_below,
-                )
-            });
-            v
-        };
-        let mut path: Vec<NameId> = Vec::new();
-        let mut todo = vec![(entries(NodeId::ROOT), 0usize)];
+        }
+        runs
+    }
+
+    /// Calls `f(frames root first, self weight)` for the stacks of one run of
+    /// [`CallTree::sorted_runs`], in their sorted order.
+    pub fn for_each_stack_in(&self, run: &StackRun, mut f: impl FnMut(&[NameId], u64)) {
+        let mut path = run.prefix.clone();
+        path.push(self.slots[run.node.index()].name);
+        if run.below {
+            self.walk_sorted(&mut path, self.sorted_entries(run.node), &mut f);
+        } else {
+            f(&path, self.self_weight(run.node));
+        }
+    }
+
+    /// The samples of a run of [`CallTree::sorted_runs`] (an estimate of its stacks).
+    #[must_use]
+    pub fn run_samples(&self, run: &StackRun) -> u64 {
+        if run.below {
+            self.slots[run.node.index()].samples
+        } else {
+            self.self_counts(run.node).1
+        }
+    }
+
+    /// The entries of one family in the order of their folded text: `(child, true)` for
+    /// the stacks below a child, `(child, false)` for its own stack.
+    fn sorted_entries(&self, id: NodeId) -> Vec<(NodeId, bool)> {
+        let mut v = Vec::new();
+        for c in self.children(id) {
+            let (w, n) = self.self_counts(c);
+            if n > 0 || w > 0 {
+                v.push((c, false));
+            }
+            if !self.is_leaf(c) {
+                v.push((c, true));
+            }
+        }
+        // Children are mostly in name order already: a run-detecting stable sort
+        // costs about one comparison each.
+        v.sort_by(|&(a, a_below), &(b, b_below)| {
+            entry_order(
+                self.name(a).as_bytes(),
+                a_below,
+                self.name(b).as_bytes(),
+                b_below,
+            )
+        });
+        v
+    }
+
+    /// Walks `first` (sorted entries below the frames in `path`) depth first, calling `f`
+    /// for each own stack; `path` is as it was when this returns.
+    fn walk_sorted(
+        &self,
+        path: &mut Vec<NameId>,
+        first: Vec<(NodeId, bool)>,
+        f: &mut impl FnMut(&[NameId], u64),
+    ) {
+        let depth = path.len();
+        let mut todo = vec![(first, 0usize)];
         while let Some((list, next)) = todo.last_mut() {
             let Some(&(c, below)) = list.get(*next) else {
                 todo.pop();
@@ -684,12 +751,14 @@ impl CallTree {
             *next += 1;
             path.push(self.slots[c.index()].name);
             if below {
-                todo.push((entries(c), 0));
+                todo.push((self.sorted_entries(c), 0));
             } else {
-                f(&path, self.self_weight(c));
+                f(path, self.self_weight(c));
                 path.pop();
             }
         }
+        // The first list's pop took one frame too many.
+        path.truncate(depth);
     }
 
     /// Calls `f(frames root first, self weight, self samples)` for every stack that samples
@@ -732,6 +801,16 @@ pub struct Counters {
     pub total: u64,
     /// Inclusive number of samples.
     pub samples: u64,
+}
+
+/// One piece of the sorted walk over a tree's stacks ([`CallTree::sorted_runs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StackRun {
+    /// The frames above `node`, root first.
+    prefix: Vec<NameId>,
+    node: NodeId,
+    /// All the stacks below `node` (else its own stack alone).
+    below: bool,
 }
 
 // Building a tree from counters computed elsewhere (a slice of the samples).
@@ -1039,6 +1118,22 @@ mod tests {
             });
             let framed: Vec<String> = want.keys().filter(|k| !k.is_empty()).cloned().collect();
             prop_assert_eq!(sorted, framed);
+            // The walk cut into runs (as the parallel export does) is the same walk.
+            for per_run in [1, 2, 5, u64::MAX] {
+                let mut pieces = Vec::new();
+                for run in t.sorted_runs(per_run) {
+                    t.for_each_stack_in(&run, |path, w| {
+                        let names: Vec<&str> = path.iter().map(|&p| t.names().resolve(p)).collect();
+                        pieces.push((names.join(";"), w));
+                    });
+                }
+                let whole: Vec<(String, u64)> = want
+                    .iter()
+                    .filter(|(k, _)| !k.is_empty())
+                    .map(|(k, &(w, _))| (k.clone(), w))
+                    .collect();
+                prop_assert_eq!(pieces, whole, "{} samples a run", per_run);
+            }
             let depths = t.depths();
             for id in t.ids() {
                 prop_assert_eq!(depths[id.0 as usize] as usize, t.path(id).len());

@@ -33,20 +33,93 @@ use nom::character::complete::{char, space0, space1};
 use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, preceded, terminated};
 
-/// One entry of the perf parser's symbol cache, 16 bytes: the table of 20,000 symbols
-/// stays in the core's own cache while the input streams past it.
-#[derive(Debug, Clone, Copy)]
-struct CacheEntry {
-    /// Where the symbol is in the cache's key bytes: without its offset (with `\0` and
-    /// the address for an unknown symbol when addresses are kept).
-    start: u32,
-    len: u32,
-    /// The DSO's number, and [`JAVA`] when read in a Java process (whose names are tidied
-    /// differently).
-    dso: u32,
-    /// The frame name (most symbols), or [`MANY`] and the index of its names (Java
-    /// inlining).
-    ids: u32,
+/// The perf parser's symbol cache: a table of 4-byte offsets into one byte vector of
+/// records `dso u32, ids u32, len u32, symbol bytes`, so that a hit reads the table (small
+/// enough to stay in the core's cache while the input streams past) and one place in
+/// memory, where the record's numbers and the symbol lie side by side.
+///
+/// - the symbol is without its offset (with `\0` and the address for an unknown symbol
+///   when addresses are kept);
+/// - `dso` is the DSO's number, and [`JAVA`] when read in a Java process (whose names are
+///   tidied differently);
+/// - `ids` is the frame name (most symbols), or [`MANY`] and the index of its names (Java
+///   inlining).
+#[derive(Debug, Default)]
+struct SymbolCache {
+    table: hashbrown::HashTable<u32>,
+    records: Vec<u8>,
+    /// The names of symbols that make several frames, root→leaf.
+    many: Vec<Box<[NameId]>>,
+}
+
+const HEADER: usize = 12;
+
+/// `(dso, ids, symbol)` of the record at `at`.
+fn record(records: &[u8], at: u32) -> (u32, u32, &[u8]) {
+    let at = at as usize;
+    let word = |i: usize| {
+        records
+            .get(at + i..at + i + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(u32::MAX, u32::from_ne_bytes)
+    };
+    let len = word(8) as usize;
+    let key = records
+        .get(at + HEADER..at + HEADER + len)
+        .unwrap_or_default();
+    (word(0), word(4), key)
+}
+
+impl SymbolCache {
+    /// The `ids` cached for `key` in `dso`.
+    fn get(&self, hash: u64, key: &[u8], dso: u32) -> Option<u32> {
+        let at = *self.table.find(hash, |&at| {
+            let (d, _, k) = record(&self.records, at);
+            d == dso && k == key
+        })?;
+        Some(record(&self.records, at).1)
+    }
+
+    /// Appends the names of `ids` leaf first (the order of a sample's frames).
+    fn push_leaf_first(&self, ids: u32, frames: &mut Vec<NameId>) {
+        if ids & MANY == 0 {
+            frames.push(NameId(ids));
+        } else if let Some(many) = self.many.get((ids & !MANY) as usize) {
+            frames.extend(many.iter().rev());
+        }
+    }
+
+    /// Caches `names` (root→leaf) for `key` in `dso`; nothing when the cache is full
+    /// (4 GiB of symbols).
+    fn insert(&mut self, hash: u64, key: &[u8], dso: u32, names: Vec<NameId>) {
+        let end = self.records.len() + HEADER + key.len();
+        let (Ok(at), Ok(len), Ok(_)) = (
+            u32::try_from(self.records.len()),
+            u32::try_from(key.len()),
+            u32::try_from(end),
+        ) else {
+            return;
+        };
+        let ids = match names.as_slice() {
+            [one] if one.0 & MANY == 0 => one.0,
+            _ => match u32::try_from(self.many.len()) {
+                Ok(n) if n & MANY == 0 => {
+                    self.many.push(names.into_boxed_slice());
+                    MANY | n
+                }
+                _ => return,
+            },
+        };
+        for word in [dso, ids, len] {
+            self.records.extend_from_slice(&word.to_ne_bytes());
+        }
+        self.records.extend_from_slice(key);
+        let Self { table, records, .. } = self;
+        table.insert_unique(hash, at, |&at| {
+            let (d, _, k) = record(records, at);
+            cache_hash(k, d)
+        });
+    }
 }
 
 const JAVA: u32 = 1 << 31;
@@ -430,12 +503,7 @@ pub struct PerfParser {
     frames: Vec<NameId>,
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
     /// sample. Looked up by the line's own bytes, without building a key.
-    cache: hashbrown::HashTable<CacheEntry>,
-    /// The cache's symbols, one after the other (dense, so that a hit reads few cache
-    /// lines).
-    cache_keys: Vec<u8>,
-    /// The names of symbols that make several frames, root→leaf.
-    cache_many: Vec<Box<[NameId]>>,
+    cache: SymbolCache,
     /// The DSOs seen, numbered for the cache's keys (few, and mostly the same as the line
     /// before).
     dsos: FxHashMap<Box<str>, u32>,
@@ -594,52 +662,16 @@ impl PerfParser {
             symbol
         };
         let hash = cache_hash(key.as_bytes(), dso);
-        let keys = &self.cache_keys;
-        let same = |e: &CacheEntry| {
-            e.dso == dso
-                && e.len as usize == key.len()
-                && keys.get(e.start as usize..(e.start + e.len) as usize) == Some(key.as_bytes())
-        };
-        if let Some(e) = self.cache.find(hash, same) {
+        if let Some(ids) = self.cache.get(hash, key.as_bytes(), dso) {
             // Cached root→leaf; the sample's frames are leaf first.
-            if e.ids & MANY == 0 {
-                self.frames.push(NameId(e.ids));
-            } else {
-                let many = &self.cache_many[(e.ids & !MANY) as usize];
-                self.frames.extend(many.iter().rev());
-            }
+            self.cache.push_leaf_first(ids, &mut self.frames);
             return;
         }
-        let (start, len) = (self.cache_keys.len(), key.len());
-        self.cache_keys.extend_from_slice(key.as_bytes());
+        // The key borrows a buffer that cleaning up reuses.
+        let key = key.as_bytes().to_vec();
         let ids = self.clean_up(symbol, sl, java, tree);
         self.frames.extend(ids.iter().rev());
-        let ids = match ids.as_slice() {
-            [one] if one.0 & MANY == 0 => Some(one.0),
-            _ => match u32::try_from(self.cache_many.len()) {
-                Ok(many) if many & MANY == 0 => {
-                    self.cache_many.push(ids.into_boxed_slice());
-                    Some(MANY | many)
-                }
-                _ => None,
-            },
-        };
-        let (Some(ids), Ok(start), Ok(len)) = (ids, u32::try_from(start), u32::try_from(len))
-        else {
-            // Over 4 GiB of distinct symbols: no more caching.
-            self.cache_keys.truncate(start);
-            return;
-        };
-        let entry = CacheEntry {
-            start,
-            len,
-            dso,
-            ids,
-        };
-        let keys = &self.cache_keys;
-        self.cache.insert_unique(hash, entry, |e| {
-            cache_hash(&keys[e.start as usize..(e.start + e.len) as usize], e.dso)
-        });
+        self.cache.insert(hash, &key, dso, ids);
     }
 
     /// The number of a DSO name, for the symbol cache's keys (below [`JAVA`]).
@@ -858,6 +890,74 @@ mod tests {
         p.finish(&mut bare);
         assert!(bare.samples.is_empty() && bare.samples.tasks().is_empty());
         assert_eq!(bare.tree.stacks(), out.tree.stacks());
+    }
+
+    /// The folded stacks of perf script `lines` read with `opts`.
+    fn stacks_of(lines: &[&str], opts: PerfOptions) -> Vec<(String, u64)> {
+        let mut p = PerfParser::new(opts);
+        let mut out = Collector::default();
+        for line in lines {
+            p.line(line, &mut ParseState::default(), &mut out);
+        }
+        p.finish(&mut out);
+        out.tree.finish();
+        out.tree.stacks()
+    }
+
+    #[test]
+    fn the_symbol_cache_answers_as_a_first_reading_does() {
+        // Every symbol twice: once cleaned up, once from the cache, in Java (inlined
+        // `A->B` names make several frames) and in other processes; the same symbol in
+        // another DSO, or with another address under --addrs, is another key.
+        let lines = [
+            "java 1 1.0: 1 cpu-clock: ",
+            "\t1 La;::m->Lb;::n+0x1 (/jit)",
+            "\t2 f(int)+0x2 (/lib/x.so)",
+            "",
+            "java 1 1.1: 1 cpu-clock: ",
+            "\t1 La;::m->Lb;::n+0x9 (/jit)",
+            "\t2 f(int)+0x3 (/lib/x.so)",
+            "",
+            "cc 2 1.2: 1 cpu-clock: ",
+            "\t5 [unknown] (/lib/y.so)",
+            "\t6 [unknown] (/lib/y.so)",
+            "\t3 La;::m->Lb;::n+0x1 (/jit)",
+            "\t2 f(int)+0x2 (/lib/x.so)",
+            "\t2 f(int)+0x2 (/lib/z.so)",
+            "",
+            "cc 2 1.3: 1 cpu-clock: ",
+            "\t5 [unknown] (/lib/y.so)",
+            "\t6 [unknown] (/lib/y.so)",
+            "\t3 La;::m->Lb;::n+0x1 (/jit)",
+            "\t2 f(int)+0x2 (/lib/x.so)",
+            "\t2 f(int)+0x2 (/lib/z.so)",
+            "",
+            "java 1 1.4: 1 cpu-clock: ",
+            "\t1 Ljava/lang/Thread;::run+0x1 (/jit)",
+            "",
+            "cc 2 1.5: 1 cpu-clock: ",
+            "\t1 Ljava/lang/Thread;::run+0x1 (/jit)",
+            "",
+        ];
+        let stacks = stacks_of(&lines, PerfOptions::default());
+        // As inferno-collapse-perf 0.12 folds them.
+        let want = [
+            ("cc;Ljava/lang/Thread:::run", 1),
+            ("cc;f;f;La:::m;Lb:::n_[i];[y.so];[y.so]", 2),
+            ("java;f;La:::m;Lb:::n_[i]", 2),
+            ("java;java/lang/Thread:::run", 1),
+        ];
+        let want: Vec<(String, u64)> = want.iter().map(|&(s, w)| (s.to_owned(), w)).collect();
+        assert_eq!(stacks, want);
+        let addrs = stacks_of(
+            &lines,
+            PerfOptions {
+                include_addrs: true,
+                ..PerfOptions::default()
+            },
+        );
+        assert_eq!(addrs[1].0, "cc;f;f;La:::m;Lb:::n_[i];[y.so <6>];[y.so <5>]");
+        assert_eq!(addrs[1].1, 2);
     }
 
     #[test]

@@ -710,26 +710,43 @@ impl CallTree {
     /// the stacks below a child, `(child, false)` for its own stack.
     fn sorted_entries(&self, id: NodeId) -> Vec<(NodeId, bool)> {
         let mut v = Vec::new();
+        self.sorted_entries_into(id, &mut v);
+        v.into_iter().map(|e| (e.node, e.below)).collect()
+    }
+
+    /// [`CallTree::sorted_entries`] into `v` (cleared first), with each own stack's
+    /// weight.
+    fn sorted_entries_into(&self, id: NodeId, v: &mut Vec<Entry>) {
+        v.clear();
         for c in self.children(id) {
             let (w, n) = self.self_counts(c);
             if n > 0 || w > 0 {
-                v.push((c, false));
+                v.push(Entry {
+                    node: c,
+                    below: false,
+                    weight: w,
+                });
             }
             if !self.is_leaf(c) {
-                v.push((c, true));
+                v.push(Entry {
+                    node: c,
+                    below: true,
+                    weight: 0,
+                });
             }
         }
         // Children are mostly in name order already: a run-detecting stable sort
         // costs about one comparison each.
-        v.sort_by(|&(a, a_below), &(b, b_below)| {
-            entry_order(
-                self.name(a).as_bytes(),
-                a_below,
-                self.name(b).as_bytes(),
-                b_below,
-            )
-        });
-        v
+        if v.len() > 1 {
+            v.sort_by(|a, b| {
+                entry_order(
+                    self.name(a.node).as_bytes(),
+                    a.below,
+                    self.name(b.node).as_bytes(),
+                    b.below,
+                )
+            });
+        }
     }
 
     /// Walks `first` (sorted entries below the frames in `path`) depth first, calling `f`
@@ -741,19 +758,33 @@ impl CallTree {
         f: &mut impl FnMut(&[NameId], u64),
     ) {
         let depth = path.len();
-        let mut todo = vec![(first, 0usize)];
+        let first = first
+            .into_iter()
+            .map(|(node, below)| Entry {
+                node,
+                below,
+                weight: if below { 0 } else { self.self_weight(node) },
+            })
+            .collect();
+        // Lists of finished families are reused: most families are one child long.
+        let mut pool: Vec<Vec<Entry>> = Vec::new();
+        let mut todo: Vec<(Vec<Entry>, usize)> = vec![(first, 0usize)];
         while let Some((list, next)) = todo.last_mut() {
-            let Some(&(c, below)) = list.get(*next) else {
-                todo.pop();
+            let Some(&e) = list.get(*next) else {
+                if let Some((list, _)) = todo.pop() {
+                    pool.push(list);
+                }
                 path.pop();
                 continue;
             };
             *next += 1;
-            path.push(self.slots[c.index()].name);
-            if below {
-                todo.push((self.sorted_entries(c), 0));
+            path.push(self.slots[e.node.index()].name);
+            if e.below {
+                let mut list = pool.pop().unwrap_or_default();
+                self.sorted_entries_into(e.node, &mut list);
+                todo.push((list, 0));
             } else {
-                f(path, self.self_weight(c));
+                f(path, e.weight);
                 path.pop();
             }
         }
@@ -801,6 +832,15 @@ pub struct Counters {
     pub total: u64,
     /// Inclusive number of samples.
     pub samples: u64,
+}
+
+/// One entry of a family in the sorted walk: a child's own stack (with its weight) or
+/// the stacks below it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    node: NodeId,
+    below: bool,
+    weight: u64,
 }
 
 /// One piece of the sorted walk over a tree's stacks ([`CallTree::sorted_runs`]).

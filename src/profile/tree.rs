@@ -906,15 +906,66 @@ fn entry_order(a: &[u8], a_below: bool, b: &[u8], b_below: bool) -> std::cmp::Or
 }
 
 /// Puts the children of every node in the order of `key` by relinking the sibling lists
-/// (node ids do not change).
-fn sort_children<K: Ord>(
+/// (node ids do not change). Big trees are checked and sorted on all cores, each thread
+/// taking a range of parents, and relinked on this one.
+fn sort_children<K: Ord + Send>(
     slots: &mut [Slot],
     index: &mut FxHashMap<(NodeId, NameId), NodeId>,
     indexed: &[u64],
-    key: impl Fn(&Slot) -> K,
+    key: impl Fn(&Slot) -> K + Sync,
 ) {
+    let n = slots.len();
+    let threads = if n < 200_000 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(8)
+    };
+    let shared: &[Slot] = slots;
+    let key = &key;
+    let orders: Vec<Vec<(usize, Vec<u32>)>> = if threads == 1 {
+        vec![sorted_families(shared, 0..n, key)]
+    } else {
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = (0..threads)
+                .map(|t| {
+                    let range = t * n / threads..(t + 1) * n / threads;
+                    scope.spawn(move || sorted_families(shared, range, key))
+                })
+                .collect();
+            parts
+                .into_iter()
+                .map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    };
+    for (p, order) in orders.into_iter().flatten() {
+        let (Some(&first), Some(&tail)) = (order.first(), order.last()) else {
+            continue;
+        };
+        slots[p].first_child = first;
+        for w in order.windows(2) {
+            slots[w[0] as usize].next_sibling = w[1];
+        }
+        slots[tail as usize].next_sibling = NONE;
+        if indexed.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1) {
+            let parent = NodeId(u32::try_from(p).unwrap_or(NONE));
+            index.insert((parent, TAIL), NodeId(tail));
+        }
+    }
+}
+
+/// The new child order of every parent in `parents` whose children are not in the order
+/// of `key` already.
+fn sorted_families<K: Ord>(
+    slots: &[Slot],
+    parents: std::ops::Range<usize>,
+    key: &impl Fn(&Slot) -> K,
+) -> Vec<(usize, Vec<u32>)> {
+    let mut out = Vec::new();
     let mut keyed: Vec<(K, u32)> = Vec::new();
-    for p in 0..slots.len() {
+    for p in parents {
         let first = slots[p].first_child;
         if first == NONE || slots[first as usize].next_sibling == NONE {
             continue;
@@ -929,17 +980,9 @@ fn sort_children<K: Ord>(
             continue;
         }
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        slots[p].first_child = keyed[0].1;
-        for w in keyed.windows(2) {
-            slots[w[0].1 as usize].next_sibling = w[1].1;
-        }
-        let tail = keyed[keyed.len() - 1].1;
-        slots[tail as usize].next_sibling = NONE;
-        if indexed.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 == 1) {
-            let parent = NodeId(u32::try_from(p).unwrap_or(NONE));
-            index.insert((parent, TAIL), NodeId(tail));
-        }
+        out.push((p, keyed.iter().map(|k| k.1).collect()));
     }
+    out
 }
 
 fn add_sat(a: u64, b: u64, saturated: &mut bool) -> u64 {
@@ -1131,6 +1174,47 @@ mod tests {
             t.insert(frames.iter().map(|f| format!("f{f}")), *w);
         }
         t
+    }
+
+    #[test]
+    fn big_trees_are_sorted_on_all_cores_as_small_ones() {
+        // Above the size where several threads sort the families.
+        let mut t = CallTree::new();
+        let mut x: u64 = 3;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % m
+        };
+        while t.len() < 250_000 {
+            let depth = 1 + next(12) as usize;
+            let frames: Vec<String> = (0..depth).map(|_| format!("n{}", next(40))).collect();
+            t.insert(frames, 1 + next(5));
+        }
+        let mut before = t.stacks();
+        before.sort();
+        t.finish();
+        let mut after = t.stacks();
+        after.sort();
+        assert_eq!(before, after);
+        for id in t.ids() {
+            let kids: Vec<&str> = t.children(id).map(|c| t.name(c)).collect();
+            assert!(kids.is_sorted(), "{kids:?}");
+            for c in t.children(id) {
+                assert_eq!(t.child_named(id, t.name(c)), Some(c));
+            }
+        }
+        // Heaviest first, then back.
+        t.sort_by_weight();
+        for id in t.ids() {
+            let w: Vec<u64> = t.children(id).map(|c| t.node(c).total).collect();
+            assert!(w.is_sorted_by(|a, b| a >= b), "{w:?}");
+        }
+        t.finish();
+        let mut again = t.stacks();
+        again.sort();
+        assert_eq!(before, again);
     }
 
     proptest! {

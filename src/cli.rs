@@ -61,6 +61,16 @@ impl From<ColorArg> for ColorChoice {
     }
 }
 
+/// What `--top` ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum TopBy {
+    /// Functions.
+    #[default]
+    Function,
+    /// Libraries: the DSO (perf) or module (SystemTap) of each frame.
+    Library,
+}
+
 /// Sibling order on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum OrderArg {
@@ -145,6 +155,10 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 
+    /// What --top ranks: functions, or the libraries (DSOs, modules) the frames live in.
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = TopBy::Function, requires = "top")]
+    pub top_by: TopBy,
+
     /// Print a plain-text report (header, top functions, call tree) and exit.
     #[arg(long)]
     pub print: bool,
@@ -168,6 +182,11 @@ pub struct Args {
     /// Remove frames matching this regex; their callees attach to their caller (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub hide: Vec<String>,
+
+    /// Merge each run of consecutive frames in a library (DSO, module) whose name matches
+    /// this regex into one frame named after the library (repeatable; '.' for all).
+    #[arg(long, value_name = "REGEX")]
+    pub collapse_lib: Vec<String>,
 
     /// Merge directly repeated frames of one function (recursion) into one.
     #[arg(long)]
@@ -324,7 +343,7 @@ pub fn check_id_lists(
 
 impl Args {
     /// The transforms these arguments ask for, in the order they apply:
-    /// exclude, focus, hide, collapse recursion, invert.
+    /// exclude, focus, hide, collapse library, collapse recursion, invert.
     ///
     /// # Errors
     /// An invalid regex, named with the flag it came from.
@@ -343,6 +362,9 @@ impl Args {
         }
         for h in &self.hide {
             out.push(Transform::Hide(re("hide", h)?));
+        }
+        for l in &self.collapse_lib {
+            out.push(Transform::CollapseLibrary(re("collapse-lib", l)?));
         }
         if self.collapse_recursion {
             out.push(Transform::CollapseRecursion);

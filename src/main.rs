@@ -159,6 +159,18 @@ fn run(args: &Args) -> Result<Ending> {
         }
         let l = &rec;
         partial |= warn_about(l.main());
+        if l.main().tree.names().library_count() == 0
+            && (!args.collapse_lib.is_empty() || args.top_by == cli::TopBy::Library)
+        {
+            eprintln!(
+                "flametui: {}: names no libraries (perf script and SystemTap stacks do; {} does not)",
+                sanitize(&l.main().source),
+                l.main()
+                    .stats
+                    .format
+                    .map_or("this input".to_owned(), |f| f.to_string()),
+            );
+        }
         if args.stats {
             let text = report::line_accounting(l.main());
             if args.export.is_some() || args.top.is_some() || args.print || slicing.heatmap {
@@ -234,6 +246,9 @@ fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<
             let text = match (pair, args.top) {
                 (Some((before, after)), top) => {
                     report::delta_table(before, after, top.unwrap_or(20))
+                }
+                (None, Some(n)) if !args.print && args.top_by == cli::TopBy::Library => {
+                    report::top_libraries(p, n)
                 }
                 (None, Some(n)) if !args.print => report::top_table(p, n),
                 (None, top) => report::report(p, top.unwrap_or(20), args.min_percent),

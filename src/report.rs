@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::Unit;
 use crate::profile::functions::top_functions_in;
+use crate::profile::libraries::{library_label, library_totals_in};
 use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
 
@@ -70,6 +71,59 @@ fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> Stri
             w(r.total),
             share(r.total, total),
             sanitize(tree.names().resolve(r.name)),
+        );
+    }
+    out
+}
+
+/// The `n` heaviest libraries (DSOs, modules) by self weight, as [`top_table`] does for
+/// functions: self is the weight of the stacks whose leaf frame is in the library, total
+/// of those with any frame there. Frames whose input named no library have their row.
+pub fn top_libraries(profile: &Profile, n: usize) -> String {
+    scopes(profile)
+        .into_iter()
+        .map(|(label, scope)| top_libraries_in(profile, scope, &label, n))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn top_libraries_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
+    let tree = &profile.tree;
+    let total = tree.node(scope).total;
+    let mut rows = library_totals_in(tree, scope);
+    rows.truncate(n);
+    let w = |v: u64| thousands_str(&tree.format_weight(v));
+    let mut out = String::new();
+    let count = if rows.len() == 1 {
+        "1 library".to_owned()
+    } else {
+        format!("{} libraries", rows.len())
+    };
+    let _ = writeln!(
+        out,
+        "Top {count} by self weight (total {} {label})",
+        w(total)
+    );
+    let width = rows
+        .iter()
+        .map(|r| w(r.total).len())
+        .chain([w(total).len(), 5])
+        .max()
+        .unwrap_or(5);
+    let _ = writeln!(
+        out,
+        "{:>width$} {:>7} {:>width$} {:>7}  library",
+        "self", "self%", "total", "total%"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
+            w(r.self_weight),
+            share(r.self_weight, total),
+            w(r.total),
+            share(r.total, total),
+            sanitize(library_label(tree, r.lib)),
         );
     }
     out

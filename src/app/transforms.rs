@@ -270,7 +270,10 @@ fn same_transform(a: &Transform, b: &Transform) -> bool {
     match (a, b) {
         (Transform::Exclude(x), Transform::Exclude(y))
         | (Transform::Focus(x), Transform::Focus(y))
-        | (Transform::Hide(x), Transform::Hide(y)) => x.as_str() == y.as_str(),
+        | (Transform::Hide(x), Transform::Hide(y))
+        | (Transform::CollapseLibrary(x), Transform::CollapseLibrary(y)) => {
+            x.as_str() == y.as_str()
+        }
         (Transform::CollapseRecursion, Transform::CollapseRecursion)
         | (Transform::Invert, Transform::Invert) => true,
         _ => false,
@@ -336,6 +339,7 @@ pub fn label(t: &Transform) -> String {
         Transform::Exclude(re) => named("exclude", re),
         Transform::Focus(re) => named("focus", re),
         Transform::Hide(re) => named("hide", re),
+        Transform::CollapseLibrary(re) => named("collapse lib", re),
         Transform::CollapseRecursion => "collapse recursion".to_owned(),
         Transform::Invert => "bottom-up".to_owned(),
     }

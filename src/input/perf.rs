@@ -333,6 +333,21 @@ fn strip_offset(symbol: &str) -> &str {
     symbol
 }
 
+/// The library a DSO names, as tables and the collapse-library transform show it: the
+/// file name of a path (`/usr/lib/libc.so.6` → `libc.so.6`), a bracketed name as perf
+/// prints it (`[kernel.kallsyms]`, `[vdso]`), nothing for `[unknown]` or an empty DSO.
+pub fn library_name(dso: &str) -> Option<&str> {
+    let dso = dso.trim();
+    if dso.is_empty() || dso == "[unknown]" {
+        return None;
+    }
+    if dso.starts_with('[') {
+        return Some(dso);
+    }
+    let base = &dso[dso.rfind('/').map_or(0, |i| i + 1)..];
+    (!base.is_empty()).then_some(base)
+}
+
 /// True for DSOs that are the kernel (as inferno decides it).
 #[allow(clippy::case_sensitive_file_extension_comparisons)] // DSO names are case-sensitive
 pub fn is_kernel(dso: &str) -> bool {
@@ -727,7 +742,11 @@ impl PerfParser {
             } else if self.opts.annotate_jit && is_jit(sl.dso) && !func.contains("_[j]") {
                 func.push_str("_[j]");
             }
-            ids.push(tree.intern(func));
+            let id = tree.intern(func);
+            if let Some(lib) = library_name(sl.dso) {
+                tree.names_mut().set_library(id, lib);
+            }
+            ids.push(id);
         }
         ids
     }

@@ -78,11 +78,27 @@ pub fn frame_name(line: &str) -> String {
     name
 }
 
+/// The module of a frame line (`[/usr/sbin/mysqld]` → `mysqld`, `[kernel]` → `kernel`),
+/// as the library tables and the collapse-library transform show it.
+pub fn frame_module(line: &str) -> Option<&str> {
+    let s = line.trim();
+    let s = s.strip_suffix(" (inexact)").unwrap_or(s);
+    let inner = s.strip_suffix(']')?;
+    let at = inner.rfind(" [")?;
+    let module = &inner[at + 2..];
+    // `[module+0x…]` for an address without a symbol.
+    let module = module.find("+0x").map_or(module, |i| &module[..i]);
+    let base = &module[module.rfind('/').map_or(0, |i| i + 1)..];
+    (!base.is_empty()).then_some(base)
+}
+
 /// Line-at-a-time `SystemTap` parser.
 #[derive(Debug, Default)]
 pub struct StapParser {
     /// Frames of the current block, leaf first.
     frames: Vec<String>,
+    /// The module of each frame, when its line names one.
+    modules: Vec<Option<String>>,
     offcpu: bool,
     /// Lines of the current block so far.
     block_lines: u64,
@@ -122,10 +138,12 @@ impl StapParser {
         }
         self.block_lines += 1;
         self.frames.push(frame_name(frame));
+        self.modules.push(frame_module(frame).map(str::to_owned));
     }
 
     fn end_block(&mut self, count: u64, state: &mut ParseState, out: &mut Collector, line: &str) {
         if self.frames.is_empty() {
+            self.modules.clear();
             state.skip(out, "count line without frames", line);
             out.stats.line_counts.dropped += self.block_lines;
             self.block_lines = 0;
@@ -147,6 +165,13 @@ impl StapParser {
             .into_iter()
             .chain(self.frames.iter().rev().map(String::as_str));
         out.tree.insert(frames, count);
+        for (name, module) in self.frames.iter().zip(&self.modules) {
+            if let Some(module) = module {
+                let id = out.tree.intern(name);
+                out.tree.names_mut().set_library(id, module);
+            }
+        }
+        self.modules.clear();
         out.stats.samples += 1;
         out.stats.line_counts.in_samples += self.block_lines + 1;
         self.block_lines = 0;
@@ -167,6 +192,7 @@ impl StapParser {
                 &format!("({n} frames)"),
             );
             self.frames.clear();
+            self.modules.clear();
         }
         if self.block_lines > 0 {
             out.stats.line_counts.dropped += self.block_lines;
@@ -189,6 +215,27 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frame_module_table() {
+        for (input, expected) in [
+            (
+                " 0xffffffff8103ce3b : native_safe_halt+0xb/0x10 [kernel]",
+                Some("kernel"),
+            ),
+            (
+                " 0xb61a6d : _Z4funcv+0x147/0x400 [/usr/sbin/mysqld]",
+                Some("mysqld"),
+            ),
+            (" 0x4005d0 : main+0x10/0x20 [/bin/a] (inexact)", Some("a")),
+            (" 0x7f00 [/lib/libc.so.6+0x1f00]", Some("libc.so.6")),
+            (" 0x7f00", None),
+            (" 0x4005d0 : main+0x10/0x20", None),
+            (" 0x4005d0 : a[b]+0x10/0x20", None),
+        ] {
+            assert_eq!(frame_module(input), expected, "{input}");
+        }
+    }
 
     #[test]
     fn frame_name_table() {

@@ -19,7 +19,19 @@ pub struct Interner {
     names: Vec<Box<str>>,
     /// Ids of task names, sorted (they are few: one per process or thread).
     tasks: Vec<NameId>,
+    /// The library (DSO, module) of each function name, by [`LibId`]; shorter than
+    /// `names` when the last names have none.
+    library_of: Vec<u32>,
+    libraries: Vec<Box<str>>,
+    library_ids: FxHashMap<Box<str>, u32>,
 }
+
+/// Index of a library name in an [`Interner`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LibId(pub u32);
+
+/// No library.
+const NO_LIB: u32 = u32::MAX;
 
 impl Interner {
     /// The id of the task (process or thread) name `name`, adding it on first sight; never
@@ -46,8 +58,62 @@ impl Interner {
         if from.is_task(id) {
             self.intern_task(from.resolve(id))
         } else {
-            self.intern(from.resolve(id))
+            let new = self.intern(from.resolve(id));
+            if let Some(lib) = from.library(id) {
+                self.set_library(new, from.library_name(lib));
+            }
+            new
         }
+    }
+
+    /// Records that function `id` lives in library `lib` (a DSO's file name, a module).
+    /// A name met in several libraries keeps the first of them in byte order, whatever
+    /// the order of reading (chunks are parsed in parallel).
+    pub fn set_library(&mut self, id: NameId, lib: &str) {
+        let i = id.0 as usize;
+        if i >= self.names.len() || self.is_task(id) {
+            return;
+        }
+        if let Some(old) = self.library(id)
+            && *self.library_name(old) <= *lib
+        {
+            return;
+        }
+        let lib = if let Some(&l) = self.library_ids.get(lib) {
+            l
+        } else {
+            let l = u32::try_from(self.libraries.len()).unwrap_or(NO_LIB);
+            self.libraries.push(lib.into());
+            self.library_ids.insert(lib.into(), l);
+            l
+        };
+        if self.library_of.len() <= i {
+            self.library_of.resize(i + 1, NO_LIB);
+        }
+        self.library_of[i] = lib;
+    }
+
+    /// The library of function `id`, if its input said.
+    pub fn library(&self, id: NameId) -> Option<LibId> {
+        self.library_of
+            .get(id.0 as usize)
+            .filter(|&&l| l != NO_LIB)
+            .map(|&l| LibId(l))
+    }
+
+    /// The name of a library.
+    pub fn library_name(&self, lib: LibId) -> &str {
+        self.libraries.get(lib.0 as usize).map_or("", |s| s)
+    }
+
+    /// The id of library `name`, if a function lives there.
+    pub fn lookup_library(&self, name: &str) -> Option<LibId> {
+        self.library_ids.get(name).map(|&l| LibId(l))
+    }
+
+    /// Number of distinct libraries.
+    pub fn library_count(&self) -> usize {
+        self.libraries.len()
     }
 
     /// The id of task name `name`, if it was interned.
@@ -124,5 +190,30 @@ mod tests {
         let mut j = Interner::default();
         let u = j.intern_like(&i, t);
         assert!(j.is_task(u));
+    }
+
+    #[test]
+    #[allow(clippy::many_single_char_names)]
+    fn libraries_follow_names_and_do_not_depend_on_order() {
+        let mut i = Interner::default();
+        let f = i.intern("f");
+        let g = i.intern("g");
+        let t = i.intern_task("proc");
+        assert_eq!(i.library(f), None);
+        i.set_library(g, "libz.so");
+        i.set_library(t, "libz.so");
+        assert_eq!(i.library(t), None, "tasks have no library");
+        i.set_library(f, "libz.so");
+        i.set_library(f, "liba.so");
+        i.set_library(f, "libq.so");
+        assert_eq!(i.library_name(i.library(f).unwrap()), "liba.so");
+        assert_eq!(i.library_name(i.library(g).unwrap()), "libz.so");
+        assert_eq!(i.library_count(), 2);
+        let mut j = Interner::default();
+        j.intern("other");
+        let f2 = j.intern_like(&i, f);
+        assert_eq!(j.library_name(j.library(f2).unwrap()), "liba.so");
+        assert_eq!(j.lookup_library("liba.so"), j.library(f2));
+        assert_eq!(j.lookup_library("libz.so"), None);
     }
 }

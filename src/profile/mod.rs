@@ -10,6 +10,7 @@ pub mod functions;
 pub mod group;
 pub mod heatmap;
 pub mod intern;
+pub mod libraries;
 pub mod order;
 pub mod samples;
 pub mod sandwich;
@@ -22,7 +23,7 @@ pub mod tree;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use intern::{Interner, NameId};
+pub use intern::{Interner, LibId, NameId};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
 pub use tree::{CallTree, Counters, Node, NodeId, StackRun};

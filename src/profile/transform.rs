@@ -1,5 +1,6 @@
 //! Stage: call tree → call tree. Pure, undoable-by-recomputation transforms:
-//! exclude stacks, focus on a function, hide (merge away) frames, collapse recursion,
+//! exclude stacks, focus on a function, hide (merge away) frames, collapse a library,
+//! collapse recursion,
 //! invert. Each rebuilds a new tree from the old one's stacks, keeping weights and
 //! sample counts exactly. Regexes run once per distinct name, never per node.
 
@@ -7,7 +8,7 @@ use std::fmt;
 
 use regex::Regex;
 
-use super::intern::NameId;
+use super::intern::{LibId, NameId};
 use super::scope::is_halved;
 use super::tree::CallTree;
 
@@ -20,6 +21,9 @@ pub enum Transform {
     Focus(Regex),
     /// Remove matching frames; their callees attach to their caller.
     Hide(Regex),
+    /// Consecutive frames of one library whose name matches the regex become one frame
+    /// named after the library (the Firefox Profiler's "collapse library").
+    CollapseLibrary(Regex),
     /// Repeated consecutive frames of one function become one.
     CollapseRecursion,
     /// Leaves become roots (bottom-up view).
@@ -32,6 +36,7 @@ impl fmt::Display for Transform {
             Transform::Exclude(r) => write!(f, "exclude /{r}/"),
             Transform::Focus(r) => write!(f, "focus /{r}/"),
             Transform::Hide(r) => write!(f, "hide /{r}/"),
+            Transform::CollapseLibrary(r) => write!(f, "collapse library /{r}/"),
             Transform::CollapseRecursion => f.write_str("collapse recursion"),
             Transform::Invert => f.write_str("inverted"),
         }
@@ -93,6 +98,44 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
                 let (head, rest) = split(s, pinned);
                 let kept = &mut rest.iter().copied().filter(|id| !hit[id.0 as usize]);
                 emit(&mut out, head, kept, w, n);
+            });
+        }
+        Transform::CollapseLibrary(re) => {
+            let names = tree.names();
+            // The frame standing for each matching library, by library id.
+            let frames: Vec<Option<NameId>> = (0..names.library_count())
+                .map(|l| {
+                    let lib = names.library_name(LibId(u32::try_from(l).unwrap_or(u32::MAX)));
+                    re.is_match(lib).then(|| {
+                        let id = out.intern(lib);
+                        out.names_mut().set_library(id, lib);
+                        id
+                    })
+                })
+                .collect();
+            let collapsed = |id: NameId| -> Option<NameId> {
+                let lib = names.library(id)?;
+                frames.get(lib.0 as usize).copied().flatten()
+            };
+            let mut kept: Vec<NameId> = Vec::new();
+            tree.for_each_stack(|s, w, n| {
+                let (head, rest) = split(s, pinned);
+                kept.clear();
+                let mut last = None;
+                for &id in rest {
+                    match collapsed(id) {
+                        Some(frame) if last == Some(frame) => {}
+                        Some(frame) => {
+                            kept.push(frame);
+                            last = Some(frame);
+                        }
+                        None => {
+                            kept.push(id);
+                            last = None;
+                        }
+                    }
+                }
+                emit(&mut out, head, &mut kept.iter().copied(), w, n);
             });
         }
         Transform::CollapseRecursion => tree.for_each_stack(|s, w, n| {
@@ -176,6 +219,56 @@ mod tests {
                 "mysqld;flush;log_write_flush_to_disk_low;fsync 31",
                 "mysqld;select;JOIN::exec 32",
                 "mysqld;sync_binlog;my_sync;fsync 37",
+            ]
+        );
+    }
+
+    #[test]
+    fn collapse_library_merges_each_run_of_a_matching_library() {
+        let mut t = CallTree::new();
+        let p = t.intern_task("rustc");
+        let mut f = |name: &str, lib: Option<&str>| {
+            let id = t.intern(name);
+            if let Some(lib) = lib {
+                t.names_mut().set_library(id, lib);
+            }
+            id
+        };
+        let main = f("main", Some("rustc"));
+        let opt = f("opt", Some("libLLVM.so"));
+        let pass = f("pass", Some("libLLVM.so"));
+        let cb = f("cb", Some("rustc"));
+        let malloc = f("malloc", Some("libc.so.6"));
+        let raw = f("raw", None);
+        t.insert_ids([p, main, opt, pass, cb, opt, malloc], 5);
+        t.insert_ids([p, main, opt, raw], 2);
+        t.insert_ids([p, main, pass], 1);
+        t.finish();
+        let out = apply(&t, &Transform::CollapseLibrary(re("LLVM")));
+        assert_eq!(
+            folded_lines(&out),
+            [
+                "rustc;main;libLLVM.so 1",
+                "rustc;main;libLLVM.so;cb;libLLVM.so;malloc 5",
+                "rustc;main;libLLVM.so;raw 2",
+            ]
+        );
+        assert_eq!(out.total(), t.total());
+        let lib = out.names().lookup("libLLVM.so").unwrap();
+        assert_eq!(
+            out.names()
+                .library(lib)
+                .map(|l| out.names().library_name(l)),
+            Some("libLLVM.so")
+        );
+        // Every library: runs across libraries stay apart; the task frame stays.
+        let all = apply(&t, &Transform::CollapseLibrary(re("")));
+        assert_eq!(
+            folded_lines(&all),
+            [
+                "rustc;rustc;libLLVM.so 1",
+                "rustc;rustc;libLLVM.so;raw 2",
+                "rustc;rustc;libLLVM.so;rustc;libLLVM.so;libc.so.6 5",
             ]
         );
     }

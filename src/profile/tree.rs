@@ -546,6 +546,11 @@ impl CallTree {
         &self.names
     }
 
+    /// The interner, to record what the input says about names (their libraries).
+    pub fn names_mut(&mut self) -> &mut Interner {
+        &mut self.names
+    }
+
     /// Number of nodes, the root included.
     pub fn len(&self) -> usize {
         self.slots.len()

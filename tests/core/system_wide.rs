@@ -13,7 +13,7 @@
 //! flametui's slicing is compared with perf's filters, and its parser with itself only.
 
 use crate::testdata;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -680,4 +680,69 @@ fn perf_spellings_of_the_id_filters_point_to_pids_and_tids() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "a;b 3\n");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The library of a perf script stack line as the README defines it: the file name of
+/// the DSO in its last parentheses, a bracketed DSO as printed, none for `[unknown]`.
+fn line_library(line: &str) -> &str {
+    let dso = line
+        .rsplit_once(" (")
+        .map_or("", |(_, d)| d.trim_end().trim_end_matches(')'));
+    match dso {
+        "" | "[unknown]" => "(no library)",
+        d if d.starts_with('[') => d,
+        d => d.rsplit('/').next().unwrap_or(d),
+    }
+}
+
+#[test]
+fn library_totals_equal_a_count_of_the_lines() {
+    // Independently of the parser: self = the period of the samples whose leaf line is
+    // in the library, total = of those with any line there.
+    let mut want: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (block, _) in samples_of(FULL) {
+        let mut lines = block.lines();
+        let words: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        let period: u64 = words[words.len() - 2].parse().unwrap();
+        let stack: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+        let leaf = stack.first().map_or("(no library)", |l| line_library(l));
+        want.entry(leaf.to_owned()).or_default().0 += period;
+        let libs: BTreeSet<&str> = stack.iter().map(|l| line_library(l)).collect();
+        let libs = if libs.is_empty() {
+            BTreeSet::from(["(no library)"])
+        } else {
+            libs
+        };
+        for lib in libs {
+            want.entry(lib.to_owned()).or_default().1 += period;
+        }
+    }
+    let table = stdout(
+        &["--top", "1000", "--top-by", "library", &testdata(FULL)],
+        None,
+    );
+    let mut got: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for line in table.lines().skip(2) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let num = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
+        got.insert(words[4..].join(" "), (num(words[0]), num(words[2])));
+    }
+    assert_eq!(got, want);
+    assert!(got.len() > 5, "{got:?}");
+}
+
+#[test]
+fn collapsing_a_library_keeps_every_weight() {
+    let all = folded(&[], FULL);
+    let collapsed = folded(&["--collapse-lib", "^libc"], FULL);
+    let sum = |text: &str| -> u64 {
+        text.lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum()
+    };
+    assert_eq!(sum(&all), sum(&collapsed));
+    assert!(collapsed.contains(";libc.so.6;") || collapsed.contains(";libc.so.6 "));
+    assert!(!collapsed.contains(";libc.so.6;libc.so.6"));
+    assert!(all.contains("__libc_start_call_main"));
+    assert!(!collapsed.contains("__libc_start_call_main"));
 }

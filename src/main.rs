@@ -311,6 +311,21 @@ fn explore(
     Ok(Ending::from_partial(partial))
 }
 
+/// Says so on stderr when a library flag meets an input that names no libraries.
+fn warn_no_libraries(args: &Args, p: &Profile) {
+    if p.tree.names().library_count() == 0
+        && (!args.collapse_lib.is_empty() || args.top_by == cli::TopBy::Library)
+    {
+        eprintln!(
+            "flametui: {}: names no libraries (perf script and SystemTap stacks do; {} does not)",
+            sanitize(&p.source),
+            p.stats
+                .format
+                .map_or("this input".to_owned(), |f| f.to_string()),
+        );
+    }
+}
+
 /// Tells on stderr what was skipped while reading, naming file and line; true when the
 /// input ended early (what was read is partial).
 fn warn_about(p: &Profile) -> bool {

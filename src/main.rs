@@ -159,18 +159,7 @@ fn run(args: &Args) -> Result<Ending> {
         }
         let l = &rec;
         partial |= warn_about(l.main());
-        if l.main().tree.names().library_count() == 0
-            && (!args.collapse_lib.is_empty() || args.top_by == cli::TopBy::Library)
-        {
-            eprintln!(
-                "flametui: {}: names no libraries (perf script and SystemTap stacks do; {} does not)",
-                sanitize(&l.main().source),
-                l.main()
-                    .stats
-                    .format
-                    .map_or("this input".to_owned(), |f| f.to_string()),
-            );
-        }
+        warn_no_libraries(args, l.main());
         if args.stats {
             let text = report::line_accounting(l.main());
             if args.export.is_some() || args.top.is_some() || args.print || slicing.heatmap {

@@ -433,7 +433,23 @@ pub static KEYMAP: &[Binding] = &[
         [key(KeyCode::Backspace)],
         Some(Action::SearchDelete),
         "⌫",
-        "delete a character",
+        "delete a character (edit the query shown)",
+        None
+    ),
+    bind!(
+        Search,
+        [key(KeyCode::Up)],
+        Some(Action::SearchRecall(true)),
+        "↑↓",
+        "older / newer query (typing replaces it)",
+        Some(("↑↓", "history"))
+    ),
+    bind!(
+        Search,
+        [key(KeyCode::Down)],
+        Some(Action::SearchRecall(false)),
+        "",
+        "",
         None
     ),
     bind!(

@@ -133,7 +133,13 @@ fn footer(ex: &Explorer, app: &App, buf: &mut Buffer) {
     if app.mode == Mode::Search {
         x = put(buf, x, area.y, "/", 1, style.add_modifier(Modifier::BOLD));
         let query = sanitize(&ex.search.query);
-        x = put(buf, x, area.y, &query, usize::from(area.width) / 2, style);
+        // A query put back by `/` or ↑/↓ shows selected: typing replaces it.
+        let shown = if ex.search.suggested {
+            style.add_modifier(Modifier::UNDERLINED)
+        } else {
+            style
+        };
+        x = put(buf, x, area.y, &query, usize::from(area.width) / 2, shown);
         let cursor = style.add_modifier(Modifier::REVERSED);
         x = put(buf, x, area.y, " ", 1, cursor) + 2;
     }

@@ -249,3 +249,44 @@ fn copy_says_the_name_was_sent_as_osc52() {
         "{line}"
     );
 }
+
+// ---- 10. footer and help at 80 columns ----------------------------------------------------
+
+#[test]
+fn the_footer_at_80_columns_keeps_the_tools() {
+    let (screen, _, _) = run(PERF, Vec::new());
+    let footer = screen.lines().last().unwrap();
+    for hint in [
+        "t table",
+        "p find",
+        "s callers",
+        "/ search",
+        "? help",
+        "q quit",
+    ] {
+        assert!(footer.contains(hint), "{hint}: {footer}");
+    }
+}
+
+#[test]
+fn the_help_at_80x24_cuts_no_entry() {
+    // Page through the whole help: no entry ends in `…`, and every help text shows.
+    let mut seen = String::new();
+    for pages in 0..6 {
+        let mut inputs = keys("?");
+        inputs.extend((0..pages).map(|_| key(KeyCode::PageDown)));
+        let (screen, _, _) = run(PERF, inputs);
+        assert!(!screen.contains('…'), "{screen}");
+        seen.push_str(&screen);
+        if pages == 5 {
+            assert_snapshot!("help_end_80x24", screen);
+        }
+    }
+    let flat: String = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (_, rows) in flametui::app::keymap::help_sections() {
+        for (_, help) in rows {
+            let first = help.split(' ').next().unwrap();
+            assert!(flat.contains(first), "{help}");
+        }
+    }
+}

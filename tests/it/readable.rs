@@ -8,6 +8,7 @@ use flametui::app::{App, Mode};
 use flametui::terminal::Input;
 use flametui::view::color::ColorMode;
 use insta::assert_snapshot;
+use ratatui::style::Modifier;
 
 use crate::support::{key, marks, profile, session, text};
 
@@ -289,4 +290,71 @@ fn the_help_at_80x24_cuts_no_entry() {
             assert!(flat.contains(first), "{help}");
         }
     }
+}
+
+// ---- 12. compare mode at 80×24 ------------------------------------------------------------
+
+fn compare_seed(colors: ColorMode, inputs: Vec<Input>) -> (ratatui::buffer::Buffer, App) {
+    let app = App::compare(profile(STAP), profile("stap-seed-b0e0.txt"), colors);
+    session(app, 80, 24, inputs)
+}
+
+/// The first cell showing `name`, as (x, y).
+fn find_cell(buf: &ratatui::buffer::Buffer, name: &str) -> (u16, u16) {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let row: String = (area.left()..area.right())
+            .map(|x| buf[(x, y)].symbol().to_owned())
+            .collect();
+        if let Some(i) = row.find(name) {
+            return (u16::try_from(row[..i].chars().count()).unwrap(), y);
+        }
+    }
+    panic!("{name} not on screen");
+}
+
+#[test]
+fn compare_marks_the_pane_keys_go_to_and_uses_every_row() {
+    let (buf, _) = compare_seed(ColorMode::Mono, keys("jjj"));
+    let screen = text(&buf);
+    let labels: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("stap-seed-b0e"))
+        .collect();
+    assert!(labels[1].starts_with("   BEFORE"), "{screen}");
+    assert!(labels[2].starts_with(" ▶ AFTER"), "{screen}");
+    assert_snapshot!("compare_active_pane_80x24", screen);
+    let mut tab = keys("jjj");
+    tab.push(key(KeyCode::Tab));
+    let (buf, app) = compare_seed(ColorMode::Mono, tab);
+    let screen = text(&buf);
+    assert!(
+        screen.contains(" ▶ BEFORE") && screen.contains("   AFTER"),
+        "{screen}"
+    );
+    // The two panes and their titles fill the rows between the top line and the status.
+    let cmp = app.comparison().unwrap();
+    let (b, a) = (cmp.before.areas.graph, cmp.after.areas.graph);
+    let status = cmp.driver().areas.status;
+    assert_eq!(
+        usize::from(b.height + a.height + 2 + 1),
+        usize::from(status.y)
+    );
+}
+
+#[test]
+fn a_search_in_the_differential_view_keeps_the_change_colours() {
+    let mode = ColorMode::TrueColor;
+    let name = "_Z21mysql_execute_command";
+    let (plain, _) = compare_seed(mode, keys("v"));
+    let (searched, _) = compare_seed(mode, keys("v/mysql_execute\r"));
+    let (x, y) = find_cell(&plain, name);
+    assert_eq!(find_cell(&searched, name), (x, y));
+    assert_eq!(
+        plain[(x, y)].bg,
+        searched[(x, y)].bg,
+        "the blue of the shrunk frame stays"
+    );
+    let m = searched[(x + 2, y)].modifier;
+    assert!(m.contains(Modifier::UNDERLINED) && m.contains(Modifier::BOLD));
 }

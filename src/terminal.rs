@@ -29,7 +29,7 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
 
-use crate::app::effects::osc52;
+use crate::app::effects::{copied_message, exists_message, osc52, wrote_message};
 use crate::app::jobs::Done;
 use crate::app::{
     Action, App, Effect, Progress, ToolAction, TransformStack, finish, keymap, update,
@@ -212,38 +212,63 @@ impl RawOutput for TestBackend {
 fn perform_effects<B: RawOutput>(backend: &mut B, app: &mut App) {
     let tmux = std::env::var_os("TMUX").is_some();
     for effect in std::mem::take(&mut app.effects) {
-        let message = perform(backend, effect, tmux);
-        update(app, Action::Tool(ToolAction::Notify(message)));
+        let report = report(backend, effect, tmux);
+        update(app, Action::Tool(report));
     }
 }
 
-/// Performs one effect; returns the status line about it. Inside tmux the OSC 52 sequence
-/// is sent both as is (tmux's `set-clipboard on`) and wrapped in tmux's passthrough
-/// (`allow-passthrough on`).
+/// Performs one effect; returns the status line about it (see [`report`]).
 pub fn perform<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> String {
-    match effect {
+    match report(backend, effect, tmux) {
+        ToolAction::Exists(path) => exists_message(&path, 80),
+        ToolAction::Notify(message) => message,
+        other => format!("{other:?}"),
+    }
+}
+
+/// Performs one effect and says how it went: a message, or that the file to write is
+/// already there (kept: the app asks first). Inside tmux the OSC 52 sequence is sent both
+/// as is (tmux's `set-clipboard on`) and wrapped in tmux's passthrough
+/// (`allow-passthrough on`); whether it reaches the clipboard is up to them, and the
+/// message claims no more than that it was sent.
+fn report<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> ToolAction {
+    ToolAction::Notify(match effect {
         Effect::Copy { text, what } => {
             let mut seq = osc52(&text, false);
             if tmux {
                 seq.push_str(&osc52(&text, true));
             }
             match backend.write_raw(seq.as_bytes()) {
-                Ok(()) => format!("Copied {what} to the clipboard (OSC 52)"),
-                Err(e) => format!("Could not copy: {e}"),
+                Ok(()) => copied_message(&what),
+                Err(e) => format!("Could not send the copy to the terminal: {e}"),
             }
         }
-        Effect::Write { path, bytes, what } => {
+        Effect::Write {
+            path,
+            bytes,
+            what,
+            replace,
+        } => {
+            let shown = path.display().to_string();
             let path = home(path);
-            match std::fs::write(&path, &bytes) {
-                Ok(()) => format!(
-                    "Wrote {what} to {} ({} bytes)",
-                    path.display(),
-                    crate::text::thousands(bytes.len() as u64)
-                ),
+            let written = if replace {
+                std::fs::write(&path, &bytes)
+            } else {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)
+                    .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+            };
+            match written {
+                Ok(()) => wrote_message(&path.display().to_string(), &what, bytes.len(), 80),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return ToolAction::Exists(shown);
+                }
                 Err(e) => format!("Could not write {}: {e}", path.display()),
             }
         }
-    }
+    })
 }
 
 /// `~/x` is `$HOME/x`.

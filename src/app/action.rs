@@ -61,6 +61,8 @@ pub enum Action {
     SearchAccept,
     /// Close the prompt and clear the search.
     SearchCancel,
+    /// Show an older (`true`) or newer kept query in the prompt.
+    SearchRecall(bool),
     /// Toggle case-insensitive search.
     ToggleCase,
     /// Select the next match.

@@ -31,6 +31,9 @@ pub enum Effect {
         bytes: Vec<u8>,
         /// What was written, for the status line.
         what: String,
+        /// Replace a file already there (the user said so); else such a file is kept and
+        /// the shell asks ([`super::ToolAction::Exists`]).
+        replace: bool,
     },
 }
 
@@ -132,9 +135,9 @@ impl Explorer {
             Effect::Copy {
                 text: tree.path_string(id),
                 what: format!(
-                    "the stack of {frames} frame{} down to {}",
+                    "the stack of {} frame{}",
+                    crate::text::thousands(u64::from(frames)),
                     if frames == 1 { "" } else { "s" },
-                    quoted(tree.name(id))
                 ),
             }
         } else {
@@ -147,7 +150,7 @@ impl Explorer {
     ///
     /// # Errors
     /// An unknown extension, an empty view, or inferno's own error.
-    pub(crate) fn export_effect(&self, path: &str) -> Result<Effect, String> {
+    pub(crate) fn export_effect(&self, path: &str, replace: bool) -> Result<Effect, String> {
         let kind = ExportKind::of(path)?;
         let tree = clip(&self.profile.tree, &self.index, &self.zoom);
         if tree.is_empty() {
@@ -174,13 +177,14 @@ impl Explorer {
                 };
                 let mut bytes = Vec::new();
                 export::svg(&p, &self.export_title(), &mut bytes).map_err(|e| e.to_string())?;
-                (bytes, format!("an SVG flame graph of {stacks} stacks"))
+                (bytes, format!("SVG flame graph of {stacks} stacks"))
             }
         };
         Ok(Effect::Write {
             path: PathBuf::from(path),
             bytes,
             what,
+            replace,
         })
     }
 
@@ -211,8 +215,47 @@ pub(crate) fn copy_name(name: &str) -> Effect {
     }
 }
 
+/// A name in a status message: sanitized, and short enough that the message fits 80
+/// columns (`y` copies the whole name, whatever is shown).
 fn quoted(name: &str) -> String {
-    format!("\"{}\"", ellipsize(&sanitize(name), 40))
+    format!("\"{}\"", ellipsize(&sanitize(name), 24))
+}
+
+/// What the shell says after sending a copy: the terminal got an OSC 52 sequence; whether
+/// it reaches the clipboard is up to the terminal (and tmux's `set-clipboard`).
+pub fn copied_message(what: &str) -> String {
+    format!("Sent {what} to the terminal as OSC 52 (clipboard if allowed)")
+}
+
+/// What the shell says after writing a file: the path cut in the middle, so that the line
+/// fits `width` columns.
+pub fn wrote_message(path: &str, what: &str, bytes: usize, width: usize) -> String {
+    let tail = format!(": {what}, {} bytes", crate::text::thousands(bytes as u64));
+    let room = width.saturating_sub(6 + crate::view::tooltip::display_width(&tail));
+    format!("Wrote {}{tail}", middle_cut(&sanitize(path), room.max(12)))
+}
+
+/// A file already there: what the prompt, opened again on its name, says.
+pub fn exists_message(path: &str, width: usize) -> String {
+    let tail = " exists · Enter replaces it · or edit the name";
+    let room = width.saturating_sub(crate::view::tooltip::display_width(tail));
+    format!("{}{tail}", middle_cut(&sanitize(path), room.max(12)))
+}
+
+/// `text` cut in the middle to at most `max` characters (`dir/…/name.svg`), keeping the
+/// end, where the file name is.
+fn middle_cut(text: &str, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
+        return text.to_owned();
+    }
+    let keep = max.saturating_sub(1);
+    let head = keep / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
 }
 
 #[cfg(test)]

@@ -98,6 +98,9 @@ pub struct Explorer {
     pub status: Vec<TipLine>,
     /// Function table, finder, callers / callees, transforms, prompt and messages.
     pub tools: super::tools::Tools,
+    /// The last action scrolled the graph itself (wheel, page, top / bottom): a selection
+    /// scrolled out of view follows onto the screen, rather than the screen onto it.
+    pub(crate) scrolled: bool,
     layout_rows: u32,
 }
 
@@ -163,6 +166,7 @@ impl Explorer {
             areas: Areas::default(),
             status: Vec::new(),
             tools: super::tools::Tools::default(),
+            scrolled: false,
             layout_rows: 0,
         }
     }
@@ -182,13 +186,18 @@ impl Explorer {
     /// every action.
     pub fn refresh(&mut self, size: Size, mode: Mode) {
         self.sync_tools();
-        self.place(size, mode);
-        self.relayout();
-        self.clamp_scroll();
-        self.relayout();
-        if self.normalize_selection() {
+        // The status area's height follows the selection, and the graph's height the
+        // status: place again until the selection stays (a scrolled-away selection moves
+        // once, a normalised one once more at most).
+        for _ in 0..3 {
             self.place(size, mode);
             self.relayout();
+            self.clamp_scroll();
+            self.relayout();
+            let normalized = self.normalize_selection();
+            if !self.keep_selection_in_view() && !normalized {
+                break;
+            }
         }
         self.selected_cell = self.layout.locate(&self.index, &self.selected);
         self.place_tools();
@@ -198,11 +207,14 @@ impl Explorer {
     /// owns the status lines.
     pub(crate) fn refresh_in(&mut self, areas: Areas) {
         self.areas = areas;
-        self.relayout();
-        self.clamp_scroll();
-        self.relayout();
-        if self.normalize_selection() {
+        for _ in 0..3 {
             self.relayout();
+            self.clamp_scroll();
+            self.relayout();
+            let normalized = self.normalize_selection();
+            if !self.keep_selection_in_view() && !normalized {
+                break;
+            }
         }
         self.selected_cell = self.layout.locate(&self.index, &self.selected);
     }
@@ -269,11 +281,25 @@ impl Explorer {
         let next = if self.zoom.overlaps(lo, hi) {
             match self.selected {
                 Target::Frame(_) => self.selected,
-                Target::Span { depth, .. } => self
+                // At another width the group may start later, or its frames stand
+                // alone: the first cell over it, else the frame holding it.
+                Target::Span { depth, lo, hi } => self
                     .layout
                     .locate(&self.index, &self.selected)
                     .and_then(|(d, i)| self.layout.row(d)?.cells.get(i))
-                    .map_or(self.selected, |c| c.target(depth)),
+                    .or_else(|| {
+                        self.layout.row(depth)?.cells.iter().find(|c| {
+                            let (s, e) = c.interval(&self.index);
+                            s < hi && lo < e
+                        })
+                    })
+                    .map_or_else(
+                        || {
+                            let vp = Viewport::span(&self.profile.tree, &self.index, depth, lo, hi);
+                            Target::Frame(vp.root)
+                        },
+                        |c| c.target(depth),
+                    ),
             }
         } else {
             Target::Frame(self.zoom.root)
@@ -281,6 +307,46 @@ impl Explorer {
         let changed = next != self.selected;
         self.selected = next;
         changed
+    }
+
+    /// Keeps the selected frame on a row drawn, once the graph area is known: scrolls to
+    /// it, or, when the user scrolled it out of view, selects the cell of the edge row
+    /// nearest to it. True when the selection changed (the status must be placed again).
+    fn keep_selection_in_view(&mut self) -> bool {
+        let scrolled = std::mem::take(&mut self.scrolled);
+        let h = self.graph_rows();
+        let depth = self.selected.depth(&self.index);
+        if h == 0 || (self.scroll..self.scroll + h).contains(&depth) {
+            return false;
+        }
+        let edge = if depth < self.scroll {
+            self.scroll
+        } else {
+            self.scroll + h - 1
+        };
+        if scrolled && let Some(t) = self.nearest_cell(edge) {
+            self.selected = t;
+            return true;
+        }
+        self.ensure_visible(depth);
+        self.relayout();
+        false
+    }
+
+    /// The cell of row `depth` whose weight interval is nearest the selection's.
+    fn nearest_cell(&self, depth: u32) -> Option<Target> {
+        let (lo, _) = self.selected.interval(&self.index);
+        let pos = lo.clamp(self.zoom.lo, self.zoom.hi);
+        let cells = &self.layout.row(depth)?.cells;
+        let distance = |c: &&crate::view::Cell| {
+            let (s, e) = c.interval(&self.index);
+            if pos < s {
+                s - pos
+            } else {
+                pos.saturating_sub(e.saturating_sub(1))
+            }
+        };
+        cells.iter().min_by_key(distance).map(|c| c.target(depth))
     }
 
     /// Rows the graph area shows.

@@ -433,7 +433,23 @@ pub static KEYMAP: &[Binding] = &[
         [key(KeyCode::Backspace)],
         Some(Action::SearchDelete),
         "⌫",
-        "delete a character",
+        "delete a character (edit the query shown)",
+        None
+    ),
+    bind!(
+        Search,
+        [key(KeyCode::Up)],
+        Some(Action::SearchRecall(true)),
+        "↑↓",
+        "older / newer query (typing replaces it)",
+        Some(("↑↓", "history"))
+    ),
+    bind!(
+        Search,
+        [key(KeyCode::Down)],
+        Some(Action::SearchRecall(false)),
+        "",
+        "",
         None
     ),
     bind!(
@@ -1261,6 +1277,23 @@ pub struct Hint {
     pub word: &'static str,
     /// Shown even when the footer is too narrow for the others (help and quit).
     pub essential: bool,
+    /// Kept before the other hints when the footer is narrow: what a newcomer needs first
+    /// (move, zoom, search, and the function table, finder and callers / callees).
+    pub main: bool,
+}
+
+/// The actions whose hints [`Hint::main`] keeps on a narrow footer.
+fn is_main(action: Option<&Action>) -> bool {
+    matches!(
+        action,
+        Some(
+            Action::Move(_)
+                | Action::Zoom
+                | Action::SearchStart
+                | Action::CycleView
+                | Action::Tool(ToolAction::Table | ToolAction::Finder | ToolAction::Sandwich)
+        )
+    )
 }
 
 /// The key of a graph-mode tool action as the help writes it (`t`, `Ctrl-P`).
@@ -1297,6 +1330,7 @@ pub fn hints_in(mode: Mode, comparing: bool) -> impl Iterator<Item = Hint> {
                     keys,
                     word,
                     essential: matches!(b.action, Some(Action::Quit | Action::ToggleHelp)),
+                    main: b.mode == Mode::Normal && is_main(b.action.as_ref()),
                 })
             })
     };
@@ -1412,12 +1446,75 @@ pub fn help_split(heights: &[usize], columns: usize) -> Vec<usize> {
     out
 }
 
-/// Rows the help needs in `columns` columns: its tallest column.
-pub fn help_height(comparing: bool, columns: usize) -> usize {
-    let heights: Vec<usize> = help_sections_in(comparing)
+/// Widest column of the help.
+pub const HELP_COLUMN: u16 = 56;
+
+/// Columns of the help on a screen `width` wide, and how wide each is.
+pub fn help_grid(width: u16) -> (usize, u16) {
+    let n = help_columns(width);
+    let gaps = u16::try_from(n + 1).unwrap_or(2);
+    let per = u16::try_from(n).unwrap_or(1);
+    (n, (width.saturating_sub(gaps) / per).min(HELP_COLUMN))
+}
+
+/// Width of the keys column of the help: its widest label and two spaces.
+pub fn help_key_width(sections: &[(&'static str, Vec<(&'static str, &'static str)>)]) -> usize {
+    sections
         .iter()
-        .map(|(_, rows)| rows.len() + 1)
-        .collect();
+        .flat_map(|(_, rows)| {
+            rows.iter()
+                .map(|(k, _)| crate::view::tooltip::display_width(k))
+        })
+        .max()
+        .unwrap_or(8)
+        + 2
+}
+
+/// A help text in lines of at most `width` columns, broken between words (a word wider
+/// than the line is cut with `…`): long entries wrap rather than lose their end.
+pub fn help_wrap(text: &str, width: usize) -> Vec<String> {
+    let w = crate::view::tooltip::display_width;
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|s| !s.is_empty()) {
+        let word = if w(word) > width {
+            crate::view::tooltip::ellipsize(word, width)
+        } else {
+            word.to_owned()
+        };
+        if !line.is_empty() && w(&line) + 1 + w(&word) > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Rows each section of the help takes in columns `col_w` wide, its title included.
+pub fn help_heights(comparing: bool, col_w: u16) -> Vec<usize> {
+    let sections = help_sections_in(comparing);
+    let key_w = help_key_width(&sections);
+    let room = usize::from(col_w).saturating_sub(key_w);
+    sections
+        .iter()
+        .map(|(_, rows)| {
+            1 + rows
+                .iter()
+                .map(|(_, h)| help_wrap(h, room).len())
+                .sum::<usize>()
+        })
+        .collect()
+}
+
+/// Rows the help needs on a screen `width` wide: its tallest column.
+pub fn help_height(comparing: bool, width: u16) -> usize {
+    let (columns, col_w) = help_grid(width);
+    let heights = help_heights(comparing, col_w);
     let column = |hs: &[usize]| hs.iter().sum::<usize>() + hs.len().saturating_sub(1);
     let mut rest = &heights[..];
     let mut tallest = 0;
@@ -1431,7 +1528,7 @@ pub fn help_height(comparing: bool, columns: usize) -> usize {
 
 /// How far the help can scroll on a screen of `size` (its box has a border).
 pub fn help_max_scroll(size: super::Size, comparing: bool) -> u16 {
-    let need = help_height(comparing, help_columns(size.width)) + 2;
+    let need = help_height(comparing, size.width) + 2;
     u16::try_from(need.saturating_sub(usize::from(size.height))).unwrap_or(u16::MAX)
 }
 
@@ -1535,8 +1632,14 @@ mod tests {
         assert_eq!(help_split(&[9, 1, 1, 1], 3), [1, 2, 1]);
         // A section taller than its share still goes in, one at least per column.
         assert_eq!(help_split(&[20, 1], 2), [1, 1]);
-        for cols in 1..=3 {
-            assert!(help_height(false, cols) <= help_height(false, 1));
+        for width in [80, 120, 200] {
+            assert!(help_height(false, width) <= help_height(false, 60));
         }
+        assert_eq!(
+            help_wrap("parent / widest child", 10),
+            ["parent /", "widest", "child"]
+        );
+        assert_eq!(help_wrap("short", 10), ["short"]);
+        assert_eq!(help_wrap("abcdefghijkl", 5), ["abcd…"]);
     }
 }

@@ -174,3 +174,6 @@ impl App {
         self.explorer().map(|ex| &*ex.profile)
     }
 }
+
+#[cfg(test)]
+mod props_tests;

@@ -142,6 +142,7 @@ impl Explorer {
         self.scroll = self.scroll.saturating_add_signed(deeper);
         let max = self.layout.total_rows().saturating_sub(self.graph_rows());
         self.scroll = self.scroll.min(max);
+        self.scrolled = true;
     }
 
     /// Scrolls a page up or down the screen.

@@ -18,6 +18,62 @@ pub struct SearchState {
     pub matches: Option<Matches>,
     /// Why the query is not a valid regex.
     pub error: Option<String>,
+    /// The query was put in by `/` or ↑/↓ (the previous one): typing replaces it, ⌫ edits it.
+    pub suggested: bool,
+}
+
+/// Most queries the search history keeps.
+const MAX_HISTORY: usize = 100;
+
+/// Queries kept with Enter, oldest first, each once, and where ↑/↓ are in them.
+#[derive(Debug, Clone, Default)]
+pub struct SearchHistory {
+    /// The queries, the newest last.
+    pub queries: Vec<String>,
+    /// The query ↑/↓ showed last; `None` past the newest.
+    at: Option<usize>,
+}
+
+impl SearchHistory {
+    /// Keeps a query as the newest (moved there if it was kept before).
+    pub fn keep(&mut self, query: &str) {
+        self.at = None;
+        if query.is_empty() {
+            return;
+        }
+        self.queries.retain(|q| q != query);
+        self.queries.push(query.to_owned());
+        if self.queries.len() > MAX_HISTORY {
+            self.queries.remove(0);
+        }
+    }
+
+    /// The newest query.
+    pub fn last(&self) -> Option<&str> {
+        self.queries.last().map(String::as_str)
+    }
+
+    /// One step older (↑) or newer (↓): the query to show (empty past the newest), or
+    /// `None` when there is no step to take.
+    pub fn walk(&mut self, older: bool) -> Option<String> {
+        let len = self.queries.len();
+        let at = self.at.unwrap_or(len);
+        let next = if older {
+            at.checked_sub(1)?
+        } else if at < len {
+            at + 1
+        } else {
+            return None;
+        };
+        self.at = (next < len).then_some(next);
+        Some(self.queries.get(next).cloned().unwrap_or_default())
+    }
+
+    /// Walking starts again from `shown` (↑ shows the query before it), or past the newest
+    /// when it was not kept.
+    pub fn start_at(&mut self, shown: &str) {
+        self.at = self.queries.iter().rposition(|q| q == shown);
+    }
 }
 
 impl SearchState {
@@ -29,6 +85,7 @@ impl SearchState {
     /// Forgets query and results (the case option stays).
     pub fn clear(&mut self) {
         self.query.clear();
+        self.suggested = false;
         self.matches = None;
         self.error = None;
     }
@@ -46,6 +103,50 @@ pub fn short_error(e: &regex::Error) -> String {
 }
 
 impl Explorer {
+    /// Opens the prompt on the query shown, else the newest kept: editable, and replaced
+    /// by typing.
+    pub(crate) fn open_search(&mut self) {
+        if !self.search.is_active()
+            && let Some(q) = self.tools.searches.last()
+        {
+            self.search.query = q.to_owned();
+        }
+        self.search.suggested = self.search.is_active();
+        self.tools.searches.start_at(&self.search.query);
+        self.run_search();
+    }
+
+    /// Types a character (over a suggested query, replacing it).
+    pub(crate) fn search_type(&mut self, c: char) {
+        if std::mem::take(&mut self.search.suggested) {
+            self.search.query.clear();
+        }
+        self.search.query.push(c);
+        self.run_search();
+    }
+
+    /// Deletes the last character (a suggested query becomes the one edited).
+    pub(crate) fn search_delete(&mut self) {
+        self.search.suggested = false;
+        self.search.query.pop();
+        self.run_search();
+    }
+
+    /// Shows an older (or newer) kept query in the prompt.
+    pub(crate) fn recall_search(&mut self, older: bool) {
+        if let Some(q) = self.tools.searches.walk(older) {
+            self.search.suggested = !q.is_empty();
+            self.search.query = q;
+            self.run_search();
+        }
+    }
+
+    /// Enter: the query is kept in the history.
+    pub(crate) fn keep_search(&mut self) {
+        self.search.suggested = false;
+        self.tools.searches.keep(&self.search.query);
+    }
+
     /// Runs the current query.
     pub(crate) fn run_search(&mut self) {
         let s = &mut self.search;

@@ -65,6 +65,9 @@ pub struct Prompt {
     pub text: String,
     /// `text` is the suggestion it opened with: typing replaces it, ⌫ edits it.
     pub suggested: bool,
+    /// Export: the file named by `text` is there, and Enter replaces it (set when the
+    /// shell found it; editing the name clears it).
+    pub replace: bool,
 }
 
 /// State of the tools, per explorer.
@@ -96,6 +99,8 @@ pub struct Tools {
     pub prompt: Option<Prompt>,
     /// One-line report for the status area (what was copied or written, or why not).
     pub message: Option<String>,
+    /// The queries searched for, for `/` and ↑/↓ in its prompt.
+    pub searches: super::search::SearchHistory,
 }
 
 impl Tools {
@@ -191,6 +196,8 @@ pub enum ToolAction {
     HelpScroll(i32),
     /// The shell's report on an effect (what was copied or written, or why not).
     Notify(String),
+    /// The shell kept a file that an export would have replaced: ask before replacing it.
+    Exists(String),
 }
 
 impl ToolAction {
@@ -341,9 +348,8 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         return;
     }
     ex.hover = None;
-    if let ToolAction::Notify(message) = action {
-        ex.tools.message = Some(message);
-        return;
+    if let ToolAction::Notify(_) | ToolAction::Exists(_) = action {
+        return shell_report(ex, mode, action, size.width);
     }
     ex.tools.message = None;
     if matches!(*mode, Mode::Tasks | Mode::TaskFilter)
@@ -418,8 +424,29 @@ fn update_explorer(app: &mut App, action: ToolAction) {
             s.pop();
         }),
         ToolAction::ClearLine => edit(ex, *mode, String::clear),
-        ToolAction::HelpScroll(_) | ToolAction::Notify(_) => {}
+        ToolAction::HelpScroll(_) | ToolAction::Notify(_) | ToolAction::Exists(_) => {}
     }
+}
+
+/// What the shell said about an effect: a message, or that the export's file is there —
+/// then the prompt opens again on its name, and Enter replaces it.
+fn shell_report(ex: &mut Explorer, mode: &mut Mode, report: ToolAction, width: u16) {
+    let path = match report {
+        ToolAction::Exists(path) => path,
+        ToolAction::Notify(message) => {
+            ex.tools.message = Some(message);
+            return;
+        }
+        _ => return,
+    };
+    ex.tools.message = Some(super::effects::exists_message(&path, usize::from(width)));
+    ex.tools.prompt = Some(Prompt {
+        kind: PromptKind::Export,
+        text: path,
+        suggested: false,
+        replace: true,
+    });
+    *mode = Mode::Prompt;
 }
 
 fn toggle_table(ex: &mut Explorer, mode: &mut Mode) {
@@ -476,6 +503,7 @@ fn open_prompt(ex: &mut Explorer, mode: &mut Mode, kind: PromptKind, text: Strin
         kind,
         text,
         suggested,
+        replace: false,
     });
     *mode = Mode::Prompt;
 }
@@ -588,7 +616,9 @@ fn accept(
                 return;
             };
             let done = match p.kind {
-                PromptKind::Export => ex.export_effect(p.text.trim()).map(|e| effects.push(e)),
+                PromptKind::Export => ex
+                    .export_effect(p.text.trim(), p.replace)
+                    .map(|e| effects.push(e)),
                 PromptKind::Exclude => Regex::new(&p.text)
                     .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
                     .map(|re| view.push(Transform::Exclude(re))),
@@ -641,6 +671,7 @@ fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
             if let Some(p) = ex.tools.prompt.as_mut() {
                 f(&mut p.text);
                 p.suggested = false;
+                p.replace = false;
             }
         }
         _ => {}

@@ -35,20 +35,18 @@ pub struct TransformStack {
     pub inverted: bool,
     /// Sibling order.
     pub order: Order,
-    /// What `u` undoes, last change last: slices, transforms and the two toggles alike.
-    history: Vec<Change>,
+    /// What `u` goes back to, last change last: the view before each change still undoable.
+    history: Vec<Shown>,
 }
 
-/// One undoable change of the view.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Change {
-    Transform,
-    Invert,
-    Order,
-    /// A new slice; the one it replaced.
-    Slice(Slice),
-    /// A new grouping; the one it replaced.
-    Group(Group),
+/// What a view shows, without its history: what `u` restores.
+#[derive(Debug, Clone)]
+struct Shown {
+    slice: Slice,
+    group: Group,
+    transforms: Vec<Transform>,
+    inverted: bool,
+    order: Order,
 }
 
 impl TransformStack {
@@ -70,14 +68,50 @@ impl TransformStack {
 
     /// Bottom-up on or off (undoable).
     pub fn toggle_invert(&mut self) {
-        self.inverted = !self.inverted;
-        self.history.push(Change::Invert);
+        self.change(|s| s.inverted = !s.inverted);
     }
 
     /// The other sibling order (undoable).
     pub fn toggle_order(&mut self) {
-        self.order = self.order.toggled();
-        self.history.push(Change::Order);
+        self.change(|s| s.order = s.order.toggled());
+    }
+
+    fn shown(&self) -> Shown {
+        Shown {
+            slice: self.slice.clone(),
+            group: self.group,
+            transforms: self.transforms.clone(),
+            inverted: self.inverted,
+            order: self.order,
+        }
+    }
+
+    fn restore(&mut self, shown: Shown) {
+        let Shown {
+            slice,
+            group,
+            transforms,
+            inverted,
+            order,
+        } = shown;
+        (self.slice, self.group, self.transforms) = (slice, group, transforms);
+        (self.inverted, self.order) = (inverted, order);
+    }
+
+    /// Makes a change undoable: `u` restores exactly the view before it. A change that
+    /// leads back to a view still in the history (`r r`, `o o`) ends the detour there, so
+    /// `u` never walks through views the user came back from.
+    fn change(&mut self, f: impl FnOnce(&mut Self)) {
+        let before = self.shown();
+        f(self);
+        if same_view(before.parts(), self.parts()) {
+            return;
+        }
+        let now = self.parts();
+        match self.history.iter().position(|s| same_view(s.parts(), now)) {
+            Some(i) => self.history.truncate(i),
+            None => self.history.push(before),
+        }
     }
 
     /// True when the view is the profile as read.
@@ -91,38 +125,34 @@ impl TransformStack {
 
     /// Shows `slice` of the recording instead (undoable).
     pub fn set_slice(&mut self, slice: Slice) {
-        let before = std::mem::replace(&mut self.slice, slice);
-        self.history.push(Change::Slice(before));
+        self.change(|s| s.slice = slice);
     }
 
     /// Groups the towers by `group` instead (undoable); nothing when it is the grouping.
     pub fn set_group(&mut self, group: Group) {
-        if group != self.group {
-            let before = std::mem::replace(&mut self.group, group);
-            self.history.push(Change::Group(before));
-        }
+        self.change(|s| s.group = group);
     }
 
-    /// Adds a transform on top.
+    /// Adds a transform on top (undoable).
     pub fn push(&mut self, t: Transform) {
-        self.transforms.push(t);
-        self.history.push(Change::Transform);
+        self.change(|s| s.transforms.push(t));
     }
 
     /// Undoes the last change — a slice, a grouping, a transform, bottom-up or the order;
     /// false when there is none.
     pub fn undo(&mut self) -> bool {
         match self.history.pop() {
-            Some(Change::Transform) => {
-                self.transforms.pop();
+            Some(before) => {
+                self.restore(before);
+                true
             }
-            Some(Change::Invert) => self.inverted = !self.inverted,
-            Some(Change::Order) => self.order = self.order.toggled(),
-            Some(Change::Slice(before)) => self.slice = before,
-            Some(Change::Group(before)) => self.group = before,
-            None => return false,
+            None => false,
         }
-        true
+    }
+
+    /// How many changes `u` can undo.
+    pub fn undoable(&self) -> usize {
+        self.history.len()
     }
 
     /// The tree as shown: transforms, inversion, order.
@@ -156,16 +186,7 @@ impl TransformStack {
     /// True when both show the same: the same slice, grouping, transforms, inversion and order,
     /// however they came about (`r r` shows what was shown before it).
     pub fn shows_the_same(&self, other: &TransformStack) -> bool {
-        self.slice == other.slice
-            && self.group == other.group
-            && self.inverted == other.inverted
-            && self.order == other.order
-            && self.transforms.len() == other.transforms.len()
-            && self
-                .transforms
-                .iter()
-                .zip(&other.transforms)
-                .all(|(a, b)| same_transform(a, b))
+        same_view(self.parts(), other.parts())
     }
 
     /// The profile as shown (source and stats kept).
@@ -264,6 +285,52 @@ impl TransformStack {
         parts.extend(self.flags().into_iter().map(str::to_owned));
         parts.join(" › ")
     }
+}
+
+/// A view's parts, borrowed, to compare views without copying them.
+#[derive(Clone, Copy)]
+struct Parts<'a> {
+    slice: &'a Slice,
+    group: Group,
+    transforms: &'a [Transform],
+    inverted: bool,
+    order: Order,
+}
+
+impl Shown {
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            slice: &self.slice,
+            group: self.group,
+            transforms: &self.transforms,
+            inverted: self.inverted,
+            order: self.order,
+        }
+    }
+}
+
+impl TransformStack {
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            slice: &self.slice,
+            group: self.group,
+            transforms: &self.transforms,
+            inverted: self.inverted,
+            order: self.order,
+        }
+    }
+}
+
+fn same_view(a: Parts<'_>, b: Parts<'_>) -> bool {
+    a.slice == b.slice
+        && a.group == b.group
+        && a.inverted == b.inverted
+        && a.order == b.order
+        && a.transforms.len() == b.transforms.len()
+        && a.transforms
+            .iter()
+            .zip(b.transforms)
+            .all(|(x, y)| same_transform(x, y))
 }
 
 fn same_transform(a: &Transform, b: &Transform) -> bool {

@@ -70,6 +70,14 @@ pub fn update(app: &mut App, action: Action) {
             show_profile(app, profile);
             replay_queued(app);
         }
+        Action::ToggleFreeze if app.streaming.is_none() && !app.frozen => {
+            let why = "Nothing to freeze: the input is read whole (z pauses input still streaming)";
+            match &mut app.phase {
+                Phase::Ready(ex) => ex.tools.message = Some(why.to_owned()),
+                Phase::Compare(cmp) => cmp.driver_mut().tools.message = Some(why.to_owned()),
+                Phase::Loading(_) => {}
+            }
+        }
         Action::ToggleFreeze => {
             app.frozen = !app.frozen;
             if let Some(p) = app.pending.take().filter(|_| !app.frozen) {
@@ -175,18 +183,16 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         Action::Escape if ex.search.is_active() => ex.search.clear(),
         Action::Back | Action::Escape => ex.back(),
         Action::SearchStart => {
-            ex.search.clear();
+            ex.open_search();
             *mode = Mode::Search;
         }
-        Action::SearchType(c) => {
-            ex.search.query.push(c);
-            ex.run_search();
+        Action::SearchType(c) => ex.search_type(c),
+        Action::SearchDelete => ex.search_delete(),
+        Action::SearchRecall(older) => ex.recall_search(older),
+        Action::SearchAccept => {
+            ex.keep_search();
+            *mode = ex.tools.home_mode();
         }
-        Action::SearchDelete => {
-            ex.search.query.pop();
-            ex.run_search();
-        }
-        Action::SearchAccept => *mode = ex.tools.home_mode(),
         Action::SearchCancel => {
             ex.search.clear();
             *mode = ex.tools.home_mode();

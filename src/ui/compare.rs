@@ -114,9 +114,12 @@ fn pane(cmp: &Compare, side: Side, colors: ColorMode, paint: Paint<'_>, buf: &mu
         } else {
             chrome.add_modifier(Modifier::BOLD)
         };
+        // The pane keys go to is marked in words too (reverse video alone is lost on a
+        // monochrome or reversed chrome).
         let text = match cmp.view {
             View::Differential => format!("Δ {}", side.label()),
-            _ => side.label().to_owned(),
+            _ if active => format!("▶ {}", side.label()),
+            _ => format!("  {}", side.label()),
         };
         fill(buf, label.x, label.right(), label.y, " ", style);
         let w = usize::from(label.width);

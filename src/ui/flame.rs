@@ -3,6 +3,7 @@
 //! frame are dimmed; matches and the selection are marked.
 
 use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
 
 use super::{fill, put};
 use crate::app::Explorer;
@@ -75,7 +76,15 @@ fn draw_cell(
         CellKind::Group(g) => m.any_in(tree, &ex.index, depth, g.lo, g.hi),
     });
     if matched {
-        style = color::matched(colors, style);
+        // On a graph painted by change, the red / blue says more than a match colour
+        // would: matches are marked bold and underlined over it instead.
+        style = if points.is_some() {
+            style
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+                .remove_modifier(Modifier::DIM)
+        } else {
+            color::matched(colors, style)
+        };
     }
     if selected {
         style = color::selected(style);

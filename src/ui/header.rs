@@ -131,14 +131,25 @@ fn breadcrumbs(ex: &Explorer, max: usize) -> String {
     if !ex.zoom.is_frame(&ex.index) {
         names.push("[part]".to_owned());
     }
-    let mut out = names.join(CRUMB);
-    let mut first = 0;
-    while display_width(&out) > max && first + 1 < names.len() {
-        first += 1;
-        out = format!("…{CRUMB}{}", names[first..].join(CRUMB));
-    }
+    // The deepest names that fit after `… › `, counted from the end: a zoom 100,000
+    // frames deep costs one pass, not one join per name left out.
+    let sep = display_width(CRUMB);
+    let widths: Vec<usize> = names.iter().map(|n| display_width(n)).collect();
+    let whole = widths.iter().sum::<usize>() + sep * names.len().saturating_sub(1);
+    let out = if whole <= max || names.len() < 2 {
+        names.join(CRUMB)
+    } else {
+        let mut first = names.len().saturating_sub(1);
+        let mut used = 1 + sep + widths.last().copied().unwrap_or(0);
+        while first > 1 && used + widths[first - 1] + sep <= max {
+            first -= 1;
+            used += widths[first] + sep;
+        }
+        format!("…{CRUMB}{}", names[first..].join(CRUMB))
+    };
     if display_width(&out) > max {
-        out = ellipsize(&out, max);
+        ellipsize(&out, max)
+    } else {
+        out
     }
-    out
 }

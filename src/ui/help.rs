@@ -8,19 +8,17 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use crate::app::keymap::{help_columns, help_sections_in, help_split};
-use crate::view::tooltip::{display_width, ellipsize};
-
-/// Widest column of the help.
-const COLUMN: u16 = 56;
+use crate::app::keymap::{
+    HELP_COLUMN as COLUMN, help_grid, help_key_width, help_sections_in, help_split, help_wrap,
+};
+use crate::view::tooltip::display_width;
 
 /// Draws the help box over `area` (with the compare keys when `comparing`), scrolled down
 /// `scroll` rows when it does not fit.
 pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
-    let n = help_columns(area.width);
+    let (n, col_w) = help_grid(area.width);
     let gaps = u16::try_from(n + 1).unwrap_or(2);
     let per = u16::try_from(n).unwrap_or(1);
-    let col_w = (area.width.saturating_sub(gaps) / per).min(COLUMN);
     let blocks = sections(comparing, usize::from(col_w));
     let heights: Vec<usize> = blocks.iter().map(Vec::len).collect();
     let cols = columns(blocks, &help_split(&heights, n));
@@ -61,29 +59,28 @@ pub fn render(area: Rect, comparing: bool, scroll: u16, buf: &mut Buffer) {
     }
 }
 
-/// Each keymap section as lines: an underlined title, then `keys  help` rows cut to `width`.
+/// Each keymap section as lines: an underlined title, then `keys  help` rows, the help
+/// wrapped (under itself) when it is wider than the column.
 fn sections(comparing: bool, width: usize) -> Vec<Vec<Line<'static>>> {
     let sections = help_sections_in(comparing);
-    let key_w = sections
-        .iter()
-        .flat_map(|(_, rows)| rows.iter().map(|(k, _)| display_width(k)))
-        .max()
-        .unwrap_or(8)
-        + 2;
+    let key_w = help_key_width(&sections);
     let title = Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
     let key = Style::new().add_modifier(Modifier::BOLD);
     sections
         .into_iter()
         .map(|(name, rows)| {
             let mut lines = vec![Line::styled(name, title)];
-            lines.extend(rows.into_iter().map(|(k, h)| {
-                let pad = " ".repeat(key_w.saturating_sub(display_width(k)));
-                let help = ellipsize(h, width.saturating_sub(key_w));
-                Line::from(vec![
-                    Span::styled(format!("{k}{pad}"), key),
-                    Span::raw(help),
-                ])
-            }));
+            for (k, h) in rows {
+                let wrapped = help_wrap(h, width.saturating_sub(key_w));
+                for (i, part) in wrapped.into_iter().enumerate() {
+                    let k = if i == 0 { k } else { "" };
+                    let pad = " ".repeat(key_w.saturating_sub(display_width(k)));
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("{k}{pad}"), key),
+                        Span::raw(part),
+                    ]));
+                }
+            }
             lines
         })
         .collect()

@@ -133,7 +133,13 @@ fn footer(ex: &Explorer, app: &App, buf: &mut Buffer) {
     if app.mode == Mode::Search {
         x = put(buf, x, area.y, "/", 1, style.add_modifier(Modifier::BOLD));
         let query = sanitize(&ex.search.query);
-        x = put(buf, x, area.y, &query, usize::from(area.width) / 2, style);
+        // A query put back by `/` or ↑/↓ shows selected: typing replaces it.
+        let shown = if ex.search.suggested {
+            style.add_modifier(Modifier::UNDERLINED)
+        } else {
+            style
+        };
+        x = put(buf, x, area.y, &query, usize::from(area.width) / 2, shown);
         let cursor = style.add_modifier(Modifier::REVERSED);
         x = put(buf, x, area.y, " ", 1, cursor) + 2;
     }
@@ -161,27 +167,45 @@ fn hint_width(h: &Hint) -> usize {
     display_width(h.keys) + display_width(h.word) + 3
 }
 
-/// The hints that fit in `room` columns: the others in order from the first while they
-/// fit, then the essential ones (help, quit), which are kept when the others are not.
+/// The hints that fit in `room` columns: first the essential ones (help, quit), then the
+/// main ones (move, zoom, search, table, finder, callers / callees), then the others in
+/// order while they fit. They are shown in keymap order, the essential ones last.
 fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
-    let (essential, others): (Vec<Hint>, Vec<Hint>) = hints.iter().partition(|h| h.essential);
     let mut left = room;
-    let mut kept: Vec<Hint> = Vec::new();
-    for h in &essential {
-        if hint_width(h) <= left {
-            left -= hint_width(h);
-            kept.push(*h);
+    let mut kept = vec![false; hints.len()];
+    let passes: [&dyn Fn(&Hint) -> bool; 2] = [&|h| h.essential, &|h| h.main && !h.essential];
+    let mut all_main = true;
+    for (n, pass) in passes.into_iter().enumerate() {
+        for (i, h) in hints.iter().enumerate().filter(|(_, h)| pass(h)) {
+            if hint_width(h) <= left {
+                left -= hint_width(h);
+                kept[i] = true;
+            } else if n == 1 {
+                all_main = false;
+            }
         }
     }
-    let fitting = others
-        .iter()
-        .take_while(|h| {
-            let fits = hint_width(h) <= left;
-            left = left.saturating_sub(hint_width(h));
-            fits
-        })
-        .copied();
-    fitting.chain(kept).collect()
+    for (i, h) in hints.iter().enumerate() {
+        if !all_main {
+            break;
+        }
+        if h.essential || h.main {
+            continue;
+        }
+        if hint_width(h) > left {
+            break;
+        }
+        left -= hint_width(h);
+        kept[i] = true;
+    }
+    let chosen = |essential: bool| {
+        hints
+            .iter()
+            .zip(&kept)
+            .filter(move |(h, k)| **k && h.essential == essential)
+            .map(|(h, _)| *h)
+    };
+    chosen(false).chain(chosen(true)).collect()
 }
 
 #[cfg(test)]
@@ -206,20 +230,24 @@ mod tests {
             "{narrow:?}"
         );
         assert!(!narrow.contains(&"callers"), "{narrow:?}");
-        // A prefix of the others, then help and quit; never wider than the room.
+        // At 80 columns the tools a newcomer needs stay: table, finder, callers.
+        let eighty = words(80);
+        for w in [
+            "move", "zoom", "search", "table", "find", "callers", "help", "quit",
+        ] {
+            assert!(eighty.contains(&w), "{w}: {eighty:?}");
+        }
+        // Never wider than the room; no other hint before every main one; essential last.
         for room in 0..120 {
             let fit = fit_hints(&hints, room);
             assert!(fit.iter().map(hint_width).sum::<usize>() <= room, "{room}");
-            let others: Vec<Hint> = fit.iter().filter(|h| !h.essential).copied().collect();
-            assert!(
-                hints
-                    .iter()
-                    .filter(|h| !h.essential)
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .starts_with(&others)
-            );
-            assert!(fit.iter().skip(others.len()).all(|h| h.essential), "{room}");
+            let mains = hints.iter().filter(|h| h.main && !h.essential).count();
+            let kept_mains = fit.iter().filter(|h| h.main && !h.essential).count();
+            if fit.iter().any(|h| !h.main && !h.essential) {
+                assert_eq!(kept_mains, mains, "{room}");
+            }
+            let others = fit.iter().filter(|h| !h.essential).count();
+            assert!(fit.iter().skip(others).all(|h| h.essential), "{room}");
         }
         assert!(words(10).is_empty() || words(10).iter().all(|w| ["help", "quit"].contains(w)));
     }

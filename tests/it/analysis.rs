@@ -243,12 +243,15 @@ fn bottom_up_and_weight_order() {
 fn copy_reports_what_was_copied() {
     let (screen, app) = run(PERF, keys(vec![find("chacha_perm"), typing("y")]));
     assert!(
-        screen.contains("Copied \"chacha_permute\" to the clipboard (OSC 52)"),
+        screen.contains("Sent \"chacha_permute\" to the terminal as OSC 52 (clipboard if allowed)"),
         "{screen}"
     );
     assert!(app.effects.is_empty(), "the shell performed the effect");
     let (screen, _) = run(PERF, keys(vec![find("chacha_perm"), typing("Y")]));
-    assert!(screen.contains("Copied the stack of 9 frames"), "{screen}");
+    assert!(
+        screen.contains("Sent the stack of 9 frames to the"),
+        "{screen}"
+    );
     let (screen, _) = run(PERF, typing("y"));
     assert!(screen.contains("Select a frame to copy"), "{screen}");
 }
@@ -272,7 +275,7 @@ fn export_writes_the_zoomed_view() {
         write(&svg),
     ]);
     let (screen, app) = run(PERF, inputs);
-    assert!(screen.contains("Wrote an SVG flame graph"), "{screen}");
+    assert!(screen.contains("SVG flame graph of"), "{screen}");
     let ex = app.explorer().unwrap();
     let zoomed = clip(&ex.profile.tree, &ex.index, &ex.zoom);
     let text = std::fs::read_to_string(&folded).unwrap();
@@ -527,7 +530,7 @@ fn tmux_find_a_function_and_export_svg() {
     t.send(&["C-u"]);
     t.send(&[out.to_str().unwrap()]);
     t.send(&["Enter"]);
-    t.wait_for("the report", |s| s.contains("Wrote an SVG flame graph"));
+    t.wait_for("the report", |s| s.contains("SVG flame graph of"));
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
     let svg = std::fs::read_to_string(&out).unwrap();

@@ -76,7 +76,7 @@ self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
     // Side by side, AFTER's pane says the path is not there.
     let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r\rvv"));
     assert!(screen.contains("view 1/3 side by side"), "{screen}");
-    assert!(screen.contains(" AFTER    ✗ not in AFTER"), "{screen}");
+    assert!(screen.contains("   AFTER  ✗ not in AFTER"), "{screen}");
     assert!(screen.contains(facts), "{screen}");
 }
 
@@ -171,7 +171,7 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
         "{screen}"
     );
     let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl\r"));
-    assert!(screen.contains(" AFTER    ✗ not in AFTER"), "{screen}");
+    assert!(screen.contains("   AFTER  ✗ not in AFTER"), "{screen}");
     assert!(
         screen.contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER"),
         "{screen}"

@@ -113,7 +113,7 @@ fn a_copied_name_cannot_end_a_bracketed_paste() {
         let mut terminal = Captured::default();
         for e in effects.clone() {
             let status = perform(&mut terminal, e, tmux);
-            assert!(status.starts_with("Copied"), "{status}");
+            assert!(status.starts_with("Sent "), "{status}");
         }
         let payloads = osc52_payloads(&terminal.0);
         let want: [&[u8]; 2] = [

@@ -353,6 +353,7 @@ impl Compare {
             | Action::SearchDelete
             | Action::SearchAccept
             | Action::SearchCancel
+            | Action::SearchRecall(_)
             | Action::ToggleCase => explore(self.driver_mut(), mode, action),
             _ => {}
         }

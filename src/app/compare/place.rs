@@ -58,10 +58,15 @@ impl Compare {
                 self.areas.divider = Rect::new(pw, region.y, 1, region.height);
             }
             View::SideBySide => {
-                let ph = region.height / 2;
+                // An odd row goes to the pane keys go to, rather than to nothing.
+                let half = region.height / 2;
+                let top = match self.driver_side() {
+                    Side::Before => region.height - half,
+                    Side::After => half,
+                };
                 panes = [
-                    Rect::new(0, region.y, w, ph),
-                    Rect::new(0, region.y + ph, w, ph),
+                    Rect::new(0, region.y, w, top),
+                    Rect::new(0, region.y + top, w, region.height - top),
                 ];
             }
             View::Differential => panes[self.driver_side().index()] = region,

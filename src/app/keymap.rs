@@ -185,6 +185,22 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d",
+        "demangle names on/off",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('S')],
+        Some(Action::ToggleShortNames),
+        "S",
+        "short names on/off",
+        None
+    ),
+    bind!(
+        Normal,
         [ch('f')],
         Some(Action::Flip),
         "f",

@@ -22,7 +22,7 @@ pub mod tree;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use intern::{Interner, NameId};
+pub use intern::{Interner, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
 pub use tree::{CallTree, Counters, Node, NodeId};

@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::index::TreeIndex;
 use super::layout::{Target, Viewport};
+use super::names::NameTable;
 use crate::profile::functions::FunctionTotals;
 use crate::profile::sandwich::total_under;
 use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};
@@ -41,6 +42,16 @@ pub struct Context<'a> {
     pub functions: &'a [FunctionTotals],
     /// The current zoom.
     pub viewport: &'a Viewport,
+    /// The names as shown.
+    pub names: &'a NameTable,
+}
+
+impl Context<'_> {
+    /// The shown name of frame `id`.
+    fn name(&self, id: NodeId) -> &str {
+        let tree = &self.profile.tree;
+        self.names.resolve(tree.names(), tree.node(id).name)
+    }
 }
 
 /// Most frames counted when describing a group.
@@ -119,7 +130,7 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
         }
     }
     Tooltip {
-        title: sanitize(tree.name(id)).into_owned(),
+        title: sanitize(cx.name(id)).into_owned(),
         facts,
     }
 }

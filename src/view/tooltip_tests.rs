@@ -27,6 +27,7 @@ fn frame_facts() {
         index: &ix,
         functions: &functions,
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let f = find(&p.tree, "main;f");
     let tip = describe(&cx, &Target::Frame(f));
@@ -44,6 +45,7 @@ fn frame_facts() {
     let zoomed = Viewport::frame(&ix, find(&p.tree, "main;h"));
     let cx = Context {
         viewport: &zoomed,
+        names: &crate::view::names::NameTable::default(),
         ..cx
     };
     let hf = find(&p.tree, "main;h;f");
@@ -83,6 +85,7 @@ fn on_off_cpu_shares_are_per_half() {
         index: &ix,
         functions: &functions,
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let f = find(&p.tree, "[off-cpu];a;f");
     let tip = describe(&cx, &Target::Frame(f));
@@ -113,6 +116,7 @@ fn on_off_cpu_shares_are_per_half() {
     let zoomed = Viewport::frame(&ix, off);
     let cx = Context {
         viewport: &zoomed,
+        names: &crate::view::names::NameTable::default(),
         ..cx
     };
     let tip = describe(&cx, &Target::Frame(f));
@@ -133,6 +137,7 @@ fn span_facts_count_frames() {
         index: &ix,
         functions: &[],
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let p_id = find(&p.tree, "p");
     let target = Target::Span {
@@ -155,6 +160,7 @@ fn names_are_sanitized() {
         index: &ix,
         functions: &[],
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let id = p.tree.first_child(NodeId::ROOT).unwrap();
     let tip = describe(&cx, &Target::Frame(id));

@@ -1,0 +1,188 @@
+//! Names as the viewer shows them (issue 15): demangled by default (`d`, `--no-demangle`),
+//! shortened on request (`S`, `--short-names`), with search, finder and copy following
+//! what is shown; text outputs keep the input's names unless `--demangle` is given.
+
+use std::process::Command;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use flametui::app::keymap::action_for;
+use flametui::app::{Action, App, Effect, update};
+use flametui::input::{LoadOptions, load_reader};
+use flametui::view::color::ColorMode;
+use insta::assert_snapshot;
+
+use crate::support::{explore, key, session, testdata, text, typing};
+
+const B0E1: &str = "stap-seed-b0e1.txt";
+const DISPATCH: &str = "_Z16dispatch_commandP3THDPK8COM_DATA19enum_server_command";
+
+fn viewer(folded: &str) -> App {
+    let loaded = load_reader(folded.as_bytes(), "t.folded", &LoadOptions::default()).unwrap();
+    let mut app = App::new(loaded.main().clone(), ColorMode::Mono);
+    update(&mut app, Action::Resize(80, 24));
+    app
+}
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let code = if c == '\r' {
+            KeyCode::Enter
+        } else {
+            KeyCode::Char(c)
+        };
+        if let Some(a) = action_for(app.mode, &KeyEvent::new(code, KeyModifiers::NONE)) {
+            update(app, a);
+        }
+    }
+}
+
+fn copied(app: &mut App) -> Vec<String> {
+    std::mem::take(&mut app.effects)
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Copy { text, .. } => Some(text),
+            Effect::Write { .. } => None,
+        })
+        .collect()
+}
+
+fn status(app: &App) -> String {
+    let ex = app.explorer().unwrap();
+    ex.status
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn seed_names_are_demangled_and_d_shows_them_as_read() {
+    let screen = text(&explore(B0E1, 80, 24, typing("jjjjjj")));
+    assert!(screen.contains("|do_command(THD*)"), "{screen}");
+    assert!(!screen.contains("_Z10do_commandP3THD"), "{screen}");
+    assert_snapshot!("names_demangled_80x24", screen);
+    let screen = text(&explore(B0E1, 80, 24, typing("jjjjjjd")));
+    assert!(screen.contains("|_Z10do_commandP3THD"), "{screen}");
+    assert!(
+        screen.contains("Names as read, mangled · d demangles them"),
+        "{screen}"
+    );
+    assert_snapshot!("names_mangled_80x24", screen);
+}
+
+#[test]
+fn short_names_fold_argument_lists_and_y_copies_the_whole_name() {
+    let mut app = viewer(&format!("main;{DISPATCH} 5\nmain;other 1\n"));
+    press(&mut app, "jjS");
+    assert_eq!(
+        status(&app).lines().next(),
+        Some("dispatch_command(…)"),
+        "{}",
+        status(&app)
+    );
+    press(&mut app, "yY");
+    assert_eq!(
+        copied(&mut app),
+        [
+            "dispatch_command(THD*, COM_DATA const*, enum_server_command)",
+            "main;dispatch_command(THD*, COM_DATA const*, enum_server_command)",
+        ]
+    );
+    // As read: `y` copies the input's name.
+    press(&mut app, "Sdy");
+    assert_eq!(copied(&mut app), [DISPATCH]);
+}
+
+#[test]
+fn short_names_keep_a_long_status_title_on_one_line() {
+    // Without `S` the seed's dispatch_command wraps at 40 columns; with it, one line.
+    let screen = text(&explore(B0E1, 80, 24, typing("jjjjjjjS")));
+    assert!(screen.contains("\ndispatch_command(…)\n"), "{screen}");
+    assert!(screen.contains("Short names (<…>, (…))"), "{screen}");
+    assert_snapshot!("names_short_80x24", screen);
+}
+
+#[test]
+fn search_and_finder_match_what_is_shown() {
+    let mut app = viewer(&format!("main;{DISPATCH} 5\nmain;other 1\n"));
+    press(&mut app, "/dispatch_command\\(THD\r");
+    let ex = app.explorer().unwrap();
+    assert_eq!(
+        ex.search
+            .matches
+            .as_ref()
+            .map(flametui::view::search::Matches::len),
+        Some(1)
+    );
+    // Mangled again, the same query finds nothing: it is matched against the screen.
+    press(&mut app, "d");
+    let ex = app.explorer().unwrap();
+    assert_eq!(
+        ex.search
+            .matches
+            .as_ref()
+            .map(flametui::view::search::Matches::len),
+        Some(0)
+    );
+    press(&mut app, "d");
+    // The finder ranks and shows the demangled name.
+    let (buf, _) = session(
+        viewer(&format!("main;{DISPATCH} 5\nmain;other 1\n")),
+        80,
+        24,
+        typing("pdispcmdTHD"),
+    );
+    let screen = text(&buf);
+    assert!(
+        screen.contains("dispatch_command(THD*, COM_DATA const*"),
+        "{screen}"
+    );
+    assert!(screen.contains(": 1 of "), "{screen}");
+}
+
+#[test]
+fn a_demangled_name_is_still_sanitized_on_screen() {
+    // Rust's legacy mangling spells any character but controls: `$u202e$` is the
+    // right-to-left override, which the screen's sink escapes.
+    let (buf, _) = session(viewer("main;_ZN12evil$u202e$xE 5\n"), 80, 24, typing("jj"));
+    let screen = text(&buf);
+    assert!(screen.contains("|evil\\u{202e}x"), "{screen}");
+    assert!(!screen.contains('\u{202e}'), "{screen}");
+}
+
+#[test]
+fn text_outputs_keep_the_input_names_unless_asked() {
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_flametui"))
+            .args(extra)
+            .arg(testdata(B0E1))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let folded = run(&["--export", "folded"]);
+    assert!(folded.contains(";_Z10do_commandP3THD;"), "{folded}");
+    let folded = run(&["--export", "folded", "--demangle"]);
+    assert!(folded.contains(";do_command(THD*);"), "{folded}");
+    assert!(!folded.contains("_Z10do_command"), "{folded}");
+    let top = run(&["--top", "40"]);
+    assert!(top.contains("_ZL27log_write_flush_to_disk_lowv"), "{top}");
+    let top = run(&["--top", "40", "--demangle"]);
+    assert!(top.contains("log_write_flush_to_disk_low()"), "{top}");
+    // The transform flags match either spelling.
+    let kept = run(&["--export", "folded", "--focus", r"^do_command\(THD\*\)$"]);
+    assert!(!kept.is_empty() && kept.lines().all(|l| l.contains("_Z10do_commandP3THD")));
+}
+
+#[test]
+fn keys_wait_for_the_graph_too() {
+    // `d` pressed while loading applies once the graph is there.
+    let (buf, _) = session(
+        App::new(crate::support::profile(B0E1), ColorMode::Mono),
+        80,
+        24,
+        vec![key(KeyCode::Char('d')), key(KeyCode::Char('j'))],
+    );
+    assert!(text(&buf).contains("_Z10do_commandP3THD"));
+}

@@ -1,7 +1,9 @@
 //! Names as the viewer shows them (issue 15): demangled by default (`d`, `--no-demangle`),
 //! shortened on request (`S`, `--short-names`), with search, finder and copy following
-//! what is shown; text outputs keep the input's names unless `--demangle` is given.
+//! what is shown; text outputs keep the input's names unless `--demangle` is given; and
+//! a grey group cell names its heaviest frames.
 
+use std::fmt::Write as _;
 use std::process::Command;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -173,6 +175,31 @@ fn text_outputs_keep_the_input_names_unless_asked() {
     // The transform flags match either spelling.
     let kept = run(&["--export", "folded", "--focus", r"^do_command\(THD\*\)$"]);
     assert!(!kept.is_empty() && kept.lines().all(|l| l.contains("_Z10do_commandP3THD")));
+}
+
+#[test]
+fn a_grey_cell_names_its_heaviest_frames() {
+    let mut folded = String::from("main;wide 100000\n");
+    for i in 0..40 {
+        writeln!(folded, "main;_ZN3app6step{i:02}Ev {}", i + 1).unwrap();
+    }
+    let (buf, app) = session(viewer(&folded), 80, 24, typing("jjh"));
+    let screen = text(&buf);
+    assert!(
+        matches!(
+            app.explorer().unwrap().selected,
+            flametui::view::Target::Span { .. }
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(
+            "heaviest in it: app::step39() 4.88%, app::step38() 4.76%, app::step37() 4.63%"
+        ),
+        "{screen}"
+    );
+    assert!(screen.lines().all(|l| l.chars().count() <= 80));
+    assert_snapshot!("names_group_80x24", screen);
 }
 
 #[test]

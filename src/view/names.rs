@@ -65,7 +65,12 @@ pub struct NameTable {
     style: NameStyle,
     /// Per `NameId`: the shown text when it differs from the name; empty in the raw style.
     shown: Vec<OnceLock<Option<Box<str>>>>,
+    /// Set once every name is worked out.
+    filled: OnceLock<()>,
 }
+
+/// Tables of this many names are filled on several threads.
+const PARALLEL_NAMES: usize = 4096;
 
 impl NameTable {
     /// A table for the names of `names` in `style` (nothing is worked out yet).
@@ -78,6 +83,7 @@ impl NameTable {
         Self {
             style,
             shown: (0..len).map(|_| OnceLock::new()).collect(),
+            filled: OnceLock::new(),
         }
     }
 
@@ -100,9 +106,37 @@ impl NameTable {
         shown.as_deref().unwrap_or(raw)
     }
 
-    /// The names of `names` as shown, for searches and the finder.
+    /// The names of `names` as shown, for searches and the finder, which read every name:
+    /// the ones not worked out yet are, first, on all cores.
     pub fn over<'a>(&'a self, names: &'a Interner) -> Shown<'a> {
+        self.fill(names);
         Shown { names, table: self }
+    }
+
+    /// Works out every name not worked out yet: in parts on several threads for a large
+    /// table (demangling costs some microseconds a C++ name), once.
+    fn fill(&self, names: &Interner) {
+        if self.shown.is_empty() || self.filled.get().is_some() {
+            return;
+        }
+        let ids = |part: std::ops::Range<usize>| {
+            for i in part {
+                self.resolve(names, NameId(u32::try_from(i).unwrap_or(u32::MAX)));
+            }
+        };
+        let len = self.shown.len();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        if len < PARALLEL_NAMES || threads < 2 {
+            ids(0..len);
+        } else {
+            let per = len.div_ceil(threads);
+            std::thread::scope(|s| {
+                for start in (0..len).step_by(per) {
+                    s.spawn(move || ids(start..(start + per).min(len)));
+                }
+            });
+        }
+        let _ = self.filled.set(());
     }
 }
 
@@ -154,6 +188,15 @@ mod tests {
         );
         assert_eq!(short.full("_Z3foov"), "foo()");
         assert_eq!(NameStyle::RAW.apply("_Z3foov"), "_Z3foov");
+        // A large table is filled on several threads, to the same text.
+        let mut many = Interner::default();
+        let ids: Vec<NameId> = (0..10_000)
+            .map(|i| many.intern(&format!("_ZN2ns{}f{i}Ev", 1 + i.to_string().len())))
+            .collect();
+        let big = NameTable::new(&many, NameStyle::default());
+        let shown = big.over(&many);
+        assert_eq!(shown.text(ids[1234]), "ns::f1234()");
+        assert!(ids.iter().all(|&id| big.resolve(&many, id).ends_with("()")));
         // An id the table does not know is shown as the interner has it.
         assert_eq!(
             NameTable::default().resolve(&names, cmd),

@@ -213,3 +213,14 @@ fn keys_wait_for_the_graph_too() {
     );
     assert!(text(&buf).contains("_Z10do_commandP3THD"));
 }
+
+#[test]
+fn the_table_sorts_by_the_names_shown() {
+    // As read, `_Z1bv` sorts before `_Z3aaav`; as shown, `aaa()` comes before `b()`.
+    let mut app = viewer("main;_Z1bv 1\nmain;_Z3aaav 2\n");
+    press(&mut app, "too");
+    let t = &app.explorer().unwrap().tools.table;
+    let ex = app.explorer().unwrap();
+    let shown: Vec<&str> = t.rows.iter().map(|r| ex.shown(r.name)).collect();
+    assert_eq!(shown, ["aaa()", "b()", "main"]);
+}

@@ -550,6 +550,15 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         compare DeltaTable,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d S",
+        "demangle / short names",
+        None
+    ),
+    bind!(compare DeltaTable, [ch('S')], Some(Action::ToggleShortNames), "", "", None),
+    bind!(
+        compare DeltaTable,
         [ch('?'), key(KeyCode::F(1))],
         Some(Action::ToggleHelp),
         "?",
@@ -627,6 +636,22 @@ pub static KEYMAP: &[Binding] = &[
         "o",
         "sort: self/total/name",
         Some(("o", "sort"))
+    ),
+    bind!(
+        Table,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d S",
+        "demangle / short names",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('S')],
+        Some(Action::ToggleShortNames),
+        "",
+        "",
+        None
     ),
     bind!(
         Table,

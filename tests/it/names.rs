@@ -224,3 +224,28 @@ fn the_table_sorts_by_the_names_shown() {
     let shown: Vec<&str> = t.rows.iter().map(|r| ex.shown(r.name)).collect();
     assert_eq!(shown, ["aaa()", "b()", "main"]);
 }
+
+#[test]
+fn d_and_s_work_in_the_tables_too() {
+    let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
+    let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
+    let (buf, _) = session(app, 100, 24, typing("vv"));
+    assert!(text(&buf).contains("  log_write_up_to(unsigned long, bool) [off-cpu]"));
+    let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
+    let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
+    let (buf, _) = session(app, 100, 24, typing("vvS"));
+    assert!(text(&buf).contains("  log_write_up_to(…) [off-cpu]"));
+    let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
+    let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
+    let (buf, _) = session(app, 100, 24, typing("vvd"));
+    assert!(text(&buf).contains("  _Z15log_write_up_tomb [off-cpu]"));
+    // The function table of one profile.
+    let (buf, _) = session(
+        App::new(crate::support::profile(B0E1), ColorMode::Mono),
+        80,
+        24,
+        typing("td"),
+    );
+    let screen = text(&buf);
+    assert!(screen.contains("  _Z10do_commandP3THD\n"), "{screen}");
+}

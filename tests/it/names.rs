@@ -249,3 +249,38 @@ fn d_and_s_work_in_the_tables_too() {
     let screen = text(&buf);
     assert!(screen.contains("  _Z10do_commandP3THD\n"), "{screen}");
 }
+
+#[test]
+fn tmux_the_binary_demangles_toggles_and_shortens() {
+    use crate::e2e::{BIN, Tmux, quote, tmux_available};
+    if !tmux_available() {
+        return;
+    }
+    let t = Tmux::start(
+        "names",
+        &format!("NO_COLOR=1 {BIN} {}", quote(&testdata(B0E1))),
+    );
+    t.wait_for("demangled names", |s| s.contains("|do_command(THD*)"));
+    t.send(&["/", "log_write_flush", "Enter", "n"]);
+    t.wait_for("the search matched the shown name", |s| {
+        s.contains("\nlog_write_flush_to_disk_low()\n") && s.contains("Matched: on-CPU 4.10%")
+    });
+    t.send(&["d"]);
+    t.wait_for("names as read", |s| s.contains("|_Z10do_commandP3THD"));
+    t.send(&["d", "S"]);
+    t.wait_for("short names", |s| s.contains("|dispatch_command(…)"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+    let t = Tmux::start(
+        "names-flags",
+        &format!(
+            "NO_COLOR=1 {BIN} --no-demangle --short-names {}",
+            quote(&testdata(B0E1))
+        ),
+    );
+    t.wait_for("mangled at start", |s| s.contains("|_Z10do_commandP3THD"));
+    t.send(&["d"]);
+    t.wait_for("demangled and short", |s| s.contains("|do_command(…)"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

@@ -284,3 +284,13 @@ fn tmux_the_binary_demangles_toggles_and_shortens() {
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
 }
+
+#[test]
+fn y_in_the_function_table_copies_the_whole_shown_name() {
+    let mut app = viewer(&format!("main;{DISPATCH} 5\nmain;other 1\n"));
+    press(&mut app, "tSy");
+    assert_eq!(
+        copied(&mut app),
+        ["dispatch_command(THD*, COM_DATA const*, enum_server_command)"]
+    );
+}

@@ -200,6 +200,20 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "ORDER", default_value_t = OrderArg::Alpha)]
     pub order: OrderArg,
 
+    /// Viewer: show mangled C++ and Rust names as the input spells them (`d` toggles).
+    #[arg(long, conflicts_with = "demangle")]
+    pub no_demangle: bool,
+
+    /// --export, --top, --print: demangle C++ and Rust names (the viewer does by default;
+    /// text outputs keep the input's names without this).
+    #[arg(long)]
+    pub demangle: bool,
+
+    /// Viewer: fold template and argument lists of long names into `<…>` and `(…)` (`S`
+    /// toggles; `y` still copies the whole name).
+    #[arg(long)]
+    pub short_names: bool,
+
     /// Print a shell completion script and exit.
     #[arg(long, value_enum, value_name = "SHELL", exclusive = true)]
     pub completions: Option<clap_complete::Shell>,
@@ -342,6 +356,14 @@ pub fn check_id_lists(
 }
 
 impl Args {
+    /// How the viewer shows names at start.
+    pub fn name_style(&self) -> crate::view::names::NameStyle {
+        crate::view::names::NameStyle {
+            demangle: !self.no_demangle,
+            short: self.short_names,
+        }
+    }
+
     /// The transforms these arguments ask for, in the order they apply:
     /// exclude, focus, hide, collapse library, collapse recursion, invert.
     ///

@@ -17,6 +17,7 @@ pub mod export;
 pub mod input;
 pub mod profile;
 pub mod report;
+pub mod symbol;
 pub mod terminal;
 pub mod text;
 pub mod timeline;

@@ -173,7 +173,9 @@ fn run(args: &Args) -> Result<Ending> {
             continue;
         }
         let l = timeline::apply(rec, &slicing)?;
-        loaded.push(l.transformed(&transforms).sorted(args.order.into()));
+        // Demangled after the transforms, whose regexes match either spelling anyway.
+        let l = l.transformed(&transforms).demangled(args.demangle);
+        loaded.push(l.sorted(args.order.into()));
     }
     let (target, inner): (String, Box<dyn Write>) = match &args.output {
         Some(path) => {
@@ -282,11 +284,17 @@ fn explore(
 ) -> Result<Ending> {
     let colors = color::detect(args.color.into(), &ColorEnv::from_env());
     let app = if let [before, after] = paths {
-        terminal::compare(before, after, opts, &transforms, colors)?
+        terminal::compare(
+            before,
+            after,
+            opts,
+            &transforms,
+            (colors, args.name_style()),
+        )?
     } else {
         let path = paths.last().context("no profile")?;
         let view = TransformStack::new(transforms, args.order.into());
-        terminal::explore_sliced(path, opts, view, slicing, colors)?
+        terminal::explore_sliced(path, opts, view, slicing, (colors, args.name_style()))?
     };
     if let Some(failure) = app.failure {
         bail!(failure);

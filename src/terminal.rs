@@ -40,6 +40,7 @@ use crate::profile::transform::Transform;
 use crate::timeline::SliceArgs;
 use crate::ui;
 use crate::view::color::ColorMode;
+use crate::view::names::NameStyle;
 
 mod worker;
 
@@ -339,7 +340,14 @@ pub fn explore(
     transforms: &[Transform],
     colors: ColorMode,
 ) -> io::Result<App> {
-    explore_paths(&[path], opts, transforms, TransformStack::default(), colors)
+    let view = TransformStack::default();
+    explore_paths(
+        &[path],
+        opts,
+        transforms,
+        view,
+        (colors, NameStyle::default()),
+    )
 }
 
 /// As [`explore`], with the command line's transforms and order applied by the viewer
@@ -353,11 +361,13 @@ pub fn explore_view(
     view: TransformStack,
     colors: ColorMode,
 ) -> io::Result<App> {
-    explore_sliced(path, opts, view, &SliceArgs::default(), colors)
+    let slicing = SliceArgs::default();
+    explore_sliced(path, opts, view, &slicing, (colors, NameStyle::default()))
 }
 
 /// As [`explore_view`], starting on the slice of the time and task flags (`--time` and
-/// the task lists as the view's first change, `--compare-time` as a comparison).
+/// the task lists as the view's first change, `--compare-time` as a comparison), with
+/// names shown in the style given (`--no-demangle`, `--short-names`).
 ///
 /// # Errors
 /// As [`explore_view`].
@@ -366,11 +376,11 @@ pub fn explore_sliced(
     opts: &LoadOptions,
     view: TransformStack,
     slicing: &SliceArgs,
-    colors: ColorMode,
+    look: (ColorMode, NameStyle),
 ) -> io::Result<App> {
     let mut job = open_job(path, opts, &[])?;
     job.slicing = slicing.clone();
-    explore_jobs(vec![job], view, colors)
+    explore_jobs(vec![job], view, look)
 }
 
 /// Reads BEFORE and AFTER in the background (one progress for both) and compares them
@@ -383,14 +393,14 @@ pub fn compare(
     after: &str,
     opts: &LoadOptions,
     transforms: &[Transform],
-    colors: ColorMode,
+    look: (ColorMode, NameStyle),
 ) -> io::Result<App> {
     explore_paths(
         &[before, after],
         opts,
         transforms,
         TransformStack::default(),
-        colors,
+        look,
     )
 }
 
@@ -425,17 +435,21 @@ fn explore_paths(
     opts: &LoadOptions,
     transforms: &[Transform],
     view: TransformStack,
-    colors: ColorMode,
+    look: (ColorMode, NameStyle),
 ) -> io::Result<App> {
     let jobs = paths
         .iter()
         .map(|p| open_job(p, opts, transforms))
         .collect::<io::Result<Vec<_>>>()?;
-    explore_jobs(jobs, view, colors)
+    explore_jobs(jobs, view, look)
 }
 
 /// Loads the jobs in the background and explores (or compares) them full-screen.
-fn explore_jobs(jobs: Vec<LoadJob>, view: TransformStack, colors: ColorMode) -> io::Result<App> {
+fn explore_jobs(
+    jobs: Vec<LoadJob>,
+    view: TransformStack,
+    (colors, names): (ColorMode, NameStyle),
+) -> io::Result<App> {
     let source = jobs
         .iter()
         .map(|j| j.name.as_str())
@@ -449,6 +463,7 @@ fn explore_jobs(jobs: Vec<LoadJob>, view: TransformStack, colors: ColorMode) -> 
     spawn_signals(tx.clone());
     let mut app = App::loading(&source, colors);
     app.view = view;
+    app.names = names;
     let delay = slow_jobs_for_tests(&mut app);
     let mut worker = Worker::spawn(tx, delay);
     let result = run_with(&mut terminal, rx, &mut app, &mut worker);

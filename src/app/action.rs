@@ -65,6 +65,10 @@ pub enum Action {
     SearchRecall(bool),
     /// Toggle case-insensitive search.
     ToggleCase,
+    /// Show mangled C++ and Rust names demangled, or as the input spells them.
+    ToggleDemangle,
+    /// Fold template and argument lists of the names shown into `…`, or show them whole.
+    ToggleShortNames,
     /// Select the next match.
     NextMatch,
     /// Select the previous match.

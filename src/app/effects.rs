@@ -130,10 +130,14 @@ impl Explorer {
             _ => return Err("Select a frame to copy (not the root or a group)".to_owned()),
         };
         let tree = &self.profile.tree;
+        // The whole names in the style shown (demangled when the screen demangles), never
+        // shortened.
+        let full = |id: NodeId| self.full_name(tree.node(id).name);
         Ok(if stack {
             let frames = tree.depth(id);
+            let path: Vec<_> = tree.path(id).into_iter().map(full).collect();
             Effect::Copy {
-                text: tree.path_string(id),
+                text: path.join(";"),
                 what: format!(
                     "the stack of {} frame{}",
                     crate::text::thousands(u64::from(frames)),
@@ -141,7 +145,7 @@ impl Explorer {
                 ),
             }
         } else {
-            copy_name(tree.name(id))
+            copy_name(&full(id))
         })
     }
 
@@ -201,7 +205,7 @@ impl Explorer {
             parts.push(view);
         }
         if self.zoom.root != NodeId::ROOT {
-            parts.push(format!("zoom: {}", self.profile.tree.name(self.zoom.root)));
+            parts.push(format!("zoom: {}", self.shown_frame(self.zoom.root)));
         }
         parts.join(" · ")
     }

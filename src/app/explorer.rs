@@ -8,11 +8,13 @@ use ratatui::layout::Rect;
 
 use super::search::SearchState;
 use super::{Mode, Size};
+use crate::profile::NameId;
 use crate::profile::Profile;
 use crate::profile::functions::{FunctionTotals, function_totals, function_totals_in};
 use crate::profile::scope::{is_halved, unit_scopes};
 use crate::profile::{CallTree, NodeId};
 use crate::view::layout::extend;
+use crate::view::names::{NameStyle, NameTable};
 use crate::view::tooltip::{Context, TipLine, Tooltip};
 use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};
 
@@ -101,6 +103,8 @@ pub struct Explorer {
     /// The last action scrolled the graph itself (wheel, page, top / bottom): a selection
     /// scrolled out of view follows onto the screen, rather than the screen onto it.
     pub(crate) scrolled: bool,
+    /// The names as shown (demangled, shortened), beside the tree's own.
+    pub names: NameTable,
     layout_rows: u32,
 }
 
@@ -148,6 +152,7 @@ impl Explorer {
         };
         let zoom = Viewport::whole(&index);
         let layout = layout(&profile.tree, &index, &zoom, 0, 0);
+        let names = NameTable::new(profile.tree.names(), NameStyle::default());
         Self {
             profile,
             index,
@@ -167,7 +172,36 @@ impl Explorer {
             status: Vec::new(),
             tools: super::tools::Tools::default(),
             scrolled: false,
+            names,
             layout_rows: 0,
+        }
+    }
+
+    /// The shown text of name `id` of the tree (demangled, maybe shortened).
+    pub fn shown(&self, id: NameId) -> &str {
+        self.names.resolve(self.profile.tree.names(), id)
+    }
+
+    /// The shown text of frame `id`'s name.
+    pub fn shown_frame(&self, id: NodeId) -> &str {
+        self.shown(self.profile.tree.node(id).name)
+    }
+
+    /// The whole name of `id` in the style shown, never shortened: what `y` copies.
+    pub fn full_name(&self, id: NameId) -> std::borrow::Cow<'_, str> {
+        self.names
+            .style()
+            .full(self.profile.tree.names().resolve(id))
+    }
+
+    /// Shows names in `style` from now on (the search runs again on the new text).
+    pub fn restyle(&mut self, style: NameStyle) {
+        if self.names.style() != style {
+            self.names = NameTable::new(self.profile.tree.names(), style);
+            self.run_search();
+            if self.tools.screen == super::Screen::Table {
+                self.tools.rebuilt();
+            }
         }
     }
 
@@ -178,6 +212,7 @@ impl Explorer {
             index: &self.index,
             functions: &self.functions,
             viewport: &self.zoom,
+            names: &self.names,
         };
         crate::view::tooltip::describe(&cx, target)
     }

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 
 use super::explorer::Explorer;
 use super::list;
-use crate::profile::finder::{FinderHit, Narrowing, find_narrowing};
+use crate::profile::finder::{FinderHit, Narrowing, find_in};
 
 /// Most candidates listed.
 pub const LIMIT: usize = 500;
@@ -110,8 +110,8 @@ impl Explorer {
     /// Ranks the names against the query.
     pub(crate) fn run_finder(&mut self) {
         let f = &mut self.tools.finder;
-        f.hits = find_narrowing(
-            &self.profile.tree,
+        f.hits = find_in(
+            &self.names.over(self.profile.tree.names()),
             &f.weights,
             &f.query,
             LIMIT,

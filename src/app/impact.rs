@@ -118,7 +118,7 @@ impl Explorer {
             Screen::Sandwich => match self.tools.sandwich.as_deref() {
                 Some(s) => {
                     let mut tip = self.function_tip(s.name, None);
-                    tip.facts.insert(0, pane_fact(s));
+                    tip.facts.insert(0, pane_fact(s, self.names.style()));
                     tip
                 }
                 None => self.describe(&self.selected),
@@ -170,21 +170,21 @@ impl Explorer {
         }
         facts.push(impact_fact(&p.tree, &self.functions, name));
         Tooltip {
-            title: sanitize(p.tree.names().resolve(name)).into_owned(),
+            title: sanitize(self.shown(name)).into_owned(),
             facts,
         }
     }
 }
 
 /// The selection in the focused pane: its share of the function's weight.
-fn pane_fact(s: &Sandwich) -> String {
+fn pane_fact(s: &Sandwich, names: crate::view::names::NameStyle) -> String {
     let pane = &s.panes[s.focus.min(1)];
     let side = if s.focus == 0 { "caller" } else { "callee" };
     let root = pane.tree.total();
     match pane.selected {
         Target::Frame(id) if pane.tree.depth(id) >= 2 => format!(
             "{side} {}: {:.2}% of its weight",
-            sanitize(pane.tree.name(id)),
+            sanitize(&names.apply(pane.tree.name(id))),
             share(pane.tree.node(id).total, root)
         ),
         Target::Span { lo, hi, .. } => format!(

@@ -331,7 +331,7 @@ fn reconcile_sandwich(ex: &mut Explorer, jobs: &mut Jobs, mode: &mut Mode) {
     }
     let label = format!(
         "callers / callees of {}",
-        ellipsize(&sanitize(ex.profile.tree.names().resolve(name)), 40)
+        ellipsize(&sanitize(ex.shown(name)), 40)
     );
     let task = Task::Sandwich {
         profile: Arc::clone(&ex.profile),

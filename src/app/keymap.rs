@@ -185,6 +185,22 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d",
+        "demangle names on/off",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('S')],
+        Some(Action::ToggleShortNames),
+        "S",
+        "short names on/off",
+        None
+    ),
+    bind!(
+        Normal,
         [ch('f')],
         Some(Action::Flip),
         "f",
@@ -550,6 +566,15 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         compare DeltaTable,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d S",
+        "demangle / short names",
+        None
+    ),
+    bind!(compare DeltaTable, [ch('S')], Some(Action::ToggleShortNames), "", "", None),
+    bind!(
+        compare DeltaTable,
         [ch('?'), key(KeyCode::F(1))],
         Some(Action::ToggleHelp),
         "?",
@@ -627,6 +652,22 @@ pub static KEYMAP: &[Binding] = &[
         "o",
         "sort: self/total/name",
         Some(("o", "sort"))
+    ),
+    bind!(
+        Table,
+        [ch('d')],
+        Some(Action::ToggleDemangle),
+        "d S",
+        "demangle / short names",
+        None
+    ),
+    bind!(
+        Table,
+        [ch('S')],
+        Some(Action::ToggleShortNames),
+        "",
+        "",
+        None
     ),
     bind!(
         Table,

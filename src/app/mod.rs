@@ -43,6 +43,7 @@ pub use update::{finish, update};
 
 use crate::profile::Profile;
 use crate::view::color::ColorMode;
+use crate::view::names::NameStyle;
 
 /// Terminal size in cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -109,6 +110,8 @@ pub struct App {
     pub queued: Vec<Action>,
     /// Recomputations of what is shown that run in the background (large trees).
     pub jobs: jobs::Jobs,
+    /// How names are shown (demangled, shortened).
+    pub names: NameStyle,
 }
 
 impl App {
@@ -130,6 +133,7 @@ impl App {
             pending: None,
             queued: Vec::new(),
             jobs: jobs::Jobs::default(),
+            names: NameStyle::default(),
         }
     }
 

@@ -74,7 +74,8 @@ impl Explorer {
     /// Highlights every frame of function `name` (an exact-name search) and selects its
     /// heaviest frame, zooming if it is too narrow to see; back on the graph.
     pub(crate) fn show_function(&mut self, name: NameId) {
-        let text = self.profile.tree.names().resolve(name).to_owned();
+        // The search matches the names as shown.
+        let text = self.shown(name).to_owned();
         self.search.query = format!("^{}$", regex::escape(&text));
         self.search.ignore_case = false;
         self.run_search();

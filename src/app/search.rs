@@ -5,7 +5,7 @@
 use regex::RegexBuilder;
 
 use super::explorer::Explorer;
-use crate::view::search::{Matches, find};
+use crate::view::search::{Matches, find_in};
 
 /// Query, options and results.
 #[derive(Debug, Clone, Default)]
@@ -159,7 +159,10 @@ impl Explorer {
             .case_insensitive(s.ignore_case)
             .build()
         {
-            Ok(re) => s.matches = Some(find(&self.profile.tree, &self.index, &re)),
+            Ok(re) => {
+                let shown = self.names.over(self.profile.tree.names());
+                s.matches = Some(find_in(&self.index, &re, &shown));
+            }
             Err(e) => s.error = Some(short_error(&e)),
         }
     }

@@ -7,7 +7,7 @@ use super::explorer::Explorer;
 use super::list;
 use crate::profile::functions::{FunctionTotals, function_totals_in};
 use crate::profile::scope::{is_halved, scope_of, unit_scopes};
-use crate::profile::{CallTree, NameId, NodeId};
+use crate::profile::{NameId, NameSource, NodeId};
 use crate::view::search::Matches;
 
 /// What the table is sorted by.
@@ -79,14 +79,14 @@ impl Default for TableState {
     }
 }
 
-/// The functions with any weight, kept when `filter` says so, sorted by `sort`.
+/// The functions with any weight, kept when `filter` says so, sorted by `sort` (names as
+/// `names` spells them: the screen's).
 pub fn table_rows(
-    tree: &CallTree,
+    names: &impl NameSource,
     totals: &[FunctionTotals],
     filter: Option<&Matches>,
     sort: SortKey,
 ) -> Vec<FunctionTotals> {
-    let names = tree.names();
     let mut rows: Vec<FunctionTotals> = totals
         .iter()
         .filter(|f| f.total > 0 || f.self_weight > 0)
@@ -94,7 +94,7 @@ pub fn table_rows(
         .copied()
         .collect();
     let by_name =
-        |a: &FunctionTotals, b: &FunctionTotals| names.resolve(a.name).cmp(names.resolve(b.name));
+        |a: &FunctionTotals, b: &FunctionTotals| names.text(a.name).cmp(names.text(b.name));
     match sort {
         SortKey::SelfWeight => rows.sort_by(|a, b| {
             (b.self_weight, b.total)
@@ -185,7 +185,8 @@ impl Explorer {
             &scoped
         };
         let keep = self.tools.table.current();
-        let rows = table_rows(tree, totals, self.search.matches.as_ref(), key.sort);
+        let shown = self.names.over(tree.names());
+        let rows = table_rows(&shown, totals, self.search.matches.as_ref(), key.sort);
         let t = &mut self.tools.table;
         t.selected = keep
             .and_then(|n| rows.iter().position(|f| f.name == n))
@@ -204,6 +205,7 @@ mod tests {
     use regex::Regex;
 
     use super::*;
+    use crate::profile::CallTree;
     use crate::profile::functions::function_totals;
     use crate::view::TreeIndex;
     use crate::view::search::find;
@@ -228,13 +230,13 @@ mod tests {
     fn sorts_by_self_total_and_name() {
         let t = tree();
         let totals = function_totals(&t);
-        let rows = table_rows(&t, &totals, None, SortKey::SelfWeight);
+        let rows = table_rows(t.names(), &totals, None, SortKey::SelfWeight);
         assert_eq!(names(&t, &rows), ["h", "g", "main", "f"]);
-        let rows = table_rows(&t, &totals, None, SortKey::Total);
+        let rows = table_rows(t.names(), &totals, None, SortKey::Total);
         assert_eq!(names(&t, &rows), ["main", "h", "f", "g"]);
         // Recursion counted once: f's total is 10, not 14.
         assert_eq!(rows[2].total, 10);
-        let rows = table_rows(&t, &totals, None, SortKey::Name);
+        let rows = table_rows(t.names(), &totals, None, SortKey::Name);
         assert_eq!(names(&t, &rows), ["f", "g", "h", "main"]);
         assert_eq!(SortKey::Name.next(), SortKey::SelfWeight);
     }
@@ -244,7 +246,7 @@ mod tests {
         let t = tree();
         let totals = function_totals(&t);
         let m = find(&t, &TreeIndex::new(&t), &Regex::new("^[fg]$").unwrap());
-        let rows = table_rows(&t, &totals, Some(&m), SortKey::Name);
+        let rows = table_rows(t.names(), &totals, Some(&m), SortKey::Name);
         assert_eq!(names(&t, &rows), ["f", "g"]);
     }
 
@@ -252,7 +254,7 @@ mod tests {
     fn selection_moves_and_scrolls() {
         let t = tree();
         let mut s = TableState {
-            rows: table_rows(&t, &function_totals(&t), None, SortKey::Name),
+            rows: table_rows(t.names(), &function_totals(&t), None, SortKey::Name),
             ..TableState::default()
         };
         s.step(10);

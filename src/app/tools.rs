@@ -562,20 +562,19 @@ pub(crate) fn view_message(ex: &Explorer) -> String {
 }
 
 fn copy(ex: &Explorer, mode: Mode, stack: bool) -> Result<super::effects::Effect, String> {
-    let tree = &ex.profile.tree;
     match mode {
         Mode::Table => ex
             .tools
             .table
             .current()
-            .map(|n| copy_name(tree.names().resolve(n)))
+            .map(|n| copy_name(&ex.full_name(n)))
             .ok_or_else(|| "No function selected".to_owned()),
         Mode::Sandwich => ex
             .tools
             .sandwich
             .as_ref()
             .and_then(|s| s.panes[s.focus.min(1)].selected_name())
-            .map(copy_name)
+            .map(|n| copy_name(&ex.names.style().full(n)))
             .ok_or_else(|| "Select a frame to copy (not a group)".to_owned()),
         _ => ex.copy_effect(stack),
     }

@@ -396,10 +396,11 @@ fn regex_syntax_char(c: char) -> bool {
     )
 }
 
-/// A transform as a breadcrumb: `exclude my_sync` for an exact name, else `exclude /re/`.
+/// A transform as a breadcrumb: `exclude my_sync` for an exact name (demangled:
+/// `focus do_command(THD*)`), else `exclude /re/`.
 pub fn label(t: &Transform) -> String {
     let named = |verb: &str, re: &Regex| match exact_name(re) {
-        Some(name) => format!("{verb} {}", sanitize(&name)),
+        Some(name) => format!("{verb} {}", sanitize(&crate::symbol::demangle(&name))),
         None => format!("{verb} /{}/", sanitize(re.as_str())),
     };
     match t {
@@ -687,6 +688,10 @@ mod tests {
         assert_eq!(
             label(&Transform::Focus(exact("x\u{1b}y").unwrap())),
             "focus x\\x1by"
+        );
+        assert_eq!(
+            label(&Transform::Focus(exact("_Z10do_commandP3THD").unwrap())),
+            "focus do_command(THD*)"
         );
         assert_eq!(label(&Transform::CollapseRecursion), "collapse recursion");
         assert!(exact("a+b").unwrap().is_match("a+b") && !exact("a+b").unwrap().is_match("aab"));

@@ -110,6 +110,7 @@ pub fn update(app: &mut App, action: Action) {
             };
         }
         Action::Tool(t) => super::tools::update(app, t),
+        Action::ToggleDemangle | Action::ToggleShortNames => toggle_names(app, &action),
         other => {
             if let Phase::Ready(ex) = &mut app.phase
                 && app.mode != Mode::Help
@@ -136,12 +137,48 @@ pub fn finish(app: &mut App, done: Done) {
     refresh(app);
 }
 
-/// Layout, areas and status in step with the state.
+/// Layout, areas and status in step with the state. Every explorer shows names in the
+/// app's style, whichever way it was made (a new view, a snapshot, a compare side).
 fn refresh(app: &mut App) {
     match &mut app.phase {
-        Phase::Ready(ex) => ex.refresh(app.size, app.mode),
-        Phase::Compare(cmp) => cmp.refresh(app.size, &mut app.mode),
+        Phase::Ready(ex) => {
+            ex.restyle(app.names);
+            ex.refresh(app.size, app.mode);
+        }
+        Phase::Compare(cmp) => {
+            cmp.before.restyle(app.names);
+            cmp.after.restyle(app.names);
+            cmp.refresh(app.size, &mut app.mode);
+        }
         Phase::Loading(_) => {}
+    }
+}
+
+/// `d` and `S`: the names' style changes everywhere, and a line says what is shown now.
+fn toggle_names(app: &mut App, action: &Action) {
+    let s = &mut app.names;
+    let message = if matches!(action, Action::ToggleDemangle) {
+        s.demangle = !s.demangle;
+        if s.demangle {
+            "Names demangled (C++, Rust) · d shows them as read"
+        } else {
+            "Names as read, mangled · d demangles them"
+        }
+    } else {
+        s.short = !s.short;
+        if s.short {
+            "Short names (<…>, (…)) · S shows them whole · y copies the whole name"
+        } else {
+            "Whole names · S folds templates and arguments"
+        }
+    };
+    let shown = match &mut app.phase {
+        Phase::Ready(ex) => Some(&mut **ex),
+        Phase::Compare(cmp) => Some(cmp.driver_mut()),
+        Phase::Loading(_) => None,
+    };
+    if let Some(ex) = shown {
+        ex.tools.message = Some(message.to_owned());
     }
 }
 
@@ -228,6 +265,8 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::SwitchPane
         | Action::SwapShape
         | Action::ShowInGraph
+        | Action::ToggleDemangle
+        | Action::ToggleShortNames
         | Action::Computing(..)
         | Action::Tool(_) => {}
     }

@@ -110,6 +110,26 @@ impl Loaded {
         }
     }
 
+    /// Every tree of the input with its mangled names demangled, when `on` (`--demangle`
+    /// for the text outputs, which otherwise keep the input's names).
+    #[must_use]
+    pub fn demangled(self, on: bool) -> Loaded {
+        if !on {
+            return self;
+        }
+        let apply = |mut p: Profile| {
+            p.tree = crate::profile::transform::renamed(&p.tree, crate::symbol::demangle);
+            p
+        };
+        match self {
+            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Diff { before, after } => Loaded::Diff {
+                before: apply(before),
+                after: apply(after),
+            },
+        }
+    }
+
     /// Orders the siblings of every tree of the input.
     #[must_use]
     pub fn sorted(mut self, order: crate::profile::order::Order) -> Loaded {

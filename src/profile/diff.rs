@@ -135,9 +135,19 @@ impl FunctionDelta {
     /// The name as a row shows it: `name [off-cpu]` for a row of one half (the name
     /// first, so that a narrow column still shows it).
     pub fn label(&self) -> String {
+        self.label_with(std::borrow::Cow::Borrowed)
+    }
+
+    /// As [`FunctionDelta::label`], with the name as `shown` spells it (the screen's
+    /// style: demangled, shortened).
+    pub fn label_with<'a>(
+        &'a self,
+        shown: impl FnOnce(&'a str) -> std::borrow::Cow<'a, str>,
+    ) -> String {
+        let name = shown(&self.name);
         match self.half {
-            Some(h) => format!("{} {h}", self.name),
-            None => self.name.clone(),
+            Some(h) => format!("{name} {h}"),
+            None => name.into_owned(),
         }
     }
 }

@@ -6,7 +6,7 @@
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::intern::{Interner, NameId};
+use super::intern::{NameId, NameSource};
 use super::skim::Scorer;
 use super::tree::CallTree;
 
@@ -53,9 +53,9 @@ pub fn find_narrowing(
 }
 
 /// As [`find_narrowing`], over any set of names (compare mode ranks the functions of both
-/// profiles).
-pub fn find_in(
-    names: &Interner,
+/// profiles; the viewer ranks the names as shown).
+pub fn find_in<N: NameSource>(
+    names: &N,
     weight: &[u64],
     query: &str,
     limit: usize,
@@ -69,9 +69,8 @@ pub fn find_in(
     let candidates: &[NameId] = if let Some((_, matched)) = memo.levels.last() {
         matched
     } else {
-        all = names
-            .iter()
-            .map(|(id, _)| id)
+        all = (0..names.count())
+            .map(|i| NameId(u32::try_from(i).unwrap_or(u32::MAX)))
             .filter(|&id| heavy(id))
             .collect();
         &all
@@ -82,7 +81,7 @@ pub fn find_in(
         let mut scorer = Scorer::new(query);
         part.iter()
             .filter_map(|&id| {
-                let score = scorer.score(names.resolve(id))?;
+                let score = scorer.score(names.text(id))?;
                 Some((id, score, weight[id.0 as usize]))
             })
             .collect()
@@ -114,7 +113,7 @@ pub fn find_in(
     let order = |a: &(NameId, i64, u64), b: &(NameId, i64, u64)| {
         b.1.cmp(&a.1)
             .then(b.2.cmp(&a.2))
-            .then_with(|| names.resolve(a.0).cmp(names.resolve(b.0)))
+            .then_with(|| names.text(a.0).cmp(names.text(b.0)))
     };
     if hits.len() > limit {
         hits.select_nth_unstable_by(limit, order);
@@ -131,7 +130,7 @@ pub fn find_in(
                 // A new matcher for each: a reused one carries state between names.
                 SkimMatcherV2::default()
                     .smart_case()
-                    .fuzzy_indices(names.resolve(name), query)
+                    .fuzzy_indices(names.text(name), query)
                     .map(|(_, i)| i)
                     .unwrap_or_default()
             },

@@ -11,6 +11,25 @@ use rustc_hash::FxHashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NameId(pub u32);
 
+/// Names by id, as some layer spells them: the interner's own text, or what the screen
+/// shows (searches and the finder match the latter).
+pub trait NameSource: Sync {
+    /// How many ids there are (`0..count`).
+    fn count(&self) -> usize;
+    /// The text of name `id` (empty for an unknown id).
+    fn text(&self, id: NameId) -> &str;
+}
+
+impl NameSource for Interner {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn text(&self, id: NameId) -> &str {
+        self.resolve(id)
+    }
+}
+
 /// A string interner: each distinct name (of a function, or of a task) is stored once.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {

@@ -23,7 +23,7 @@ pub mod tree;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use intern::{Interner, LibId, NameId};
+pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
 pub use tree::{CallTree, Counters, Node, NodeId, StackRun};

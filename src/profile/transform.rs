@@ -4,6 +4,7 @@
 //! invert. Each rebuilds a new tree from the old one's stacks, keeping weights and
 //! sample counts exactly. Regexes run once per distinct name, never per node.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use regex::Regex;
@@ -11,6 +12,7 @@ use regex::Regex;
 use super::intern::{LibId, NameId};
 use super::scope::is_halved;
 use super::tree::CallTree;
+use crate::symbol::demangle;
 
 /// One transform of the call tree.
 #[derive(Debug, Clone)]
@@ -43,12 +45,38 @@ impl fmt::Display for Transform {
     }
 }
 
-/// Which names match `re`, indexed by `NameId`.
+/// Which names match `re`, indexed by `NameId`: a name matches as the input spells it or
+/// demangled (so `--exclude 'do_command\('` and the viewer's `X` find what the screen
+/// shows, and `_Z10do_commandP3THD` still matches itself).
 pub fn matching_names(tree: &CallTree, re: &Regex) -> Vec<bool> {
     tree.names()
         .iter()
-        .map(|(_, name)| re.is_match(name))
+        .map(|(_, name)| {
+            re.is_match(name) || matches!(demangle(name), Cow::Owned(d) if re.is_match(&d))
+        })
         .collect()
+}
+
+/// The tree with every name renamed by `rename` (task names are kept): `--demangle` for the
+/// exports. Frames whose new names coincide under one caller merge, weights summed.
+pub fn renamed(tree: &CallTree, rename: impl Fn(&str) -> Cow<'_, str>) -> CallTree {
+    let mut out = tree.empty_like();
+    let names = tree.names();
+    let map: Vec<NameId> = names
+        .iter()
+        .map(|(id, name)| match rename(name) {
+            Cow::Owned(new) if !names.is_task(id) => out.intern(&new),
+            _ => id,
+        })
+        .collect();
+    let mut buf: Vec<NameId> = Vec::new();
+    tree.for_each_stack(|s, w, n| {
+        buf.clear();
+        buf.extend(s.iter().map(|id| map[id.0 as usize]));
+        out.insert_ids_counted(buf.iter().copied(), w, n);
+    });
+    out.finish();
+    out
 }
 
 /// Applies one transform, returning a new finished tree.

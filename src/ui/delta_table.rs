@@ -12,6 +12,7 @@ use crate::profile::{Profile, Unit};
 use crate::text::{sanitize, thousands, thousands_str};
 use crate::view::color::ColorMode;
 use crate::view::delta::{self, Change};
+use crate::view::names::NameStyle;
 use crate::view::tooltip::{display_width, ellipsize, time_text};
 
 /// Columns of the Δ cell.
@@ -59,7 +60,7 @@ pub fn render(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
     let rows = usize::from(area.height - 1);
     for ((pos, row), y) in t.visible(rows).zip(area.y + 1..area.bottom()) {
         let selected = pos == t.selected;
-        let text = row_text(row, b, a, (wb, wa));
+        let text = row_text(row, (b, a), (wb, wa), cmp.before.names.style());
         let mut style = Style::new();
         if selected {
             style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
@@ -99,7 +100,13 @@ fn weight_width(p: &Profile) -> usize {
 }
 
 /// One row: `Δ before% after% BEFORE AFTER name`.
-fn row_text(row: &FunctionDelta, b: &Profile, a: &Profile, (wb, wa): (usize, usize)) -> String {
+fn row_text(
+    row: &FunctionDelta,
+    (b, a): (&Profile, &Profile),
+    (wb, wa): (usize, usize),
+    names: NameStyle,
+) -> String {
+    let label = row.label_with(|n| names.apply(n));
     let d = &row.delta;
     let points = match delta::change(d.points()) {
         Change::Same => "0.00".to_owned(),
@@ -110,7 +117,7 @@ fn row_text(row: &FunctionDelta, b: &Profile, a: &Profile, (wb, wa): (usize, usi
             "{points:>DELTA_W$} {:>7.2}% {:>7.2}%  {}",
             d.before_share,
             d.after_share,
-            sanitize(&row.label())
+            sanitize(&label)
         );
     }
     format!(
@@ -119,6 +126,6 @@ fn row_text(row: &FunctionDelta, b: &Profile, a: &Profile, (wb, wa): (usize, usi
         d.after_share,
         weight(b, d.before),
         weight(a, d.after),
-        sanitize(&row.label())
+        sanitize(&label)
     )
 }

@@ -13,6 +13,7 @@ use super::{fill, put};
 use crate::app::Explorer;
 use crate::app::compare::Compare;
 use crate::app::finder::{FinderState, LIMIT, popup_area};
+use crate::profile::NameSource;
 use crate::profile::finder::FinderHit;
 use std::fmt::Write as _;
 
@@ -25,7 +26,6 @@ use crate::view::tooltip::display_width;
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let f = &ex.tools.finder;
     let total = ex.profile.tree.total();
-    let names = ex.profile.tree.names();
     let title = "Find a function";
     let tree = &ex.profile.tree;
     popup(popup_area(ex.areas.body()), title, f, colors, buf, |hit| {
@@ -47,7 +47,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             }
             text
         };
-        (shares, names.resolve(hit.name))
+        (shares, ex.shown(hit.name))
     });
 }
 
@@ -66,7 +66,7 @@ pub fn render_compare(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
         });
         (
             format!("{before:>6.2}% → {after:>6.2}%  "),
-            cf.names.resolve(hit.name),
+            cf.shown.text(hit.name),
         )
     });
 }

@@ -58,8 +58,9 @@ fn draw_cell(
     let offcpu = ex.index.is_offcpu(lo, hi);
     let (name, hue) = match cell.kind {
         CellKind::Frame(id) => {
-            let name = tree.name(id);
-            (name, color::hue(name, offcpu))
+            // The colour follows the name as read; the label is the name as shown.
+            let name = ex.shown_frame(id);
+            (name, color::hue(tree.name(id), offcpu))
         }
         CellKind::Group(_) => ("", Hue::Group),
     };

@@ -126,7 +126,7 @@ fn breadcrumbs(ex: &Explorer, max: usize) -> String {
     let tree = &ex.profile.tree;
     let mut names: Vec<String> = std::iter::once(NodeId::ROOT)
         .chain(tree.path(ex.zoom.root))
-        .map(|id| sanitize(tree.name(id)).into_owned())
+        .map(|id| sanitize(ex.shown_frame(id)).into_owned())
         .collect();
     if !ex.zoom.is_frame(&ex.index) {
         names.push("[part]".to_owned());

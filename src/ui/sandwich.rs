@@ -11,6 +11,7 @@ use crate::app::sandwich::Pane;
 use crate::text::{sanitize, thousands};
 use crate::view::CellKind;
 use crate::view::color::{self, ColorMode, Hue};
+use crate::view::names::NameStyle;
 use crate::view::tooltip::ellipsize;
 
 /// Draws both panes.
@@ -18,7 +19,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let Some(s) = ex.tools.sandwich.as_deref() else {
         return;
     };
-    let name = sanitize(ex.profile.tree.names().resolve(s.name)).into_owned();
+    let name = sanitize(ex.shown(s.name)).into_owned();
     for (i, pane) in s.panes.iter().enumerate() {
         let paths = pane.paths;
         let title = if i == 0 {
@@ -49,11 +50,16 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
                 style,
             );
         }
-        draw_pane(pane, colors, focused, buf);
+        draw_pane(pane, (colors, ex.names.style()), focused, buf);
     }
 }
 
-fn draw_pane(pane: &Pane, colors: ColorMode, focused: bool, buf: &mut Buffer) {
+fn draw_pane(
+    pane: &Pane,
+    (colors, style_of_names): (ColorMode, NameStyle),
+    focused: bool,
+    buf: &mut Buffer,
+) {
     let a = pane.area;
     for row in pane.layout.rows.iter().skip(1) {
         let Some(y) = pane.screen_y(row.depth) else {
@@ -77,6 +83,8 @@ fn draw_pane(pane: &Pane, colors: ColorMode, focused: bool, buf: &mut Buffer) {
                 style = color::selected(style);
             }
             let (x0, x1) = (a.x + cell.x0, a.x + cell.x1);
+            // A pane's tree is its own: its few visible names are worked out as drawn.
+            let name = style_of_names.apply(name);
             let blank = if name.is_empty() { "░" } else { " " };
             fill(buf, x0, x1, y, blank, style);
             let mut tx = x0;
@@ -86,7 +94,7 @@ fn draw_pane(pane: &Pane, colors: ColorMode, focused: bool, buf: &mut Buffer) {
             }
             let room = usize::from(x1.saturating_sub(tx));
             if room >= 3 && !name.is_empty() {
-                put(buf, tx, y, &ellipsize(&sanitize(name), room), room, style);
+                put(buf, tx, y, &ellipsize(&sanitize(&name), room), room, style);
             }
         }
     }

@@ -33,7 +33,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let scope = if t.scope == NodeId::ROOT {
         String::new()
     } else {
-        format!(" under {}", sanitize(ex.profile.tree.name(t.scope)))
+        format!(" under {}", sanitize(ex.shown_frame(t.scope)))
     };
     let title = format!(
         "Function{} ({} function{}{scope})",
@@ -65,10 +65,9 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     fill(buf, area.x, area.right(), area.y, " ", head_style);
     put(buf, area.x, area.y, &head, width, head_style);
     let p = &ex.profile;
-    let names = p.tree.names();
     let rows = t.rows.iter().enumerate().skip(t.offset);
     for ((i, f), y) in rows.zip(area.y + 1..area.bottom()) {
-        let name = ellipsize(&sanitize(names.resolve(f.name)), name_w);
+        let name = ellipsize(&sanitize(ex.shown(f.name)), name_w);
         let self_share = format!("{:.2}%", share(f.self_weight, t.scope_total));
         let total_share = format!("{:.2}%", share(f.total, t.scope_total));
         let line = if amount_w == 0 {

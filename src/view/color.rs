@@ -1,7 +1,8 @@
 //! Stage: frame → colour. FlameGraph's warm palette with the hue picked by a hash of the
-//! name (the same name is always the same colour), its own hues for annotated kernel (`_[k]`),
-//! JIT (`_[j]`) and inline (`_[i]`) frames and blue for the `[off-cpu]` subtree, rendered for
-//! the terminal's colour depth. Without colour, selection is reverse video and matches are
+//! name (the same name is always the same colour), its own hues for annotated kernel (`_[k]`,
+//! violet), JIT (`_[j]`, green) and inline (`_[i]`, aqua) frames and blue for the
+//! `[off-cpu]` subtree — at least 20° of hue apart in every colour depth — rendered for the
+//! terminal's colour depth. Without colour, selection is reverse video and matches are
 //! bold and underlined.
 
 use ratatui::style::{Color, Modifier, Style};
@@ -88,7 +89,7 @@ pub fn detect(choice: ColorChoice, env: &ColorEnv) -> ColorMode {
 pub enum Hue {
     /// User code: red to yellow.
     Hot,
-    /// Kernel frames (`_[k]`): orange.
+    /// Kernel frames (`_[k]`): violet (magenta in 16 colours).
     Kernel,
     /// JIT-compiled frames (`_[j]`): green.
     Jit,
@@ -138,7 +139,9 @@ pub fn rgb(name: &str, hue: Hue) -> (u8, u8, u8) {
     let c = |base: f32, range: f32, v: f32| channel(base + range * v);
     match hue {
         Hue::Hot => (c(205.0, 50.0, v3), c(0.0, 230.0, v1), c(0.0, 55.0, v2)),
-        Hue::Kernel => (c(190.0, 65.0, v1), c(90.0, 65.0, v1), 0),
+        // Violet, not FlameGraph's orange: the hot palette's red to yellow holds orange too,
+        // and in 256 colours both fell on the same cells of the cube.
+        Hue::Kernel => (c(175.0, 40.0, v1), c(115.0, 30.0, v1), c(235.0, 20.0, v1)),
         Hue::Jit => (c(50.0, 60.0, v1), c(200.0, 55.0, v1), c(50.0, 60.0, v1)),
         Hue::Inline => (c(50.0, 60.0, v1), c(165.0, 55.0, v1), c(165.0, 55.0, v1)),
         Hue::OffCpu => (c(80.0, 60.0, v1), c(80.0, 60.0, v1), c(205.0, 50.0, v1)),
@@ -312,6 +315,112 @@ mod tests {
         assert!(r >= 205 && b < 55);
         let (r, g, b) = rgb("x", Hue::OffCpu);
         assert!(b > r && b > g);
+    }
+
+    /// The RGB a terminal shows for a colour of a frame (the xterm defaults for the 16).
+    fn shown_rgb(c: Color) -> (u8, u8, u8) {
+        const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+        match c {
+            Color::Rgb(r, g, b) => (r, g, b),
+            Color::Indexed(i) if (16..232).contains(&i) => {
+                let i = usize::from(i - 16);
+                (LEVELS[i / 36], LEVELS[i / 6 % 6], LEVELS[i % 6])
+            }
+            Color::Black => (0, 0, 0),
+            Color::Red => (205, 0, 0),
+            Color::Green => (0, 205, 0),
+            Color::Yellow => (205, 205, 0),
+            Color::Blue => (0, 0, 238),
+            Color::Magenta => (205, 0, 205),
+            Color::Cyan => (0, 205, 205),
+            Color::Gray => (229, 229, 229),
+            Color::DarkGray => (127, 127, 127),
+            Color::LightRed => (255, 0, 0),
+            Color::LightGreen => (0, 255, 0),
+            Color::LightYellow => (255, 255, 0),
+            Color::LightBlue => (92, 92, 255),
+            Color::LightMagenta => (255, 0, 255),
+            Color::LightCyan => (0, 255, 255),
+            other => panic!("unexpected frame colour {other:?}"),
+        }
+    }
+
+    /// Hue in degrees, or `None` for a grey.
+    #[allow(clippy::many_single_char_names)] // the textbook formula
+    fn hue_of((r, g, b): (u8, u8, u8)) -> Option<f32> {
+        let (r, g, b) = (f32::from(r), f32::from(g), f32::from(b));
+        let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+        let d = max - min;
+        if d < 1.0 {
+            return None;
+        }
+        let h = if (max - r).abs() < f32::EPSILON {
+            60.0 * ((g - b) / d)
+        } else if (max - g).abs() < f32::EPSILON {
+            60.0 * ((b - r) / d + 2.0)
+        } else {
+            60.0 * ((r - g) / d + 4.0)
+        };
+        Some(h.rem_euclid(360.0))
+    }
+
+    /// In each colour depth, every colour of one family of frames (user code, kernel, JIT,
+    /// inlined, off-CPU) is at least `MIN_APART` degrees of hue from every colour of another,
+    /// over many names: kernel frames no longer take the oranges of user code in 256 colours
+    /// (nor in truecolor, where the hot palette's red-to-yellow holds orange too).
+    fn families_apart(mode: ColorMode) {
+        const MIN_APART: f32 = 20.0;
+        let families = [Hue::Hot, Hue::Kernel, Hue::Jit, Hue::Inline, Hue::OffCpu];
+        let names: Vec<String> = (0..400).map(|i| format!("fn{i}::work")).collect();
+        let hues: Vec<Vec<f32>> = families
+            .iter()
+            .map(|&h| {
+                names
+                    .iter()
+                    .map(|n| {
+                        let bg = frame_style(mode, n, h, false).bg.unwrap_or(Color::Reset);
+                        hue_of(shown_rgb(bg)).unwrap_or_else(|| panic!("{h:?} {bg:?} is grey"))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (i, a) in hues.iter().enumerate() {
+            for (j, b) in hues.iter().enumerate().skip(i + 1) {
+                let closest = a
+                    .iter()
+                    .flat_map(|x| {
+                        b.iter()
+                            .map(move |y| (x - y).abs().min(360.0 - (x - y).abs()))
+                    })
+                    .fold(f32::MAX, f32::min);
+                assert!(
+                    closest >= MIN_APART,
+                    "{mode:?}: {:?} and {:?} are {closest}° apart",
+                    families[i],
+                    families[j]
+                );
+            }
+        }
+        // Group cells stay grey.
+        let group = frame_style(mode, "x", Hue::Group, false)
+            .bg
+            .unwrap_or(Color::Reset);
+        assert_eq!(hue_of(shown_rgb(group)), None, "{mode:?}");
+    }
+
+    #[test]
+    fn kernel_jit_and_inline_hues_in_truecolor() {
+        families_apart(ColorMode::TrueColor);
+    }
+
+    #[test]
+    fn kernel_jit_and_inline_hues_in_256_colours() {
+        families_apart(ColorMode::Ansi256);
+    }
+
+    #[test]
+    fn kernel_jit_and_inline_hues_in_16_colours() {
+        families_apart(ColorMode::Ansi16);
     }
 
     #[test]

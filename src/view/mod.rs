@@ -15,6 +15,7 @@ pub mod delta;
 pub mod heatmap;
 pub mod index;
 pub mod layout;
+pub mod names;
 pub mod search;
 pub mod tooltip;
 pub mod viewport;

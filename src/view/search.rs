@@ -6,7 +6,7 @@
 use regex::Regex;
 
 use super::index::TreeIndex;
-use crate::profile::{CallTree, NodeId};
+use crate::profile::{CallTree, NameId, NameSource, NodeId};
 
 /// One matching frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,14 @@ pub struct Matches {
 
 /// Runs `re` over the names of `tree` (the root excluded).
 pub fn find(tree: &CallTree, index: &TreeIndex, re: &Regex) -> Matches {
-    let names: Vec<bool> = tree.names().iter().map(|(_, n)| re.is_match(n)).collect();
+    find_in(index, re, tree.names())
+}
+
+/// As [`find`], with the names of the tree spelt as `shown` spells them (the screen's).
+pub fn find_in<N: NameSource>(index: &TreeIndex, re: &Regex, shown: &N) -> Matches {
+    let names: Vec<bool> = (0..shown.count())
+        .map(|i| re.is_match(shown.text(NameId(u32::try_from(i).unwrap_or(u32::MAX)))))
+        .collect();
     if !names.iter().any(|&m| m) {
         return Matches {
             names,

@@ -6,6 +6,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::index::TreeIndex;
 use super::layout::{Target, Viewport};
+use super::names::NameTable;
 use crate::profile::functions::FunctionTotals;
 use crate::profile::sandwich::total_under;
 use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};
@@ -41,6 +42,16 @@ pub struct Context<'a> {
     pub functions: &'a [FunctionTotals],
     /// The current zoom.
     pub viewport: &'a Viewport,
+    /// The names as shown.
+    pub names: &'a NameTable,
+}
+
+impl Context<'_> {
+    /// The shown name of frame `id`.
+    fn name(&self, id: NodeId) -> &str {
+        let tree = &self.profile.tree;
+        self.names.resolve(tree.names(), tree.node(id).name)
+    }
 }
 
 /// Most frames counted when describing a group.
@@ -119,7 +130,7 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
         }
     }
     Tooltip {
-        title: sanitize(tree.name(id)).into_owned(),
+        title: sanitize(cx.name(id)).into_owned(),
         facts,
     }
 }
@@ -161,7 +172,11 @@ fn halves_text(cx: &Context<'_>, weight: impl Fn(NodeId) -> u64) -> String {
 
 fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {
     let tree = &cx.profile.tree;
-    let (count, _) = frames_in(tree, cx.index, depth, lo, hi);
+    let Frames {
+        count,
+        heaviest,
+        weight,
+    } = frames_in(tree, cx.index, depth, lo, hi);
     let plural = if count == 1 { "" } else { "s" };
     let more = if count >= COUNT_CAP { "+" } else { "" };
     let mut facts = Vec::new();
@@ -172,7 +187,7 @@ fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {
         if a >= b {
             continue;
         }
-        let (_, weight) = frames_in(tree, cx.index, depth, a, b);
+        let weight = frames_in(tree, cx.index, depth, a, b).weight;
         let of = match scope_label(tree, scope) {
             "" => "total",
             label => label,
@@ -194,6 +209,9 @@ fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {
             ));
         }
     }
+    if count > 1 {
+        facts.push(heaviest_text(cx, &heaviest, weight));
+    }
     facts.push("Enter zooms in".to_owned());
     Tooltip {
         title: format!(
@@ -204,10 +222,66 @@ fn describe_span(cx: &Context<'_>, depth: u32, lo: u64, hi: u64) -> Tooltip {
     }
 }
 
-/// Frames at `depth` within `[lo, hi)`, and the weight they cover there (counting stops at
-/// [`COUNT_CAP`]).
-fn frames_in(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -> (u64, u64) {
+/// The heaviest frames of a group named in its status line.
+const HEAVIEST: usize = 3;
+
+/// Columns the line naming a group's heaviest frames takes at most: it fits the status
+/// line of an 80-column screen.
+const HEAVIEST_WIDTH: usize = 80;
+
+/// The prefix of that line.
+const HEAVIEST_PREFIX: &str = "heaviest in it: ";
+
+/// `heaviest in it: a 48.78%, b 36.59%, c 9.76%`: the group's heaviest frames, each with its
+/// share of the group's weight (its share of the total is below a column's by definition:
+/// the same few hundredths for all). Names are cut to fit [`HEAVIEST_WIDTH`] columns, a
+/// short name leaving its room to the others.
+fn heaviest_text(cx: &Context<'_>, heaviest: &[(NodeId, u64)], group: u64) -> String {
+    let shares: Vec<String> = heaviest
+        .iter()
+        .map(|&(_, w)| format!("{:.2}%", share(w, group)))
+        .collect();
+    let names: Vec<String> = heaviest
+        .iter()
+        .map(|&(id, _)| sanitize(cx.name(id)).into_owned())
+        .collect();
+    let fixed = HEAVIEST_PREFIX.len()
+        + shares.iter().map(|s| s.len() + 1).sum::<usize>()
+        + 2 * heaviest.len().saturating_sub(1);
+    let mut room = HEAVIEST_WIDTH.saturating_sub(fixed);
+    // The narrowest names first: each takes at most an equal part of what is left.
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|&i| display_width(&names[i]));
+    let mut widths = vec![0; names.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let part = room / (names.len() - k);
+        widths[i] = display_width(&names[i]).min(part).max(1);
+        room = room.saturating_sub(widths[i]);
+    }
+    let parts: Vec<String> = names
+        .iter()
+        .zip(&shares)
+        .zip(&widths)
+        .map(|((n, s), &w)| format!("{} {s}", ellipsize(n, w)))
+        .collect();
+    format!("{HEAVIEST_PREFIX}{}", parts.join(", "))
+}
+
+/// The frames of a group.
+struct Frames {
+    /// How many (at most [`COUNT_CAP`]).
+    count: u64,
+    /// The weight they cover in the group's interval.
+    weight: u64,
+    /// The heaviest few, heaviest first, with the weight each covers there.
+    heaviest: Vec<(NodeId, u64)>,
+}
+
+/// Frames at `depth` within `[lo, hi)`, the weight they cover there and the heaviest
+/// [`HEAVIEST`] of them (counting stops at [`COUNT_CAP`]).
+fn frames_in(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -> Frames {
     let (mut count, mut weight) = (0u64, 0u64);
+    let mut heaviest: Vec<(NodeId, u64)> = Vec::with_capacity(HEAVIEST + 1);
     let mut todo = vec![NodeId::ROOT];
     while let Some(id) = todo.pop() {
         if index.depth(id) == depth {
@@ -217,6 +291,11 @@ fn frames_in(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -
                 .min(hi)
                 .saturating_sub(index.start(id).max(lo));
             weight = weight.saturating_add(overlap);
+            if heaviest.len() < HEAVIEST || heaviest.last().is_some_and(|l| l.1 < overlap) {
+                let at = heaviest.partition_point(|h| h.1 >= overlap);
+                heaviest.insert(at, (id, overlap));
+                heaviest.truncate(HEAVIEST);
+            }
             if count >= COUNT_CAP {
                 break;
             }
@@ -231,7 +310,11 @@ fn frames_in(tree: &CallTree, index: &TreeIndex, depth: u32, lo: u64, hi: u64) -
             }
         }
     }
-    (count, weight)
+    Frames {
+        count,
+        weight,
+        heaviest,
+    }
 }
 
 /// A weight with its unit: samples, time for clock events, or the event's name.

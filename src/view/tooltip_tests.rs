@@ -27,6 +27,7 @@ fn frame_facts() {
         index: &ix,
         functions: &functions,
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let f = find(&p.tree, "main;f");
     let tip = describe(&cx, &Target::Frame(f));
@@ -44,6 +45,7 @@ fn frame_facts() {
     let zoomed = Viewport::frame(&ix, find(&p.tree, "main;h"));
     let cx = Context {
         viewport: &zoomed,
+        names: &crate::view::names::NameTable::default(),
         ..cx
     };
     let hf = find(&p.tree, "main;h;f");
@@ -83,6 +85,7 @@ fn on_off_cpu_shares_are_per_half() {
         index: &ix,
         functions: &functions,
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let f = find(&p.tree, "[off-cpu];a;f");
     let tip = describe(&cx, &Target::Frame(f));
@@ -113,6 +116,7 @@ fn on_off_cpu_shares_are_per_half() {
     let zoomed = Viewport::frame(&ix, off);
     let cx = Context {
         viewport: &zoomed,
+        names: &crate::view::names::NameTable::default(),
         ..cx
     };
     let tip = describe(&cx, &Target::Frame(f));
@@ -133,6 +137,7 @@ fn span_facts_count_frames() {
         index: &ix,
         functions: &[],
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let p_id = find(&p.tree, "p");
     let target = Target::Span {
@@ -155,6 +160,7 @@ fn names_are_sanitized() {
         index: &ix,
         functions: &[],
         viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
     };
     let id = p.tree.first_child(NodeId::ROOT).unwrap();
     let tip = describe(&cx, &Target::Frame(id));
@@ -220,4 +226,106 @@ fn wide_and_combining_text_is_cut_between_graphemes() {
             "{line:?}"
         );
     }
+}
+
+#[test]
+fn a_group_names_its_heaviest_frames_with_their_shares() {
+    // Four frames under `p`, drawn as one group: the three heaviest are named, demangled
+    // as the screen shows them, each with its share of the total.
+    let p = profile("p;alpha 40\np;beta 30\np;_Z5gammav 20\np;delta 10\nq 9900\n");
+    let ix = TreeIndex::new(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let names = crate::view::names::NameTable::new(
+        p.tree.names(),
+        crate::view::names::NameStyle::default(),
+    );
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &[],
+        viewport: &vp,
+        names: &names,
+    };
+    let p_id = find(&p.tree, "p");
+    let target = Target::Span {
+        depth: 2,
+        lo: ix.start(p_id),
+        hi: ix.end(p_id),
+    };
+    let tip = describe(&cx, &target);
+    assert_eq!(tip.title, "4 frames narrower than a column");
+    assert!(
+        tip.facts
+            .contains(&"heaviest in it: alpha 40.00%, beta 30.00%, gamma() 20.00%".to_owned()),
+        "{:?}",
+        tip.facts
+    );
+}
+
+#[test]
+fn a_group_of_long_names_still_fits_80_columns() {
+    let long = |c: char| c.to_string().repeat(300);
+    let text = format!(
+        "p;{} 4\np;{} 3\np;{} 2\np;x 1\nq 99990\n",
+        long('a'),
+        long('b'),
+        long('c')
+    );
+    let p = profile(&text);
+    let ix = TreeIndex::new(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &[],
+        viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
+    };
+    let p_id = find(&p.tree, "p");
+    let target = Target::Span {
+        depth: 2,
+        lo: ix.start(p_id),
+        hi: ix.end(p_id),
+    };
+    let tip = describe(&cx, &target);
+    let heaviest = tip
+        .facts
+        .iter()
+        .find(|f| f.starts_with("heaviest in it: "))
+        .unwrap();
+    assert!(display_width(heaviest) <= 80, "{heaviest}");
+    assert_eq!(heaviest.matches('…').count(), 3, "{heaviest}");
+    for line in tip.lines(80, 8) {
+        assert!(display_width(&line.text) <= 80, "{}", line.text);
+    }
+    assert!(
+        tip.lines(80, 8).iter().any(|l| l.text == *heaviest),
+        "the heaviest frames keep a line of their own"
+    );
+}
+
+#[test]
+fn a_lone_frame_in_a_group_needs_no_list() {
+    let p = profile("p;a 1\nq 99999\n");
+    let ix = TreeIndex::new(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &[],
+        viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
+    };
+    let p_id = find(&p.tree, "p");
+    let target = Target::Span {
+        depth: 2,
+        lo: ix.start(p_id),
+        hi: ix.end(p_id),
+    };
+    let tip = describe(&cx, &target);
+    assert!(
+        !tip.facts.iter().any(|f| f.starts_with("heaviest")),
+        "{:?}",
+        tip.facts
+    );
 }

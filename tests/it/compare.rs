@@ -52,7 +52,7 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     assert!(screen.contains("view 3/3 delta table"), "{screen}");
     assert!(
         screen.contains(
-            "   -42.86   42.86%    0.00%  3,000      0  _ZL27log_write_flush_to_disk_lowv [o"
+            "   -42.86   42.86%    0.00%  3,000      0  log_write_flush_to_disk_low() [off-c…"
         ),
         "{screen}"
     );
@@ -68,7 +68,7 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     let screen = compare(B0E1, B0E0, (80, 24), keys("vv/log_write_flush\r\r"));
     assert!(screen.contains("view 2/3 differential"), "{screen}");
     assert!(screen.contains(" Δ BEFORE stap-seed-b0e1.txt"), "{screen}");
-    let facts = "_ZL27log_write_flush_to_disk_lowv
+    let facts = "log_write_flush_to_disk_low()
 BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER
 Δ -42.86 pp · relative -100.0%
 self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
@@ -90,7 +90,7 @@ fn sync_binlog_share_of_b1e1() {
     );
     assert_eq!(
         rows[2],
-        "   -47.30   47.30%    0.00%  3,500      0  _ZN13MYSQL_BIN_LOG16sync_binlog_fileEb [off-cpu]"
+        "   -47.30   47.30%    0.00%  3,500      0  MYSQL_BIN_LOG::sync_binlog_file(bool) [off-cpu]"
     );
     assert!(rows[3].ends_with("  my_sync [off-cpu]"), "{screen}");
 }
@@ -101,7 +101,7 @@ fn internal_frames_show_subtree_totals_on_both_sides() {
     let screen = compare(B1E1, B0E1, (80, 24), keys("/ordered_commit\rn"));
     assert!(
         screen.contains(
-            "_ZN13MYSQL_BIN_LOG14ordered_commitEP3THDbb
+            "MYSQL_BIN_LOG::ordered_commit(THD*, bool, bool)
 BEFORE 6,400 off-CPU units (86.49%) · AFTER 3,000 off-CPU units (42.86%)
 Δ -43.63 pp · relative -50.4%"
         ),
@@ -163,7 +163,7 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
     // The seed study's question in four keys: where did the redo-log flush go?
     let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl"));
     assert!(
-        screen.contains(" 42.86% →   0.00%  _ZL27log_write_flush_to_disk_lowv [off-cpu]"),
+        screen.contains(" 42.86% →   0.00%  log_write_flush_to_disk_low() [off-cpu]"),
         "{screen}"
     );
     assert!(
@@ -226,8 +226,8 @@ fn differential_colours_in_every_depth() {
         // sides, so the halves are unchanged): the commit path went, the insert grew.
         // (The insert's name comes first on screen, in the off-CPU half.)
         let (grew, shrank, same) = (
-            frame_bg(&buf, "_ZN14Sql_cmd_insert"),
-            frame_bg(&buf, "_Z21mysql_execute_command"),
+            frame_bg(&buf, "Sql_cmd_insert::"),
+            frame_bg(&buf, "mysql_execute_command("),
             frame_bg(&buf, "[off-cpu]"),
         );
         assert!(grew != shrank && grew != same && shrank != same, "{mode:?}");
@@ -243,7 +243,7 @@ fn differential_colours_in_every_depth() {
     // Without colour, a marker tells growth from shrinkage.
     let screen = compare(B0E1, B0E0, (80, 24), keys("v"));
     assert!(
-        screen.contains("-_Z21mysql_execute_command") && screen.contains("+_ZN14Sql_cmd_insert"),
+        screen.contains("-mysql_execute_command(") && screen.contains("+Sql_cmd_insert::"),
         "{screen}"
     );
 }

@@ -85,7 +85,7 @@ impl Compare {
         };
         let facts = self.facts(&delta, [found[0].is_some(), found[1].is_some()], units);
         Tooltip {
-            title: sanitize(tree.name(id)).into_owned(),
+            title: sanitize(self.side(side).shown_frame(id)).into_owned(),
             facts,
         }
     }

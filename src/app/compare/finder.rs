@@ -7,14 +7,16 @@ use super::Compare;
 use crate::app::finder::{FinderState, LIMIT};
 use crate::app::tools::ToolAction;
 use crate::app::{Mode, finder};
-use crate::profile::Interner;
 use crate::profile::finder::find_in;
+use crate::profile::{Interner, NameId, NameSource};
 
 /// The finder's names and state; row `i` of the delta table is name `NameId(i)`.
 #[derive(Debug, Clone, Default)]
 pub struct CompareFinder {
     /// The delta table's function names, in row order.
     pub names: Interner,
+    /// The same, as the screen shows them: what the query is matched against.
+    pub shown: ShownLabels,
     /// Query, hits and selection (weights: the change of share, for ties).
     pub state: FinderState,
     /// The mode to go back to on Esc.
@@ -25,11 +27,16 @@ impl Compare {
     /// Opens the finder with an empty query (every function, largest change first).
     pub(crate) fn open_finder(&mut self, mode: &mut Mode) {
         let mut names = Interner::default();
+        let mut shown = ShownLabels::default();
+        let style = self.before.names.style();
         let mut weights = Vec::with_capacity(self.table.rows.len());
         for row in &self.table.rows {
             // The row's label, so that a function with a row in each half (on/off-CPU)
             // has two distinct candidates.
             names.intern(&row.label());
+            shown
+                .0
+                .push(row.label_with(|n| style.apply(n)).into_boxed_str());
             // Hundredths of a point of change, plus one so that every row is a candidate.
             let points = row.delta.points().abs();
             #[allow(clippy::cast_sign_loss)] // an absolute value
@@ -42,6 +49,7 @@ impl Compare {
         };
         let mut f = CompareFinder {
             names,
+            shown,
             state,
             back: *mode,
         };
@@ -96,10 +104,24 @@ impl Compare {
     }
 }
 
+/// The finder's labels as shown, by row (`NameId(i)` is row `i`).
+#[derive(Debug, Clone, Default)]
+pub struct ShownLabels(pub Vec<Box<str>>);
+
+impl NameSource for ShownLabels {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn text(&self, id: NameId) -> &str {
+        self.0.get(id.0 as usize).map_or("", |s| s)
+    }
+}
+
 impl CompareFinder {
     fn rank(&mut self) {
         let s = &mut self.state;
-        s.hits = find_in(&self.names, &s.weights, &s.query, LIMIT, &mut s.narrowing);
+        s.hits = find_in(&self.shown, &s.weights, &s.query, LIMIT, &mut s.narrowing);
         s.selected = 0;
         s.offset = 0;
     }

@@ -379,7 +379,9 @@ impl Compare {
         // Lay the graph view out first, so that revealing the frame knows the width.
         self.refresh(self.size, mode);
         let ex = self.driver_mut();
-        ex.search.query = format!("^{}$", regex::escape(name));
+        // The search matches the names as shown.
+        let shown = ex.names.style().apply(name).into_owned();
+        ex.search.query = format!("^{}$", regex::escape(&shown));
         ex.search.ignore_case = false;
         ex.run_search();
         if let Some(id) = heaviest(&ex.profile.tree, name) {

@@ -69,6 +69,8 @@ pub enum Action {
     ToggleDemangle,
     /// Fold template and argument lists of the names shown into `…`, or show them whole.
     ToggleShortNames,
+    /// Colour frames by their library (DSO, module) instead of by name.
+    ToggleLibraryColors,
     /// Select the next match.
     NextMatch,
     /// Select the previous match.

@@ -105,6 +105,8 @@ pub struct Explorer {
     pub(crate) scrolled: bool,
     /// The names as shown (demangled, shortened), beside the tree's own.
     pub names: NameTable,
+    /// Frames are coloured by their library, not their name (the app's `C`).
+    pub library_colors: bool,
     layout_rows: u32,
 }
 
@@ -173,6 +175,7 @@ impl Explorer {
             tools: super::tools::Tools::default(),
             scrolled: false,
             names,
+            library_colors: false,
             layout_rows: 0,
         }
     }

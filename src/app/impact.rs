@@ -94,6 +94,40 @@ impl Explorer {
                 }
                 tip
             }
+            Screen::Table if self.tools.table.by_library => {
+                let t = &self.tools.table;
+                match t.current_library() {
+                    Some(r) => {
+                        let p = &self.profile;
+                        let w = |v: u64| weight_text(p, v, t.scope_is_offcpu);
+                        let name = crate::profile::libraries::library_label(&p.tree, r.lib);
+                        Tooltip {
+                            title: sanitize(name).into_owned(),
+                            facts: vec![
+                                format!(
+                                    "total {} ({:.2}%)",
+                                    w(r.total),
+                                    share(r.total, t.scope_total)
+                                ),
+                                format!(
+                                    "self {} ({:.2}%)",
+                                    w(r.self_weight),
+                                    share(r.self_weight, t.scope_total)
+                                ),
+                                if r.lib.is_some() {
+                                    "Enter collapses its frames".to_owned()
+                                } else {
+                                    "frames whose input named no library".to_owned()
+                                },
+                            ],
+                        }
+                    }
+                    None => Tooltip {
+                        title: "This input names no libraries".to_owned(),
+                        facts: Vec::new(),
+                    },
+                }
+            }
             Screen::Table => match self.tools.table.rows.get(self.tools.table.selected) {
                 Some(row) => {
                     self.function_tip(row.name, Some((*row, self.tools.table.scope_total)))

@@ -273,6 +273,22 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('L')],
+        tool(ToolAction::Libraries),
+        "L",
+        "libraries: self and total; Enter collapses one",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('C')],
+        Some(Action::ToggleLibraryColors),
+        "C",
+        "colours by library on/off",
+        None
+    ),
+    bind!(
+        Normal,
         [ch('T')],
         tool(ToolAction::Heat),
         "T",
@@ -644,6 +660,14 @@ pub static KEYMAP: &[Binding] = &[
         "Enter",
         "show it in the graph",
         Some(("Enter", "show"))
+    ),
+    bind!(
+        Table,
+        [ch('L')],
+        tool(ToolAction::Libraries),
+        "L",
+        "functions / libraries",
+        None
     ),
     bind!(
         Table,

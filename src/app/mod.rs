@@ -112,6 +112,8 @@ pub struct App {
     pub jobs: jobs::Jobs,
     /// How names are shown (demangled, shortened).
     pub names: NameStyle,
+    /// Frames are coloured by their library (`C`), not by their name.
+    pub library_colors: bool,
 }
 
 impl App {
@@ -134,6 +136,7 @@ impl App {
             queued: Vec::new(),
             jobs: jobs::Jobs::default(),
             names: NameStyle::default(),
+            library_colors: false,
         }
     }
 

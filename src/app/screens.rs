@@ -42,7 +42,7 @@ pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> 
                 Action::Click(_, y) | Action::DoubleClick(_, y) if y > g.y && y < g.bottom() => {
                     let t = &mut ex.tools.table;
                     t.selected =
-                        (t.offset + usize::from(y - g.y - 1)).min(t.rows.len().saturating_sub(1));
+                        (t.offset + usize::from(y - g.y - 1)).min(t.len().saturating_sub(1));
                     if matches!(action, Action::DoubleClick(..))
                         && let Some(name) = t.current()
                     {

@@ -6,6 +6,7 @@
 use super::explorer::Explorer;
 use super::list;
 use crate::profile::functions::{FunctionTotals, function_totals_in};
+use crate::profile::libraries::{LibraryTotals, library_label, library_totals_in};
 use crate::profile::scope::{is_halved, scope_of, unit_scopes};
 use crate::profile::{NameId, NameSource, NodeId};
 use crate::view::search::Matches;
@@ -42,6 +43,7 @@ struct RowsKey {
     sort: SortKey,
     query: String,
     ignore_case: bool,
+    by_library: bool,
 }
 
 /// The table's rows, sort and scroll.
@@ -51,6 +53,10 @@ pub struct TableState {
     pub sort: SortKey,
     /// Rows shown, in order.
     pub rows: Vec<FunctionTotals>,
+    /// The table lists libraries (DSOs, modules) instead of functions (`L`).
+    pub by_library: bool,
+    /// Library rows shown, in order, when `by_library`.
+    pub libraries: Vec<LibraryTotals>,
     /// Frame whose subtree is counted (the zoomed frame).
     pub scope: NodeId,
     /// Weight of the scope, for percentages.
@@ -69,6 +75,8 @@ impl Default for TableState {
         Self {
             sort: SortKey::default(),
             rows: Vec::new(),
+            by_library: false,
+            libraries: Vec::new(),
             scope: NodeId::ROOT,
             scope_total: 0,
             scope_is_offcpu: false,
@@ -111,29 +119,76 @@ pub fn table_rows(
     rows
 }
 
+/// The library rows sorted by `sort` (names in byte order).
+pub fn library_rows(
+    tree: &crate::profile::CallTree,
+    mut rows: Vec<LibraryTotals>,
+    sort: SortKey,
+) -> Vec<LibraryTotals> {
+    let name = |r: &LibraryTotals| library_label(tree, r.lib).to_owned();
+    match sort {
+        SortKey::SelfWeight => rows.sort_by(|a, b| {
+            (b.self_weight, b.total)
+                .cmp(&(a.self_weight, a.total))
+                .then_with(|| name(a).cmp(&name(b)))
+        }),
+        SortKey::Total => rows.sort_by(|a, b| {
+            (b.total, b.self_weight)
+                .cmp(&(a.total, a.self_weight))
+                .then_with(|| name(a).cmp(&name(b)))
+        }),
+        SortKey::Name => rows.sort_by_key(name),
+    }
+    rows
+}
+
 impl TableState {
-    /// The selected function.
+    /// The selected function (none while the table lists libraries).
     pub fn current(&self) -> Option<NameId> {
+        if self.by_library {
+            return None;
+        }
         self.rows.get(self.selected).map(|f| f.name)
+    }
+
+    /// The selected library row, while the table lists libraries.
+    pub fn current_library(&self) -> Option<&LibraryTotals> {
+        self.by_library
+            .then(|| self.libraries.get(self.selected))
+            .flatten()
+    }
+
+    /// Number of rows listed.
+    pub fn len(&self) -> usize {
+        if self.by_library {
+            self.libraries.len()
+        } else {
+            self.rows.len()
+        }
+    }
+
+    /// True when no row is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Moves the selection by `rows` (clamped).
     pub fn step(&mut self, rows: i32) {
         let by = isize::try_from(rows).unwrap_or(0);
-        self.selected = list::step(self.selected, by, self.rows.len());
+        self.selected = list::step(self.selected, by, self.len());
     }
 
     /// First or last row.
     pub fn edge(&mut self, last: bool) {
-        self.selected = list::edge(self.rows.len(), last);
+        self.selected = list::edge(self.len(), last);
     }
 
     /// Keeps the selection on screen in `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
         let h = height.max(1);
-        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+        self.selected = self.selected.min(self.len().saturating_sub(1));
         self.offset = list::scroll(self.selected, self.offset, h);
-        self.offset = self.offset.min(self.rows.len().saturating_sub(h));
+        self.offset = self.offset.min(self.len().saturating_sub(h));
     }
 
     /// Forgets the rows (the tree changed).
@@ -172,11 +227,27 @@ impl Explorer {
             sort: self.tools.table.sort,
             query: self.search.query.clone(),
             ignore_case: self.search.ignore_case,
+            by_library: self.tools.table.by_library,
         };
         if self.tools.table.key.as_ref() == Some(&key) {
             return;
         }
         let tree = &self.profile.tree;
+        if key.by_library {
+            let keep = self.tools.table.current_library().map(|r| r.lib);
+            let rows = library_rows(tree, library_totals_in(tree, key.scope), key.sort);
+            let t = &mut self.tools.table;
+            t.selected = keep
+                .and_then(|l| rows.iter().position(|r| r.lib == l))
+                .unwrap_or(0);
+            t.libraries = rows;
+            t.scope = key.scope;
+            t.scope_total = tree.node(key.scope).total;
+            let (lo, hi) = (self.index.start(key.scope), self.index.end(key.scope));
+            t.scope_is_offcpu = key.scope != NodeId::ROOT && self.index.is_offcpu(lo, hi);
+            t.key = Some(key);
+            return;
+        }
         let scoped;
         let totals = if key.scope == NodeId::ROOT {
             &self.functions

@@ -132,6 +132,9 @@ impl Tools {
 pub enum ToolAction {
     /// Open or close the function table.
     Table,
+    /// Open the table of libraries (DSOs, modules), or switch the table between functions
+    /// and libraries.
+    Libraries,
     /// Open the fuzzy finder.
     Finder,
     /// Open or close the callers / callees of the selected function.
@@ -234,6 +237,11 @@ impl ToolAction {
 /// What a key of a single-profile tool says while comparing (after the key).
 pub const NOT_WHILE_COMPARING: &str =
     "not while comparing (one profile only) · p find · v delta table";
+
+/// A message cut to fit the status line at 80 columns.
+fn fit_message(text: &str) -> String {
+    crate::view::tooltip::ellipsize(text, 78)
+}
 
 /// Applies a tool action (in compare mode, the transforms apply to both profiles).
 pub fn update(app: &mut App, action: ToolAction) {
@@ -360,6 +368,7 @@ fn update_explorer(app: &mut App, action: ToolAction) {
     let page = i32::from(ex.areas.graph.height.saturating_sub(2).max(1));
     match action {
         ToolAction::Table => toggle_table(ex, mode),
+        ToolAction::Libraries => toggle_libraries(ex, mode),
         ToolAction::Finder => {
             ex.open_finder();
             *mode = Mode::Finder;
@@ -454,11 +463,29 @@ fn toggle_table(ex: &mut Explorer, mode: &mut Mode) {
         ex.tools.screen = Screen::Graph;
         *mode = Mode::Normal;
     } else {
-        ex.tools.screen = Screen::Table;
-        ex.tools.table.selected = 0;
-        ex.tools.table.offset = 0;
-        *mode = Mode::Table;
+        open_table(ex, mode, false);
     }
+}
+
+fn open_table(ex: &mut Explorer, mode: &mut Mode, by_library: bool) {
+    ex.tools.screen = Screen::Table;
+    let t = &mut ex.tools.table;
+    t.by_library = by_library;
+    t.selected = 0;
+    t.offset = 0;
+    *mode = Mode::Table;
+}
+
+/// `L`: the table by library; in the table, functions ⇄ libraries. An input that names no
+/// library says so instead.
+fn toggle_libraries(ex: &mut Explorer, mode: &mut Mode) {
+    if ex.profile.tree.names().library_count() == 0 {
+        ex.tools.message =
+            Some("This input names no libraries (perf script and SystemTap stacks do)".to_owned());
+        return;
+    }
+    let by_library = !(ex.tools.screen == Screen::Table && ex.tools.table.by_library);
+    open_table(ex, mode, by_library);
 }
 
 fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {
@@ -595,6 +622,30 @@ fn accept(
     effects: &mut Vec<super::effects::Effect>,
 ) {
     match *mode {
+        Mode::Table if ex.tools.table.by_library => {
+            let Some(row) = ex.tools.table.current_library() else {
+                return;
+            };
+            let tree = &ex.profile.tree;
+            let Some(lib) = row.lib else {
+                ex.tools.message =
+                    Some("These frames name no library: nothing to collapse".to_owned());
+                return;
+            };
+            let name = tree.names().library_name(lib).to_owned();
+            match exact(&name) {
+                Ok(re) => {
+                    view.push(Transform::CollapseLibrary(re));
+                    ex.tools.screen = Screen::Graph;
+                    *mode = Mode::Normal;
+                    ex.tools.message = Some(fit_message(&format!(
+                        "Each run of {}'s frames is one frame now · u undoes",
+                        crate::text::sanitize(&name)
+                    )));
+                }
+                Err(_) => ex.tools.message = Some("That library name is too long".to_owned()),
+            }
+        }
         Mode::Table => {
             if let Some(name) = ex.tools.table.current() {
                 ex.show_function(name);

@@ -330,3 +330,76 @@ fn excluding_everything_leaves_an_empty_view_that_undo_restores() {
     assert!(a.view.is_identity());
     assert_eq!(ex(&a).profile.tree.total(), 100);
 }
+
+/// An app over a small perf script whose frames live in three libraries.
+fn perf_app() -> App {
+    let text = "\
+rustc 1 1.0: 5 cpu-clock: \n\t3 alloc+0x1 (/lib/libc.so.6)\n\t2 pass+0x1 (/lib/libLLVM.so)\n\t1 opt+0x1 (/lib/libLLVM.so)\n\t0 main+0x1 (/bin/rustc)\n\n\
+rustc 1 1.1: 3 cpu-clock: \n\t4 typeck+0x1 (/bin/rustc)\n\t0 main+0x1 (/bin/rustc)\n\n";
+    let p = load_reader(Cursor::new(text), "p.txt", &LoadOptions::default())
+        .unwrap()
+        .main()
+        .clone();
+    let mut app = App::new(p, ColorMode::Mono);
+    update(&mut app, Action::Resize(80, 24));
+    app
+}
+
+#[test]
+fn l_lists_libraries_and_enter_collapses_one() {
+    let mut a = perf_app();
+    press(&mut a, &[ch('L')]);
+    assert_eq!((a.mode, ex(&a).tools.screen), (Mode::Table, Screen::Table));
+    let t = &ex(&a).tools.table;
+    assert!(t.by_library && t.current().is_none());
+    let tree = &ex(&a).profile.tree;
+    let rows: Vec<(&str, u64, u64)> = t
+        .libraries
+        .iter()
+        .map(|r| {
+            let lib = r.lib.map_or("", |l| tree.names().library_name(l));
+            (lib, r.self_weight, r.total)
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("libc.so.6", 5, 5), ("rustc", 3, 8), ("libLLVM.so", 0, 5)]
+    );
+    // L again: the functions; once more: the libraries.
+    press(&mut a, &[ch('L')]);
+    assert!(!ex(&a).tools.table.by_library);
+    assert_eq!(ex(&a).tools.table.len(), ex(&a).tools.table.rows.len());
+    press(&mut a, &[ch('L'), ch('G'), code(KeyCode::Enter)]);
+    assert_eq!((a.mode, ex(&a).tools.screen), (Mode::Normal, Screen::Graph));
+    assert_eq!(
+        folded_lines(&ex(&a).profile.tree),
+        ["rustc;main;libLLVM.so;alloc 5", "rustc;main;typeck 3"]
+    );
+    press(&mut a, &[ch('u')]);
+    assert_eq!(folded_lines(&ex(&a).profile.tree).len(), 2);
+    assert!(folded_lines(&ex(&a).profile.tree)[0].contains("opt;pass"));
+}
+
+#[test]
+fn l_and_c_say_why_not_on_input_without_libraries() {
+    let mut a = app();
+    press(&mut a, &[ch('L')]);
+    assert_eq!(a.mode, Mode::Normal);
+    let m = ex(&a).tools.message.clone().unwrap();
+    assert!(m.contains("names no libraries"), "{m}");
+    press(&mut a, &[ch('C')]);
+    assert!(!a.library_colors);
+    assert!(
+        ex(&a)
+            .tools
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("no libraries")
+    );
+    let mut p = perf_app();
+    press(&mut p, &[ch('C')]);
+    assert!(p.library_colors && ex(&p).library_colors);
+    press(&mut p, &[ch('C')]);
+    assert!(!ex(&p).library_colors);
+}

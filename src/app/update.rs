@@ -111,6 +111,7 @@ pub fn update(app: &mut App, action: Action) {
         }
         Action::Tool(t) => super::tools::update(app, t),
         Action::ToggleDemangle | Action::ToggleShortNames => toggle_names(app, &action),
+        Action::ToggleLibraryColors => toggle_library_colors(app),
         other => {
             if let Phase::Ready(ex) = &mut app.phase
                 && app.mode != Mode::Help
@@ -143,11 +144,14 @@ fn refresh(app: &mut App) {
     match &mut app.phase {
         Phase::Ready(ex) => {
             ex.restyle(app.names);
+            ex.library_colors = app.library_colors;
             ex.refresh(app.size, app.mode);
         }
         Phase::Compare(cmp) => {
             cmp.before.restyle(app.names);
             cmp.after.restyle(app.names);
+            cmp.before.library_colors = app.library_colors;
+            cmp.after.library_colors = app.library_colors;
             cmp.refresh(app.size, &mut app.mode);
         }
         Phase::Loading(_) => {}
@@ -180,6 +184,30 @@ fn toggle_names(app: &mut App, action: &Action) {
     if let Some(ex) = shown {
         ex.tools.message = Some(message.to_owned());
     }
+}
+
+/// `C`: colours by library or by name, on every explorer; an input that names no library
+/// says so and stays as it is.
+fn toggle_library_colors(app: &mut App) {
+    let shown = match &mut app.phase {
+        Phase::Ready(ex) => &mut **ex,
+        Phase::Compare(cmp) => cmp.driver_mut(),
+        Phase::Loading(_) => return,
+    };
+    if shown.profile.tree.names().library_count() == 0 {
+        shown.tools.message =
+            Some("This input names no libraries (perf script and SystemTap stacks do)".to_owned());
+        return;
+    }
+    app.library_colors = !app.library_colors;
+    shown.tools.message = Some(
+        if app.library_colors {
+            "Colours by library (DSO, module) · C colours by function · L lists libraries"
+        } else {
+            "Colours by function · C colours by library"
+        }
+        .to_owned(),
+    );
 }
 
 /// Shows a (newer) profile: the first one opens the explorer; later ones (live snapshots,
@@ -267,6 +295,7 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::ShowInGraph
         | Action::ToggleDemangle
         | Action::ToggleShortNames
+        | Action::ToggleLibraryColors
         | Action::Computing(..)
         | Action::Tool(_) => {}
     }

@@ -56,13 +56,22 @@ fn draw_cell(
     let tree = &ex.profile.tree;
     let (lo, hi) = cell.interval(&ex.index);
     let offcpu = ex.index.is_offcpu(lo, hi);
-    let (name, hue) = match cell.kind {
+    let names = tree.names();
+    let library = |id| {
+        ex.library_colors
+            .then(|| names.library(tree.node(id).name))
+            .flatten()
+    };
+    // The label is the name as shown; the colour follows it, or its library's name (`C`).
+    let (name, paint_name, hue) = match cell.kind {
         CellKind::Frame(id) => {
-            // The colour follows the name as read; the label is the name as shown.
             let name = ex.shown_frame(id);
-            (name, color::hue(tree.name(id), offcpu))
+            match library(id) {
+                Some(lib) => (name, names.library_name(lib), Hue::Library),
+                None => (name, name, color::hue(tree.name(id), offcpu)),
+            }
         }
-        CellKind::Group(_) => ("", Hue::Group),
+        CellKind::Group(_) => ("", "", Hue::Group),
     };
     let points = match cell.kind {
         CellKind::Frame(id) => paint.points(id),
@@ -70,7 +79,7 @@ fn draw_cell(
     };
     let mut style = match points {
         Some(p) => paint.style(colors, p, dim),
-        None => color::frame_style(colors, name, hue, dim),
+        None => color::frame_style(colors, paint_name, hue, dim),
     };
     let matched = ex.search.matches.as_ref().is_some_and(|m| match cell.kind {
         CellKind::Frame(id) => m.frame_matches(tree, id),

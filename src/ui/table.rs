@@ -25,6 +25,9 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         return;
     }
     let t = &ex.tools.table;
+    if t.by_library {
+        return render_libraries(ex, colors, buf);
+    }
     let width = usize::from(area.width);
     // On a narrow screen the weight columns go, so that the names keep some room.
     let amount_w = if width < 60 { 0 } else { AMOUNT };
@@ -101,6 +104,78 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             width.saturating_sub(2),
             Style::new(),
         );
+    }
+}
+
+/// The table by library (`L`): self and total of each library, the sort column marked.
+fn render_libraries(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
+    let area = ex.areas.graph;
+    let t = &ex.tools.table;
+    let width = usize::from(area.width);
+    let amount_w = if width < 60 { 0 } else { AMOUNT };
+    let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
+    let arrow = |k: SortKey| if t.sort == k { "▼" } else { " " };
+    let scope = if t.scope == NodeId::ROOT {
+        String::new()
+    } else {
+        format!(" under {}", sanitize(ex.shown_frame(t.scope)))
+    };
+    let n = t.libraries.len();
+    let title = format!(
+        "Library{} ({}{scope} · Enter collapses)",
+        arrow(SortKey::Name).trim(),
+        thousands(n as u64),
+    );
+    let head = if amount_w == 0 {
+        format!(
+            "{:>s$}{:>s$}  {}",
+            format!("Self%{}", arrow(SortKey::SelfWeight)),
+            format!("Total%{}", arrow(SortKey::Total)),
+            ellipsize(&title, name_w),
+            s = SHARE,
+        )
+    } else {
+        format!(
+            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
+            format!("Self{}", arrow(SortKey::SelfWeight)),
+            "%",
+            format!("Total{}", arrow(SortKey::Total)),
+            "%",
+            ellipsize(&title, name_w),
+            a = AMOUNT,
+            s = SHARE,
+        )
+    };
+    let head_style = color::chrome(colors).add_modifier(Modifier::BOLD);
+    fill(buf, area.x, area.right(), area.y, " ", head_style);
+    put(buf, area.x, area.y, &head, width, head_style);
+    let p = &ex.profile;
+    let rows = t.libraries.iter().enumerate().skip(t.offset);
+    for ((i, r), y) in rows.zip(area.y + 1..area.bottom()) {
+        let label = crate::profile::libraries::library_label(&p.tree, r.lib);
+        let name = ellipsize(&sanitize(label), name_w);
+        let self_share = format!("{:.2}%", share(r.self_weight, t.scope_total));
+        let total_share = format!("{:.2}%", share(r.total, t.scope_total));
+        let line = if amount_w == 0 {
+            format!("{self_share:>SHARE$}{total_share:>SHARE$}  {name}")
+        } else {
+            format!(
+                "{:>a$}{self_share:>s$}{:>a$}{total_share:>s$}  {name}",
+                amount(p, r.self_weight),
+                amount(p, r.total),
+                a = AMOUNT,
+                s = SHARE,
+            )
+        };
+        let style = if i == t.selected {
+            color::selected(Style::new())
+        } else {
+            Style::new()
+        };
+        if i == t.selected {
+            fill(buf, area.x, area.right(), y, " ", style);
+        }
+        put(buf, area.x, y, &line, width, style);
     }
 }
 

@@ -99,6 +99,9 @@ pub enum Hue {
     OffCpu,
     /// A cell of frames too narrow to draw one by one: grey.
     Group,
+    /// Coloured by library (`C`): a hue of the whole wheel from the library's name, so
+    /// that neighbouring libraries differ; the name hashed is the library's.
+    Library,
 }
 
 /// The hue of a frame named `name`; `offcpu` when it lies under `[off-cpu]`.
@@ -146,7 +149,26 @@ pub fn rgb(name: &str, hue: Hue) -> (u8, u8, u8) {
         Hue::Inline => (c(50.0, 60.0, v1), c(165.0, 55.0, v1), c(165.0, 55.0, v1)),
         Hue::OffCpu => (c(80.0, 60.0, v1), c(80.0, 60.0, v1), c(205.0, 50.0, v1)),
         Hue::Group => (150, 150, 150),
+        Hue::Library => wheel(v1, 0.45 + 0.2 * v2, 0.92),
     }
+}
+
+/// An RGB colour of hue `h` (a turn, `[0, 1)`), saturation `s` and value `v`.
+#[allow(clippy::many_single_char_names, clippy::cast_sign_loss)] // HSV's own names; clamped
+fn wheel(h: f32, s: f32, v: f32) -> (u8, u8, u8) {
+    let h6 = (h.fract() * 6.0).clamp(0.0, 5.999);
+    let sector = h6.floor();
+    let f = h6 - sector;
+    let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
+    let (r, g, b) = match sector as u8 {
+        0 => (v, t, p),
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        _ => (v, p, q),
+    };
+    (channel(r * 255.0), channel(g * 255.0), channel(b * 255.0))
 }
 
 /// Nearest colour of the xterm 6×6×6 cube.
@@ -185,6 +207,23 @@ fn ansi16(name: &str, hue: Hue) -> (Color, Color) {
         Hue::Inline => (pick(&[Color::Cyan, Color::LightCyan]), Color::Black),
         Hue::OffCpu => (pick(&[Color::Blue, Color::LightBlue]), Color::White),
         Hue::Group => (Color::Gray, Color::DarkGray),
+        Hue::Library => (
+            pick(&[
+                Color::Red,
+                Color::Green,
+                Color::Yellow,
+                Color::Blue,
+                Color::Magenta,
+                Color::Cyan,
+                Color::LightRed,
+                Color::LightGreen,
+                Color::LightYellow,
+                Color::LightBlue,
+                Color::LightMagenta,
+                Color::LightCyan,
+            ]),
+            Color::Black,
+        ),
     }
 }
 

@@ -10,6 +10,7 @@ mod e2e;
 mod heat;
 mod hostile_names;
 mod jobs;
+mod libraries;
 mod names;
 mod readable;
 mod sinks;

@@ -1,0 +1,51 @@
+//! Libraries in the viewer (issue 15): `L` lists them with self and total, Enter collapses
+//! one into a frame named after it, `C` colours frames by library.
+
+use insta::assert_snapshot;
+use ratatui::style::Color;
+
+use flametui::app::App;
+use flametui::view::color::ColorMode;
+
+use crossterm::event::KeyCode;
+
+use crate::support::{explore, key, profile, session, text, typing};
+
+const SYSTEM_WIDE: &str = "perf-system-wide.txt.gz";
+
+#[test]
+fn the_library_table_of_a_system_wide_recording() {
+    let screen = explore(SYSTEM_WIDE, 80, 24, typing("L"));
+    assert_snapshot!("libraries_80x24", text(&screen));
+}
+
+#[test]
+fn enter_collapses_the_selected_library() {
+    // libc.so.6 is the third row by self weight.
+    let mut keys = typing("Ljj");
+    keys.push(key(KeyCode::Enter));
+    let screen = text(&explore(SYSTEM_WIDE, 80, 24, keys));
+    assert!(screen.contains("collapse lib libc.so.6"), "{screen}");
+    assert!(!screen.contains("__libc_start_call_main"), "{screen}");
+}
+
+#[test]
+fn c_colours_frames_by_library() {
+    // In true colour, the frames of one library share a colour whatever their names:
+    // `main` and `crc_main` of sysw, and the two libc frames under them.
+    let run = |keys| {
+        let app = App::new(profile(SYSTEM_WIDE), ColorMode::TrueColor);
+        session(app, 200, 50, keys).0
+    };
+    let by_name = run(Vec::new());
+    let by_lib = run(typing("C"));
+    let colours = |buf: &ratatui::buffer::Buffer| -> std::collections::HashSet<Color> {
+        let area = buf.area;
+        (area.top()..area.bottom())
+            .flat_map(|y| (area.left()..area.right()).map(move |x| (x, y)))
+            .map(|(x, y)| buf[(x, y)].bg)
+            .collect()
+    };
+    let (n, l) = (colours(&by_name).len(), colours(&by_lib).len());
+    assert!(l < n, "{l} colours by library, {n} by name");
+}

@@ -358,3 +358,38 @@ fn a_search_in_the_differential_view_keeps_the_change_colours() {
     let m = searched[(x + 2, y)].modifier;
     assert!(m.contains(Modifier::UNDERLINED) && m.contains(Modifier::BOLD));
 }
+
+// ---- the real binary in tmux at 80×24 -------------------------------------------------
+
+#[test]
+fn tmux_jump_shows_the_selection_and_search_remembers() {
+    use crate::e2e::{BIN, Tmux, quote, tmux_available};
+    if !tmux_available() {
+        return;
+    }
+    let file = crate::support::testdata(STAP);
+    let t = Tmux::start("readable", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the graph", |s| {
+        s.contains("stap-seed-b0e1.txt · SystemTap")
+    });
+    t.send(&["/", "log_write_flush", "Enter", "n"]);
+    // The frame is drawn on a graph row, besides being named in the status.
+    let screen = t.wait_for("the match on screen", |s| {
+        s.contains("selection is #1") && s.matches("_ZL27log_write_flush_t").count() >= 2
+    });
+    let footer = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap();
+    for hint in ["t table", "p find", "s callers"] {
+        assert!(footer.contains(hint), "{footer}");
+    }
+    // Esc clears the search (a key sent right after it would read as Alt-key).
+    t.send(&["Escape"]);
+    t.wait_for("the search cleared", |s| !s.contains("selection is #1"));
+    t.send(&["/"]);
+    t.wait_for("the last query back", |s| s.contains("/log_write_flush"));
+    t.send(&["Enter", "n", "y"]);
+    t.wait_for("the copy report", |s| {
+        s.contains("to the terminal as OSC 52")
+    });
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}

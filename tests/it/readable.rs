@@ -103,6 +103,22 @@ fn undo_does_not_replay_toggles() {
     assert_eq!(applied.summary(), "focus [gzip] › by weight");
     let (_, _, app) = run(PERF, keys("jjjrroFHuu"));
     assert_eq!(app.explorer().unwrap().tools.applied.summary(), "by weight");
+    // The selection comes back too: H hid the selected function (the root was selected
+    // then); u selects it again.
+    let selected = |app: &App| {
+        let ex = app.explorer().unwrap();
+        ex.profile
+            .tree
+            .name(match ex.selected {
+                flametui::view::Target::Frame(id) => id,
+                flametui::view::Target::Span { .. } => panic!("a group is selected"),
+            })
+            .to_owned()
+    };
+    let (_, _, app) = run(PERF, keys("jjjH"));
+    assert_eq!(selected(&app), "all");
+    let (_, _, app) = run(PERF, keys("jjjHu"));
+    assert_eq!(selected(&app), "[gzip]");
 }
 
 // ---- 4. every key acts or says why not, in a line that fits -----------------------------

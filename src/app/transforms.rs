@@ -37,6 +37,11 @@ pub struct TransformStack {
     pub order: Order,
     /// What `u` goes back to, last change last: the view before each change still undoable.
     history: Vec<Shown>,
+    /// The function selected as the view stands (the shell notes it after each action), kept
+    /// with each change so that `u` selects it again.
+    selection: Option<String>,
+    /// Set by `u`: the function selected before the step undone, to select again.
+    reselect: Option<String>,
 }
 
 /// What a view shows, without its history: what `u` restores.
@@ -47,6 +52,8 @@ struct Shown {
     transforms: Vec<Transform>,
     inverted: bool,
     order: Order,
+    /// The function selected then (not part of what is shown).
+    selected: Option<String>,
 }
 
 impl TransformStack {
@@ -83,6 +90,7 @@ impl TransformStack {
             transforms: self.transforms.clone(),
             inverted: self.inverted,
             order: self.order,
+            selected: self.selection.clone(),
         }
     }
 
@@ -93,7 +101,9 @@ impl TransformStack {
             transforms,
             inverted,
             order,
+            selected,
         } = shown;
+        self.reselect = selected;
         (self.slice, self.group, self.transforms) = (slice, group, transforms);
         (self.inverted, self.order) = (inverted, order);
     }
@@ -102,6 +112,7 @@ impl TransformStack {
     /// leads back to a view still in the history (`r r`, `o o`) ends the detour there, so
     /// `u` never walks through views the user came back from.
     fn change(&mut self, f: impl FnOnce(&mut Self)) {
+        self.reselect = None;
         let before = self.shown();
         f(self);
         if same_view(before.parts(), self.parts()) {
@@ -147,6 +158,13 @@ impl TransformStack {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Notes the function selected now: a change made next remembers it for `u`.
+    pub fn note_selection(&mut self, name: Option<&str>) {
+        if self.selection.as_deref() != name {
+            self.selection = name.map(str::to_owned);
         }
     }
 
@@ -435,6 +453,8 @@ pub struct BuiltView {
     view: TransformStack,
     /// The function to select and its heaviest frame in the new tree.
     keep: Option<(String, Option<NodeId>)>,
+    /// `keep` is the function selected before the step undone: selected whatever is now.
+    reselect: bool,
 }
 
 impl ViewJob {
@@ -475,11 +495,13 @@ impl ViewJob {
                 .and_then(|n| fresh.index.heaviest(n));
             (name, id)
         });
+        let reselect = view.reselect.is_some();
         Some(BuiltView {
             fresh,
             original: (!view.is_identity()).then_some(original),
             view,
             keep,
+            reselect,
         })
     }
 }
@@ -516,6 +538,7 @@ impl Explorer {
             Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
             _ => None,
         };
+        let keep = view.reselect.clone().or(keep);
         ViewJob {
             original: Arc::clone(self.tools.original.as_ref().unwrap_or(&self.profile)),
             view: view.clone(),
@@ -540,6 +563,7 @@ impl Explorer {
             original,
             view,
             keep,
+            reselect,
         } = built;
         let selected = match self.selected {
             Target::Frame(id) if id != NodeId::ROOT => Some(self.profile.tree.name(id).to_owned()),
@@ -561,6 +585,7 @@ impl Explorer {
             self.run_search();
         }
         let id = match (selected, keep) {
+            (_, Some((_, Some(id)))) if reselect => Some(id),
             (Some(name), Some((kept, id))) if name == kept => id,
             (Some(name), _) => self
                 .profile

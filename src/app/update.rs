@@ -5,7 +5,8 @@ use super::compare::Compare;
 use super::explorer::Explorer;
 use super::jobs::{self, Done};
 use super::{Action, App, Mode, Phase, Progress, Size};
-use crate::profile::Profile;
+use crate::profile::{NodeId, Profile};
+use crate::view::Target;
 
 /// Most key actions kept while loading (a key storm cannot grow memory).
 const MAX_QUEUED: usize = 256;
@@ -128,6 +129,18 @@ pub fn update(app: &mut App, action: Action) {
     }
     jobs::reconcile(app);
     refresh(app);
+    note_selection(app);
+}
+
+/// The view remembers the function selected, so that `u` can select it again.
+fn note_selection(app: &mut App) {
+    if let Phase::Ready(ex) = &app.phase {
+        let name = match ex.selected {
+            Target::Frame(id) if id != NodeId::ROOT => Some(ex.profile.tree.name(id)),
+            _ => None,
+        };
+        app.view.note_selection(name);
+    }
 }
 
 /// Shows the result of a background job (from the shell's thread), if it is still the one
@@ -136,6 +149,7 @@ pub fn finish(app: &mut App, done: Done) {
     jobs::install(app, done);
     jobs::reconcile(app);
     refresh(app);
+    note_selection(app);
 }
 
 /// Layout, areas and status in step with the state. Every explorer shows names in the

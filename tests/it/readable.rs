@@ -103,6 +103,22 @@ fn undo_does_not_replay_toggles() {
     assert_eq!(applied.summary(), "focus [gzip] › by weight");
     let (_, _, app) = run(PERF, keys("jjjrroFHuu"));
     assert_eq!(app.explorer().unwrap().tools.applied.summary(), "by weight");
+    // The selection comes back too: H hid the selected function (the root was selected
+    // then); u selects it again.
+    let selected = |app: &App| {
+        let ex = app.explorer().unwrap();
+        ex.profile
+            .tree
+            .name(match ex.selected {
+                flametui::view::Target::Frame(id) => id,
+                flametui::view::Target::Span { .. } => panic!("a group is selected"),
+            })
+            .to_owned()
+    };
+    let (_, _, app) = run(PERF, keys("jjjH"));
+    assert_eq!(selected(&app), "all");
+    let (_, _, app) = run(PERF, keys("jjjHu"));
+    assert_eq!(selected(&app), "[gzip]");
 }
 
 // ---- 4. every key acts or says why not, in a line that fits -----------------------------
@@ -357,4 +373,39 @@ fn a_search_in_the_differential_view_keeps_the_change_colours() {
     );
     let m = searched[(x + 2, y)].modifier;
     assert!(m.contains(Modifier::UNDERLINED) && m.contains(Modifier::BOLD));
+}
+
+// ---- the real binary in tmux at 80×24 -------------------------------------------------
+
+#[test]
+fn tmux_jump_shows_the_selection_and_search_remembers() {
+    use crate::e2e::{BIN, Tmux, quote, tmux_available};
+    if !tmux_available() {
+        return;
+    }
+    let file = crate::support::testdata(STAP);
+    let t = Tmux::start("readable", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the graph", |s| {
+        s.contains("stap-seed-b0e1.txt · SystemTap")
+    });
+    t.send(&["/", "log_write_flush", "Enter", "n"]);
+    // The frame is drawn on a graph row, besides being named in the status.
+    let screen = t.wait_for("the match on screen", |s| {
+        s.contains("selection is #1") && s.matches("_ZL27log_write_flush_t").count() >= 2
+    });
+    let footer = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap();
+    for hint in ["t table", "p find", "s callers"] {
+        assert!(footer.contains(hint), "{footer}");
+    }
+    // Esc clears the search (a key sent right after it would read as Alt-key).
+    t.send(&["Escape"]);
+    t.wait_for("the search cleared", |s| !s.contains("selection is #1"));
+    t.send(&["/"]);
+    t.wait_for("the last query back", |s| s.contains("/log_write_flush"));
+    t.send(&["Enter", "n", "y"]);
+    t.wait_for("the copy report", |s| {
+        s.contains("to the terminal as OSC 52")
+    });
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
 }

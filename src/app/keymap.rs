@@ -276,7 +276,7 @@ pub static KEYMAP: &[Binding] = &[
         [ch('L')],
         tool(ToolAction::Libraries),
         "L",
-        "libraries: self and total; Enter collapses one",
+        "library table (DSOs)",
         None
     ),
     bind!(
@@ -284,7 +284,7 @@ pub static KEYMAP: &[Binding] = &[
         [ch('C')],
         Some(Action::ToggleLibraryColors),
         "C",
-        "colours by library on/off",
+        "colour by library",
         None
     ),
     bind!(

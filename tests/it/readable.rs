@@ -391,7 +391,7 @@ fn tmux_jump_shows_the_selection_and_search_remembers() {
     t.send(&["/", "log_write_flush", "Enter", "n"]);
     // The frame is drawn on a graph row, besides being named in the status.
     let screen = t.wait_for("the match on screen", |s| {
-        s.contains("selection is #1") && s.matches("_ZL27log_write_flush_t").count() >= 2
+        s.contains("selection is #1") && s.matches("log_write_flush_to").count() >= 2
     });
     let footer = screen.lines().rfind(|l| !l.trim().is_empty()).unwrap();
     for hint in ["t table", "p find", "s callers"] {

@@ -1,5 +1,5 @@
 //! Libraries in the viewer (issue 15): `L` lists them with self and total, Enter collapses
-//! one into a frame named after it, `C` colours frames by library.
+//! one into a frame named after it, `C` colours frames by library; and the README screenshot.
 
 use insta::assert_snapshot;
 use ratatui::style::Color;
@@ -48,4 +48,21 @@ fn c_colours_frames_by_library() {
     };
     let (n, l) = (colours(&by_name).len(), colours(&by_lib).len());
     assert!(l < n, "{l} colours by library, {n} by name");
+}
+
+/// The README's screenshot is what the viewer draws at 80×24 for the keys it names, and
+/// the README shows the same text.
+#[test]
+fn the_readme_screenshot_is_what_the_keys_draw() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shot = std::fs::read_to_string(root.join("assets/screenshot.txt")).unwrap();
+    let mut keys = typing("/log_write_flush");
+    keys.push(key(KeyCode::Enter));
+    keys.extend(typing("n"));
+    let drawn = text(&explore("stap-seed-b0e1.txt", 80, 24, keys));
+    let trimmed: Vec<&str> = drawn.lines().map(str::trim_end).collect();
+    assert_eq!(trimmed.join("\n").trim_end(), shot.trim_end());
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains(&shot), "README.md shows another screenshot");
+    assert_eq!(shot.lines().count(), 24);
 }

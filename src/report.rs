@@ -41,36 +41,52 @@ pub fn top_table(profile: &Profile, n: usize) -> String {
 
 fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
     let tree = &profile.tree;
+    let rows: Vec<(u64, u64, &str)> = top_functions_in(tree, scope, n)
+        .into_iter()
+        .map(|r| (r.self_weight, r.total, tree.names().resolve(r.name)))
+        .collect();
+    let count = functions(rows.len());
+    weight_table(profile, scope, (&count, "function"), label, &rows)
+}
+
+/// A `--top` table: a title with `count` (`3 functions`), then the `(self, total, name)`
+/// rows with their shares of `scope`, under a column named `what`.
+fn weight_table(
+    profile: &Profile,
+    scope: NodeId,
+    (count, what): (&str, &str),
+    label: &str,
+    rows: &[(u64, u64, &str)],
+) -> String {
+    let tree = &profile.tree;
     let total = tree.node(scope).total;
-    let rows = top_functions_in(tree, scope, n);
     let w = |v: u64| thousands_str(&tree.format_weight(v));
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Top {} by self weight (total {} {label})",
-        functions(rows.len()),
-        w(total),
+        "Top {count} by self weight (total {} {label})",
+        w(total)
     );
     let width = rows
         .iter()
-        .map(|r| w(r.total).len())
+        .map(|r| w(r.1).len())
         .chain([w(total).len(), 5])
         .max()
         .unwrap_or(5);
     let _ = writeln!(
         out,
-        "{:>width$} {:>7} {:>width$} {:>7}  function",
+        "{:>width$} {:>7} {:>width$} {:>7}  {what}",
         "self", "self%", "total", "total%"
     );
-    for r in rows {
+    for &(self_weight, all, name) in rows {
         let _ = writeln!(
             out,
             "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
-            w(r.self_weight),
-            share(r.self_weight, total),
-            w(r.total),
-            share(r.total, total),
-            sanitize(tree.names().resolve(r.name)),
+            w(self_weight),
+            share(self_weight, total),
+            w(all),
+            share(all, total),
+            sanitize(name),
         );
     }
     out
@@ -89,44 +105,18 @@ pub fn top_libraries(profile: &Profile, n: usize) -> String {
 
 fn top_libraries_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
     let tree = &profile.tree;
-    let total = tree.node(scope).total;
     let mut rows = library_totals_in(tree, scope);
     rows.truncate(n);
-    let w = |v: u64| thousands_str(&tree.format_weight(v));
-    let mut out = String::new();
+    let rows: Vec<(u64, u64, &str)> = rows
+        .iter()
+        .map(|r| (r.self_weight, r.total, library_label(tree, r.lib)))
+        .collect();
     let count = if rows.len() == 1 {
         "1 library".to_owned()
     } else {
         format!("{} libraries", rows.len())
     };
-    let _ = writeln!(
-        out,
-        "Top {count} by self weight (total {} {label})",
-        w(total)
-    );
-    let width = rows
-        .iter()
-        .map(|r| w(r.total).len())
-        .chain([w(total).len(), 5])
-        .max()
-        .unwrap_or(5);
-    let _ = writeln!(
-        out,
-        "{:>width$} {:>7} {:>width$} {:>7}  library",
-        "self", "self%", "total", "total%"
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
-            w(r.self_weight),
-            share(r.self_weight, total),
-            w(r.total),
-            share(r.total, total),
-            sanitize(library_label(tree, r.lib)),
-        );
-    }
-    out
+    weight_table(profile, scope, (&count, "library"), label, &rows)
 }
 
 /// `1 function`, `2 functions`: the count of a table's rows.

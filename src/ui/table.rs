@@ -18,32 +18,48 @@ const AMOUNT: usize = 10;
 /// Width of a percentage column.
 const SHARE: usize = 8;
 
-/// Draws the table over the graph area.
+/// Draws the table over the graph area: functions, or libraries (`L`).
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     let area = ex.areas.graph;
     if area.height == 0 {
         return;
     }
     let t = &ex.tools.table;
-    if t.by_library {
-        return render_libraries(ex, colors, buf);
-    }
-    let width = usize::from(area.width);
-    // On a narrow screen the weight columns go, so that the names keep some room.
-    let amount_w = if width < 60 { 0 } else { AMOUNT };
-    let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
     let arrow = |k: SortKey| if t.sort == k { "▼" } else { " " };
     let scope = if t.scope == NodeId::ROOT {
         String::new()
     } else {
         format!(" under {}", sanitize(ex.shown_frame(t.scope)))
     };
-    let title = format!(
-        "Function{} ({} function{}{scope})",
-        arrow(SortKey::Name).trim(),
-        thousands(t.rows.len() as u64),
-        if t.rows.len() == 1 { "" } else { "s" }
-    );
+    let tree = &ex.profile.tree;
+    // (self, total, name) of the rows from the first shown on.
+    let (title, rows): (String, Vec<(u64, u64, &str)>) = if t.by_library {
+        let title = format!(
+            "Library{} ({}{scope} · Enter collapses)",
+            arrow(SortKey::Name).trim(),
+            thousands(t.libraries.len() as u64),
+        );
+        let rows = t.libraries.iter().skip(t.offset).map(|r| {
+            let name = crate::profile::libraries::library_label(tree, r.lib);
+            (r.self_weight, r.total, name)
+        });
+        (title, rows.take(usize::from(area.height)).collect())
+    } else {
+        let n = t.rows.len();
+        let title = format!(
+            "Function{} ({} function{}{scope})",
+            arrow(SortKey::Name).trim(),
+            thousands(n as u64),
+            if n == 1 { "" } else { "s" }
+        );
+        let rows = t.rows.iter().skip(t.offset);
+        let rows = rows.map(|f| (f.self_weight, f.total, ex.shown(f.name)));
+        (title, rows.take(usize::from(area.height)).collect())
+    };
+    let width = usize::from(area.width);
+    // On a narrow screen the weight columns go, so that the names keep some room.
+    let amount_w = if width < 60 { 0 } else { AMOUNT };
+    let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
     let head = if amount_w == 0 {
         format!(
             "{:>s$}{:>s$}  {}",
@@ -68,18 +84,20 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     fill(buf, area.x, area.right(), area.y, " ", head_style);
     put(buf, area.x, area.y, &head, width, head_style);
     let p = &ex.profile;
-    let rows = t.rows.iter().enumerate().skip(t.offset);
-    for ((i, f), y) in rows.zip(area.y + 1..area.bottom()) {
-        let name = ellipsize(&sanitize(ex.shown(f.name)), name_w);
-        let self_share = format!("{:.2}%", share(f.self_weight, t.scope_total));
-        let total_share = format!("{:.2}%", share(f.total, t.scope_total));
+    for ((i, (self_weight, total, name)), y) in (t.offset..)
+        .zip(rows.iter().copied())
+        .zip(area.y + 1..area.bottom())
+    {
+        let name = ellipsize(&sanitize(name), name_w);
+        let self_share = format!("{:.2}%", share(self_weight, t.scope_total));
+        let total_share = format!("{:.2}%", share(total, t.scope_total));
         let line = if amount_w == 0 {
             format!("{self_share:>SHARE$}{total_share:>SHARE$}  {name}")
         } else {
             format!(
                 "{:>a$}{self_share:>s$}{:>a$}{total_share:>s$}  {name}",
-                amount(p, f.self_weight),
-                amount(p, f.total),
+                amount(p, self_weight),
+                amount(p, total),
                 a = AMOUNT,
                 s = SHARE,
             )
@@ -94,7 +112,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         }
         put(buf, area.x, y, &line, width, style);
     }
-    if t.rows.is_empty() && area.height > 1 {
+    if t.is_empty() && !t.by_library && area.height > 1 {
         let text = "No function matches the search (/ edits it, Esc in the prompt clears it)";
         put(
             buf,
@@ -104,78 +122,6 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             width.saturating_sub(2),
             Style::new(),
         );
-    }
-}
-
-/// The table by library (`L`): self and total of each library, the sort column marked.
-fn render_libraries(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
-    let area = ex.areas.graph;
-    let t = &ex.tools.table;
-    let width = usize::from(area.width);
-    let amount_w = if width < 60 { 0 } else { AMOUNT };
-    let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
-    let arrow = |k: SortKey| if t.sort == k { "▼" } else { " " };
-    let scope = if t.scope == NodeId::ROOT {
-        String::new()
-    } else {
-        format!(" under {}", sanitize(ex.shown_frame(t.scope)))
-    };
-    let n = t.libraries.len();
-    let title = format!(
-        "Library{} ({}{scope} · Enter collapses)",
-        arrow(SortKey::Name).trim(),
-        thousands(n as u64),
-    );
-    let head = if amount_w == 0 {
-        format!(
-            "{:>s$}{:>s$}  {}",
-            format!("Self%{}", arrow(SortKey::SelfWeight)),
-            format!("Total%{}", arrow(SortKey::Total)),
-            ellipsize(&title, name_w),
-            s = SHARE,
-        )
-    } else {
-        format!(
-            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
-            format!("Self{}", arrow(SortKey::SelfWeight)),
-            "%",
-            format!("Total{}", arrow(SortKey::Total)),
-            "%",
-            ellipsize(&title, name_w),
-            a = AMOUNT,
-            s = SHARE,
-        )
-    };
-    let head_style = color::chrome(colors).add_modifier(Modifier::BOLD);
-    fill(buf, area.x, area.right(), area.y, " ", head_style);
-    put(buf, area.x, area.y, &head, width, head_style);
-    let p = &ex.profile;
-    let rows = t.libraries.iter().enumerate().skip(t.offset);
-    for ((i, r), y) in rows.zip(area.y + 1..area.bottom()) {
-        let label = crate::profile::libraries::library_label(&p.tree, r.lib);
-        let name = ellipsize(&sanitize(label), name_w);
-        let self_share = format!("{:.2}%", share(r.self_weight, t.scope_total));
-        let total_share = format!("{:.2}%", share(r.total, t.scope_total));
-        let line = if amount_w == 0 {
-            format!("{self_share:>SHARE$}{total_share:>SHARE$}  {name}")
-        } else {
-            format!(
-                "{:>a$}{self_share:>s$}{:>a$}{total_share:>s$}  {name}",
-                amount(p, r.self_weight),
-                amount(p, r.total),
-                a = AMOUNT,
-                s = SHARE,
-            )
-        };
-        let style = if i == t.selected {
-            color::selected(Style::new())
-        } else {
-            Style::new()
-        };
-        if i == t.selected {
-            fill(buf, area.x, area.right(), y, " ", style);
-        }
-        put(buf, area.x, y, &line, width, style);
     }
 }
 

@@ -60,26 +60,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     // On a narrow screen the weight columns go, so that the names keep some room.
     let amount_w = if width < 60 { 0 } else { AMOUNT };
     let name_w = width.saturating_sub(2 * (amount_w + SHARE) + 2);
-    let head = if amount_w == 0 {
-        format!(
-            "{:>s$}{:>s$}  {}",
-            format!("Self%{}", arrow(SortKey::SelfWeight)),
-            format!("Total%{}", arrow(SortKey::Total)),
-            ellipsize(&title, name_w),
-            s = SHARE,
-        )
-    } else {
-        format!(
-            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
-            format!("Self{}", arrow(SortKey::SelfWeight)),
-            "%",
-            format!("Total{}", arrow(SortKey::Total)),
-            "%",
-            ellipsize(&title, name_w),
-            a = AMOUNT,
-            s = SHARE,
-        )
-    };
+    let head = head_line(&title, amount_w, name_w, &arrow);
     let head_style = color::chrome(colors).add_modifier(Modifier::BOLD);
     fill(buf, area.x, area.right(), area.y, " ", head_style);
     put(buf, area.x, area.y, &head, width, head_style);
@@ -122,6 +103,35 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             width.saturating_sub(2),
             Style::new(),
         );
+    }
+}
+
+/// The column titles, the sort column marked by `arrow`.
+fn head_line(
+    title: &str,
+    amount_w: usize,
+    name_w: usize,
+    arrow: &impl Fn(SortKey) -> &'static str,
+) -> String {
+    if amount_w == 0 {
+        format!(
+            "{:>s$}{:>s$}  {}",
+            format!("Self%{}", arrow(SortKey::SelfWeight)),
+            format!("Total%{}", arrow(SortKey::Total)),
+            ellipsize(title, name_w),
+            s = SHARE,
+        )
+    } else {
+        format!(
+            "{:>a$}{:>s$}{:>a$}{:>s$}  {}",
+            format!("Self{}", arrow(SortKey::SelfWeight)),
+            "%",
+            format!("Total{}", arrow(SortKey::Total)),
+            "%",
+            ellipsize(title, name_w),
+            a = AMOUNT,
+            s = SHARE,
+        )
     }
 }
 

@@ -89,6 +89,18 @@ pub fn library_label(tree: &CallTree, lib: Option<LibId>) -> &str {
     lib.map_or(NO_LIBRARY, |l| tree.names().library_name(l))
 }
 
+/// True for a library that is the kernel: perf's bracketed DSOs (`[kernel.kallsyms]`,
+/// `[vdso]`, as inferno's `--kernel` decides), modules (`.ko`), `vmlinux` images and
+/// SystemTap's `kernel` module. The viewer gives their frames the kernel colour even
+/// without `--kernel`'s `_[k]` suffix.
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // DSO names are case-sensitive
+pub fn is_kernel_library(lib: &str) -> bool {
+    (lib.starts_with('[') && lib != "[unknown]")
+        || lib.ends_with(".ko")
+        || lib.starts_with("vmlinux")
+        || lib == "kernel"
+}
+
 /// How the row of frames without a library is labelled.
 pub const NO_LIBRARY: &str = "(no library)";
 
@@ -143,6 +155,22 @@ mod tests {
         // Self weights add up to the total.
         let sum: u64 = rows(&t).iter().map(|r| r.1).sum();
         assert_eq!(sum, t.total());
+    }
+
+    #[test]
+    fn kernel_libraries() {
+        for lib in [
+            "[kernel.kallsyms]",
+            "[vdso]",
+            "ext4.ko",
+            "vmlinux-6.1",
+            "kernel",
+        ] {
+            assert!(is_kernel_library(lib), "{lib}");
+        }
+        for lib in ["[unknown]", "libc.so.6", "mysqld", "kernelshark"] {
+            assert!(!is_kernel_library(lib), "{lib}");
+        }
     }
 
     #[test]

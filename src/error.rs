@@ -54,6 +54,19 @@ pub enum Error {
         /// Path or `<stdin>`.
         source_name: String,
     },
+    /// The input is a perf.data recording (binary), not the text `perf script` prints from
+    /// one: the message gives the command that does.
+    #[error("{}", perf_data(.source_name, *.pipe, *.gzip, *.stdin))]
+    PerfData {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// Written in pipe mode (`perf record -o -`).
+        pipe: bool,
+        /// gzip-compressed.
+        gzip: bool,
+        /// Read from standard input.
+        stdin: bool,
+    },
     /// Writing output failed.
     #[error("{}: {error}", sanitize(.target))]
     Write {
@@ -127,6 +140,49 @@ fn ids_as_profile(ids: &str, threads: bool) -> String {
     )
 }
 
+/// The message of [`Error::PerfData`]: what the input is, and the exact command to run (the
+/// path quoted for a shell when it needs it). `perf script -i FILE` reads both modes from a
+/// file; from a pipe it reads pipe mode only.
+fn perf_data(name: &str, pipe: bool, gzip: bool, stdin: bool) -> String {
+    let what = if pipe {
+        "this is a perf.data recording in pipe mode (perf record -o -)"
+    } else {
+        "this is a perf.data recording"
+    };
+    let gunzip = if gzip { "gunzip -c | " } else { "" };
+    let run = match (stdin, pipe) {
+        (true, true) => format!("run: perf record -o - … | {gunzip}perf script -i - | flametui -"),
+        (true, false) => "perf script reads it from a file, not a pipe; run: perf script -i perf.data | flametui -".to_owned(),
+        (false, _) if gzip => {
+            let file = shell_word(name);
+            match name.strip_suffix(".gz").filter(|s| !s.is_empty()) {
+                Some(plain) if !pipe => format!(
+                    "run: gunzip -k {file} && perf script -i {} | flametui -",
+                    shell_word(plain)
+                ),
+                _ => format!("run: gunzip -c {file} | perf script -i - | flametui -"),
+            }
+        }
+        (false, _) => format!("run: perf script -i {} | flametui -", shell_word(name)),
+    };
+    format!(
+        "{}: {what}, which flametui does not read directly yet; {run}",
+        sanitize(name)
+    )
+}
+
+/// A path as a shell word: as is when it holds only characters no shell treats specially,
+/// else in single quotes (a quote inside written `'\''`); escaped for the terminal
+/// ([`sanitize`]) like every name in a message.
+pub fn shell_word(path: &str) -> String {
+    let plain = !path.is_empty()
+        && !path.starts_with('~')
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./+,:@%=".contains(c));
+    if plain { path.to_owned() } else { quoted(path) }
+}
+
 /// A value the user gave, as a message shows it: in single quotes, so that leading and
 /// trailing spaces (or an empty value) show, escaped for the terminal ([`sanitize`]), and
 /// a quote inside written as a shell reads it (`'it'\''s'`), so that it can be pasted back.
@@ -140,6 +196,18 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::quoted;
+
+    #[test]
+    fn paths_are_quoted_for_a_shell_only_when_needed() {
+        use super::shell_word;
+        assert_eq!(shell_word("perf.data"), "perf.data");
+        assert_eq!(shell_word("runs/a-1.data"), "runs/a-1.data");
+        assert_eq!(shell_word("my run.data"), "'my run.data'");
+        assert_eq!(shell_word("it's.data"), r"'it'\''s.data'");
+        assert_eq!(shell_word("$(rm -rf x)"), "'$(rm -rf x)'");
+        assert_eq!(shell_word("~x"), "'~x'");
+        assert_eq!(shell_word("a\u{1b}]0;t\u{7}"), r"'a\x1b]0;t\x07'");
+    }
 
     #[test]
     fn quoted_values_show_their_spaces_and_nothing_raw() {

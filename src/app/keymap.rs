@@ -1447,7 +1447,7 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
         sections.push((Mode::DeltaTable.title(), rows(Mode::DeltaTable)));
     }
     let modes: &[Mode] = if comparing {
-        &[Mode::Finder]
+        &[Mode::Finder, Mode::Prompt]
     } else {
         &[
             Mode::Table,

@@ -205,8 +205,9 @@ pub enum ToolAction {
 
 impl ToolAction {
     /// Whether the action does something while two profiles are compared: the transforms
-    /// (applied to both), copying, the finder (over both) and its keys, and the help. The
-    /// function table, callers / callees, regex exclusion and export work on one profile.
+    /// (applied to both, a typed regex too), copying, the finder (over both) and its keys,
+    /// the export of the differential view, and the help. The function table, callers /
+    /// callees, heat map, task list and grouping work on one profile.
     pub fn works_while_comparing(&self) -> bool {
         matches!(
             self,
@@ -230,6 +231,9 @@ impl ToolAction {
                 | Self::CopyStack
                 | Self::HelpScroll(_)
                 | Self::Notify(_)
+                | Self::ExcludeRegex
+                | Self::Export
+                | Self::Exists(_)
         )
     }
 }
@@ -269,11 +273,29 @@ pub fn update(app: &mut App, action: ToolAction) {
             cmp.finder_key(&action, &mut app.mode, rows);
             return;
         }
+        if app.mode == Mode::Prompt || matches!(action, ToolAction::Exists(_)) {
+            let App {
+                mode,
+                view,
+                effects,
+                size,
+                ..
+            } = app;
+            compare_prompt_key(cmp, mode, (view, effects), action, size.width);
+            return;
+        }
         let ex = cmp.driver_mut();
         ex.tools.message = None;
         match action {
             ToolAction::Finder => cmp.open_finder(&mut app.mode),
             ToolAction::Notify(message) => ex.tools.message = Some(message),
+            ToolAction::ExcludeRegex => {
+                open_prompt(ex, &mut app.mode, PromptKind::Exclude, String::new());
+            }
+            ToolAction::Export => {
+                let name = cmp.export_name();
+                open_prompt(cmp.driver_mut(), &mut app.mode, PromptKind::Export, name);
+            }
             ToolAction::CopyName | ToolAction::CopyStack => {
                 match ex.copy_effect(action == ToolAction::CopyStack) {
                     Ok(e) => app.effects.push(e),
@@ -294,6 +316,59 @@ pub fn update(app: &mut App, action: ToolAction) {
         return;
     }
     update_explorer(app, action);
+}
+
+/// A key of the prompt while comparing (typed in the pane keys go to): `X` excludes the
+/// regex from both profiles, `e` writes the differential view; and the shell's report that
+/// the export's file is there.
+fn compare_prompt_key(
+    cmp: &mut super::compare::Compare,
+    mode: &mut Mode,
+    (view, effects): (&mut TransformStack, &mut Vec<super::effects::Effect>),
+    action: ToolAction,
+    width: u16,
+) {
+    let ex = cmp.driver_mut();
+    if !matches!(action, ToolAction::Exists(_)) {
+        ex.tools.message = None;
+    }
+    match action {
+        ToolAction::Exists(_) => shell_report(ex, mode, action, width),
+        ToolAction::Type(c) => type_char(ex, *mode, c),
+        ToolAction::Backspace => edit(ex, *mode, |s| {
+            s.pop();
+        }),
+        ToolAction::ClearLine => edit(ex, *mode, String::clear),
+        ToolAction::Close => close(ex, mode),
+        ToolAction::Accept => {
+            let Some(p) = ex.tools.prompt.clone() else {
+                *mode = Mode::Normal;
+                return;
+            };
+            let done = match p.kind {
+                PromptKind::Export => cmp
+                    .export_effect(p.text.trim(), p.replace)
+                    .map(|e| effects.push(e)),
+                PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
+            };
+            let ex = cmp.driver_mut();
+            match done {
+                Ok(()) => {
+                    ex.tools.prompt = None;
+                    *mode = Mode::Normal;
+                }
+                Err(m) => ex.tools.message = Some(m),
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The transform a regex typed after `X` asks for.
+fn typed_exclude(text: &str) -> Result<Transform, String> {
+    Regex::new(text)
+        .map(Transform::Exclude)
+        .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
 }
 
 /// A key of the heat map; back to the graph when it shows a range.
@@ -669,9 +744,7 @@ fn accept(
                 PromptKind::Export => ex
                     .export_effect(p.text.trim(), p.replace)
                     .map(|e| effects.push(e)),
-                PromptKind::Exclude => Regex::new(&p.text)
-                    .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
-                    .map(|re| view.push(Transform::Exclude(re))),
+                PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
             };
             match done {
                 Ok(()) => {

@@ -120,8 +120,10 @@ pub fn update(app: &mut App, action: Action) {
                 explore(ex, &mut app.mode, &other);
             } else if let Phase::Compare(cmp) = &mut app.phase
                 && app.mode != Mode::Help
-                // The finder popup takes the keys; the mouse does not reach the graph under it.
-                && (app.mode != Mode::Finder || matches!(other, Action::Resize(..)))
+                // The finder popup and the prompt take the keys; the mouse does not reach
+                // the graph under them.
+                && (!matches!(app.mode, Mode::Finder | Mode::Prompt)
+                    || matches!(other, Action::Resize(..)))
             {
                 cmp.apply(&mut app.mode, &other);
             }

@@ -280,10 +280,42 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         .starts_with(&[0x1f, 0x8b]);
     if gzip {
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        load_text(BufReader::with_capacity(1 << 18, decoder), name, opts)
+        let mut text = BufReader::with_capacity(1 << 18, decoder);
+        // A read error here is the input's, and reported as such when the text is read.
+        if let Ok(head) = text.fill_buf() {
+            refuse_perf_data(head, name, true)?;
+        }
+        load_text(text, name, opts)
     } else {
+        refuse_perf_data(reader.fill_buf().map_err(io_err)?, name, false)?;
         load_text(reader, name, opts)
     }
+}
+
+/// The magic bytes that open a perf.data recording, in file and pipe mode alike.
+pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
+
+/// Size of the header that `perf record -o -` (pipe mode) writes after the magic; a file's
+/// header is larger.
+const PERF_PIPE_HEADER: u64 = 16;
+
+/// A perf.data recording, by its magic bytes whatever its name (judged from the first
+/// bytes available, so a recording still being piped in is refused at once): an error
+/// that says what to run instead, whatever `--format` says (the bytes are no text).
+fn refuse_perf_data(head: &[u8], name: &str, gzip: bool) -> Result<()> {
+    if !head.starts_with(PERF_DATA_MAGIC) {
+        return Ok(());
+    }
+    let size = head
+        .get(8..16)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes);
+    Err(Error::PerfData {
+        source_name: name.to_owned(),
+        pipe: size == Some(PERF_PIPE_HEADER),
+        gzip,
+        stdin: name == source_name("-"),
+    })
 }
 
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
@@ -521,4 +553,46 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
         }
     };
     Ok(loaded)
+}
+
+#[cfg(test)]
+mod perf_data_tests {
+    use std::io::{Cursor, Write};
+
+    use super::*;
+
+    fn refused(bytes: &[u8], name: &str, opts: &LoadOptions) -> (bool, bool, bool) {
+        match load_reader(Cursor::new(bytes.to_vec()), name, opts) {
+            Err(Error::PerfData {
+                pipe, gzip, stdin, ..
+            }) => (pipe, gzip, stdin),
+            other => panic!("not refused as perf.data: {:?}", other.map(|_| ())),
+        }
+    }
+
+    #[test]
+    fn perf_data_is_known_by_its_magic_in_both_modes_gzipped_and_forced() {
+        let header = |size: u64| {
+            let mut b = PERF_DATA_MAGIC.to_vec();
+            b.extend_from_slice(&size.to_le_bytes());
+            b.extend_from_slice(&[0; 96]);
+            b
+        };
+        let opts = LoadOptions::default();
+        assert_eq!(refused(&header(104), "x.txt", &opts), (false, false, false));
+        assert_eq!(refused(&header(16), "<stdin>", &opts), (true, false, true));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&header(104)).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(refused(&gz, "r.data.gz", &opts), (false, true, false));
+        // Whatever --format says: the bytes are no text of any format.
+        let forced = LoadOptions {
+            format: FormatChoice::Perf,
+            ..LoadOptions::default()
+        };
+        assert_eq!(refused(&header(104), "x", &forced), (false, false, false));
+        // Only at offset 0: a text that mentions it is text.
+        let text = b"main;PERFILE2 3\n";
+        assert!(load_reader(Cursor::new(text.to_vec()), "t", &opts).is_ok());
+    }
 }

@@ -54,6 +54,22 @@ fn file_name(source: &str) -> String {
     sanitize(&name).into_owned()
 }
 
+/// `text` cut to at most `max` characters, keeping more of its end, where names differ
+/// (`st…e1.txt`).
+fn middle(text: &str, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
+        return text.to_owned();
+    }
+    let keep = max.saturating_sub(1);
+    let head = keep / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// `BEFORE a → AFTER b`, the transforms applied to both, the legend of the differential
 /// colours, and the view.
 fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer) {
@@ -72,26 +88,45 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
     let right = format!(" {tab}v: view {n}/3 {} ", cmp.view.title());
     let right_w = display_width(&right);
     let (b, a) = (&cmp.before.profile.source, &cmp.after.profile.source);
-    let mut files = if b == a {
-        format!("{}: BEFORE → AFTER counts", file_name(b))
-    } else {
-        format!("{} → {}", file_name(b), file_name(a))
+    let files = |each: usize| {
+        if b == a {
+            format!("{}: BEFORE → AFTER counts", middle(&file_name(b), each))
+        } else {
+            format!(
+                "{} → {}",
+                middle(&file_name(b), each),
+                middle(&file_name(a), each)
+            )
+        }
     };
-    if !transforms.is_empty() {
-        files = format!("{files} · {transforms}");
-    }
-    let left = if cmp.view == View::Differential {
+    let room = usize::from(area.width).saturating_sub(right_w + 1);
+    let lead = if cmp.view == View::Differential {
         let other = cmp.driver_side().other().label();
         let legend = if colors == ColorMode::Mono {
             "+ grew, - shrank"
         } else {
             "red grew, blue shrank"
         };
-        format!(" Δ share: {legend} · b: {other}'s shape │ {files}")
+        format!(" Δ share: {legend} · b: {other}'s shape │ ")
     } else {
-        format!(" {files}")
+        " ".to_owned()
     };
-    let room = usize::from(area.width).saturating_sub(right_w + 1);
+    // The breadcrumbs of the transforms are kept whole when they fit: the file names give
+    // way first.
+    let files = if transforms.is_empty() {
+        files(usize::MAX)
+    } else {
+        let crumbs = format!(" · {}", sanitize(transforms));
+        let keep = room.saturating_sub(display_width(&lead) + display_width(&crumbs));
+        // Each name cut in its middle, so that both stay told apart (their ends differ).
+        let each = (0..=keep)
+            .rev()
+            .find(|&n| display_width(&files(n)) <= keep)
+            .unwrap_or(0)
+            .max(9);
+        format!("{}{crumbs}", files(each))
+    };
+    let left = format!("{lead}{files}");
     let bold = style.add_modifier(Modifier::BOLD);
     put(buf, area.x, area.y, &ellipsize(&left, room), room, bold);
     let rx = area

@@ -154,6 +154,15 @@ fn delta_table_view() {
 }
 
 #[test]
+fn exclude_a_typed_regex_from_both_sides() {
+    // `X fsync` Enter: the stacks through any fsync frame leave both panes, and the
+    // breadcrumb says so.
+    let screen = compare(B0E1, B0E0, (80, 24), keys("Xfsync\r"));
+    assert!(screen.contains(" · exclude /fsync/ "), "{screen}");
+    assert_snapshot!("compare_exclude_regex_80x24", screen);
+}
+
+#[test]
 fn finder_over_both_profiles() {
     each_size("finder", || keys("plogwfl"));
 }

@@ -520,3 +520,86 @@ fn a_task_picked_in_the_task_list_is_the_graph_and_its_total() {
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
 }
+
+/// Runs the binary on `args` with `stdin` as its standard input; returns the exit status
+/// and what it wrote to stderr.
+fn run_with_stdin(args: &[&std::ffi::OsStr], stdin: &[u8]) -> (Option<i32>, String) {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run flametui");
+    // flametui may stop reading as soon as it knows: a closed pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_perf_data_recording_gets_the_command_to_run() {
+    use std::ffi::OsStr;
+    let gz = testdata("perf-true.data.gz");
+    let unreadable = run_with_stdin(&[OsStr::new("--top"), OsStr::new("3"), gz.as_os_str()], b"").0;
+    let (code, err) = run_with_stdin(&[gz.as_os_str()], b"");
+    let name = gz.display().to_string();
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "flametui: {name}: this is a perf.data recording, which flametui does not read directly yet; run: gunzip -k {name} && perf script -i {} | flametui -",
+            name.strip_suffix(".gz").unwrap()
+        )
+    );
+    // Exit status as for any input that cannot be read (an unknown format).
+    let bad = std::env::temp_dir().join(format!("flametui-perfdata-{}", std::process::id()));
+    std::fs::create_dir_all(&bad).unwrap();
+    let text = bad.join("notes.txt");
+    std::fs::write(&text, "hello\n").unwrap();
+    let (unknown, _) = run_with_stdin(&[text.as_os_str()], b"");
+    assert_eq!(code, unknown);
+    assert_eq!(code, unreadable);
+    assert_eq!(code, Some(1));
+    // The recording itself, under a name that says nothing (and needs quoting), and
+    // through standard input.
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap()),
+        &mut raw,
+    )
+    .unwrap();
+    assert!(raw.starts_with(b"PERFILE2"));
+    let odd = bad.join("profile it's.txt");
+    std::fs::write(&odd, &raw).unwrap();
+    let (code, err) = run_with_stdin(&[odd.as_os_str()], b"");
+    assert_eq!(code, Some(1));
+    let shown = odd.display().to_string();
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "flametui: {shown}: this is a perf.data recording, which flametui does not read directly yet; run: perf script -i '{}' | flametui -",
+            shown.replace('\'', r"'\''")
+        )
+    );
+    let (code, err) = run_with_stdin(&[OsStr::new("-")], &raw);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("<stdin>: this is a perf.data recording, which flametui does not read directly yet; perf script reads it from a file, not a pipe; run: perf script -i perf.data | flametui -"),
+        "{err}"
+    );
+    // Pipe mode (`perf record -o - … | flametui -`): the magic and a 16-byte header.
+    let mut pipe = b"PERFILE2".to_vec();
+    pipe.extend_from_slice(&16u64.to_le_bytes());
+    pipe.extend_from_slice(&[0; 48]);
+    let (code, err) = run_with_stdin(&[OsStr::new("-")], &pipe);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        err.trim_end(),
+        "flametui: <stdin>: this is a perf.data recording in pipe mode (perf record -o -), which flametui does not read directly yet; run: perf record -o - … | perf script -i - | flametui -"
+    );
+    let _ = std::fs::remove_dir_all(&bad);
+}

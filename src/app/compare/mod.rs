@@ -12,6 +12,7 @@
 //!                            ─▶ status: both sides' weights, shares, Δ pp, self
 //! ```
 
+mod export;
 mod facts;
 pub mod finder;
 mod follow;

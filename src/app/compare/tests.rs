@@ -328,7 +328,7 @@ fn one_profile_tools_say_so_and_copy_works_while_comparing() {
     use crate::app::tools::{NOT_WHILE_COMPARING, ToolAction};
     let mut a = app();
     run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
-    for tool in [ToolAction::Table, ToolAction::Sandwich, ToolAction::Export] {
+    for tool in [ToolAction::Table, ToolAction::Sandwich, ToolAction::Group] {
         run(&mut a, [Action::Tool(tool.clone())]);
         assert_eq!(a.mode, Mode::Normal, "{tool:?}");
         let message = cmp(&a).driver().tools.message.clone().unwrap_or_default();
@@ -482,4 +482,166 @@ fn a_resize_keeps_the_finders_selection_on_screen() {
         f.offset <= f.selected && f.selected < f.offset + rows,
         "{f:?}"
     );
+}
+
+/// Types `text` into the open prompt (over its suggestion) and presses Enter.
+fn answer(app: &mut App, text: &str) {
+    use crate::app::tools::ToolAction;
+    run(app, [Action::Tool(ToolAction::ClearLine)]);
+    run(app, text.chars().map(|c| Action::Tool(ToolAction::Type(c))));
+    run(app, [Action::Tool(ToolAction::Accept)]);
+}
+
+#[test]
+fn x_excludes_a_typed_regex_from_both_sides_and_u_undoes_it() {
+    use crate::app::tools::{PromptKind, ToolAction};
+    let mut a = app();
+    run(&mut a, [Action::Tool(ToolAction::ExcludeRegex)]);
+    assert_eq!(a.mode, Mode::Prompt);
+    let prompt = cmp(&a).driver().tools.prompt.clone().unwrap();
+    assert_eq!(prompt.kind, PromptKind::Exclude);
+    // An invalid regex says why and keeps the prompt open.
+    answer(&mut a, "(");
+    assert_eq!(a.mode, Mode::Prompt);
+    let message = cmp(&a).driver().tools.message.clone().unwrap_or_default();
+    assert!(message.starts_with("Invalid regex"), "{message}");
+    answer(&mut a, "^(flush|parse)$");
+    assert_eq!(a.mode, Mode::Normal);
+    let names = |a: &App, side: Side| {
+        let t = &cmp(a).side(side).profile.tree;
+        t.ids()
+            .skip(1)
+            .map(|id| t.name(id).to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&a, Side::Before), ["main", "insert"]);
+    assert_eq!(names(&a, Side::After), ["main", "insert"]);
+    // A breadcrumb in the header, and the same undo as the other transforms.
+    let summary = cmp(&a).applied().summary();
+    assert!(summary.contains("(flush|parse)"), "{summary}");
+    run(&mut a, [Action::Tool(ToolAction::Undo)]);
+    assert!(cmp(&a).applied().is_identity());
+    assert!(names(&a, Side::Before).contains(&"flush".to_owned()));
+    assert!(names(&a, Side::After).contains(&"parse".to_owned()));
+    // Esc gives the prompt up.
+    run(
+        &mut a,
+        [
+            Action::Tool(ToolAction::ExcludeRegex),
+            Action::Tool(ToolAction::Close),
+        ],
+    );
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(cmp(&a).applied().is_identity());
+}
+
+/// The file an export asked the shell to write.
+fn written(app: &mut App) -> (std::path::PathBuf, String, bool) {
+    use crate::app::Effect;
+    match app.effects.pop() {
+        Some(Effect::Write {
+            path,
+            bytes,
+            replace,
+            ..
+        }) => (path, String::from_utf8(bytes).unwrap(), replace),
+        other => panic!("no file written: {other:?}"),
+    }
+}
+
+#[test]
+fn e_exports_the_differential_folded_view_of_the_transformed_trees() {
+    use crate::app::tools::{PromptKind, ToolAction};
+    let mut a = app();
+    run(&mut a, [Action::Tool(ToolAction::ExcludeRegex)]);
+    answer(&mut a, "^commit$");
+    run(&mut a, [Action::Tool(ToolAction::Export)]);
+    assert_eq!(a.mode, Mode::Prompt);
+    let prompt = cmp(&a).driver().tools.prompt.clone().unwrap();
+    assert_eq!(prompt.kind, PromptKind::Export);
+    assert_eq!(prompt.text, "before-vs-after.svg");
+    answer(&mut a, "d.folded");
+    assert_eq!(a.mode, Mode::Normal);
+    let (path, text, replace) = written(&mut a);
+    assert_eq!(path, std::path::Path::new("d.folded"));
+    assert!(!replace, "an existing file is kept unless the user says so");
+    let c = cmp(&a);
+    let want = crate::export::diff_folded_lines(
+        &c.side(Side::Before).profile.tree,
+        &c.side(Side::After).profile.tree,
+    );
+    assert_eq!(text.lines().collect::<Vec<_>>(), want);
+    assert_eq!(
+        want,
+        ["main;insert 70 80", "main;parse 0 20"],
+        "the excluded stack is in neither column"
+    );
+    // A file already there: the prompt asks again, and Enter replaces it.
+    run(
+        &mut a,
+        [Action::Tool(ToolAction::Exists("d.folded".into()))],
+    );
+    assert_eq!(a.mode, Mode::Prompt);
+    let message = cmp(&a).driver().tools.message.clone().unwrap_or_default();
+    assert!(message.contains("exists · Enter replaces it"), "{message}");
+    run(&mut a, [Action::Tool(ToolAction::Accept)]);
+    let (_, again, replace) = written(&mut a);
+    assert!(replace);
+    assert_eq!(again, text);
+    // An unknown extension says which ones work.
+    run(&mut a, [Action::Tool(ToolAction::Export)]);
+    answer(&mut a, "d.png");
+    assert_eq!(a.mode, Mode::Prompt);
+    assert!(a.effects.is_empty());
+}
+
+#[test]
+fn e_exports_a_differential_svg_that_parses() {
+    use crate::app::tools::ToolAction;
+    let mut a = app();
+    run(&mut a, [Action::Tool(ToolAction::Export)]);
+    run(&mut a, [Action::Tool(ToolAction::Accept)]);
+    let (path, svg, _) = written(&mut a);
+    assert_eq!(path, std::path::Path::new("before-vs-after.svg"));
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&svg, opts).unwrap();
+    let titles: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("title"))
+        .filter_map(|n| n.text())
+        .collect();
+    // inferno's differential frames: AFTER's weight and the change (red grew, blue shrank).
+    let frame = |name: &str| {
+        titles
+            .iter()
+            .find(|t| t.starts_with(&format!("{name} (")))
+            .copied()
+            .unwrap_or_else(|| panic!("no {name} in {titles:?}"))
+    };
+    assert!(frame("insert").contains("; +10.00%"), "{}", frame("insert"));
+    assert!(frame("parse").contains("; +20.00%"), "{}", frame("parse"));
+    assert!(svg.contains("rgb(255,"), "a red (grown) frame");
+    assert!(
+        !titles.iter().any(|t| t.starts_with("flush (")),
+        "AFTER's shape"
+    );
+    let title = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("title"))
+        .and_then(|n| n.text());
+    assert_eq!(title, Some("before.folded → after.folded"));
+}
+
+#[test]
+fn x_and_e_are_in_the_compare_help_and_footer() {
+    let comparing: Vec<_> = keymap::help_sections_in(true)
+        .into_iter()
+        .flat_map(|(_, rows)| rows)
+        .map(|(keys, _)| keys)
+        .collect();
+    assert!(comparing.contains(&"X"), "{comparing:?}");
+    assert!(comparing.contains(&"e"), "{comparing:?}");
 }

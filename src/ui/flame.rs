@@ -66,19 +66,18 @@ fn draw_cell(
     let (name, paint_name, hue) = match cell.kind {
         CellKind::Frame(id) => {
             let name = ex.shown_frame(id);
-            match library(id) {
-                Some(lib) => (name, names.library_name(lib), Hue::Library),
-                None => {
-                    let mut hue = color::hue(tree.name(id), offcpu);
-                    // Kernel frames by their library, also without `--kernel`'s `_[k]`.
-                    let kernel = names.library(tree.node(id).name).is_some_and(|l| {
-                        crate::profile::libraries::is_kernel_library(names.library_name(l))
-                    });
-                    if hue == Hue::Hot && kernel {
-                        hue = Hue::Kernel;
-                    }
-                    (name, name, hue)
+            if let Some(lib) = library(id) {
+                (name, names.library_name(lib), Hue::Library)
+            } else {
+                let mut hue = color::hue(tree.name(id), offcpu);
+                // Kernel frames by their library, also without `--kernel`'s `_[k]`.
+                let kernel = names.library(tree.node(id).name).is_some_and(|l| {
+                    crate::profile::libraries::is_kernel_library(names.library_name(l))
+                });
+                if hue == Hue::Hot && kernel {
+                    hue = Hue::Kernel;
                 }
+                (name, name, hue)
             }
         }
         CellKind::Group(_) => ("", "", Hue::Group),

@@ -26,6 +26,8 @@ pub enum FormatArg {
     Perf,
     /// `SystemTap` `print_stack()/print_ustack()` output.
     Stap,
+    /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
+    Pprof,
 }
 
 /// When the viewer uses colours.
@@ -126,7 +128,7 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
-/// A terminal flame graph explorer for perf script, `SystemTap` and folded stacks.
+/// A terminal flame graph explorer for perf script, `SystemTap`, folded stacks and pprof.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -234,6 +236,11 @@ pub struct Args {
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+
+    /// pprof: show this metric (sample type, as `go tool pprof -sample_index` names it:
+    /// `cpu`, `samples`, `alloc_space`, `inuse_objects`, …; default: the profile's default).
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
 
     /// perf: include the PID in the process frame (`comm-PID`).
     #[arg(long)]
@@ -419,6 +426,7 @@ impl Args {
                 FormatArg::Folded => FormatChoice::Folded,
                 FormatArg::Perf => FormatChoice::Perf,
                 FormatArg::Stap => FormatChoice::Stap,
+                FormatArg::Pprof => FormatChoice::Pprof,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,
@@ -432,6 +440,7 @@ impl Args {
             threads: self.threads,
             snapshots: None,
             chunk_size: None,
+            metric: self.metric.clone(),
         }
     }
 }

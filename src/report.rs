@@ -134,7 +134,7 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf) => "sample",
+        Some(Format::Perf | Format::Pprof) => "sample",
         Some(Format::Folded | Format::DiffFolded | Format::Stap) | None => "stack",
     };
     let plural = if n == 1 { "" } else { "s" };
@@ -161,6 +161,9 @@ pub fn header(profile: &Profile) -> String {
     if let Some(e) = &s.event {
         let _ = write!(out, ", event {}", sanitize(e));
     }
+    if let Some(m) = metric_text(s) {
+        let _ = write!(out, ", {m}");
+    }
     if s.filtered_samples > 0 {
         let _ = write!(
             out,
@@ -172,6 +175,32 @@ pub fn header(profile: &Profile) -> String {
         let _ = write!(out, ", {} lines skipped", s.skipped_lines());
     }
     out
+}
+
+/// pprof: the metric shown among the profile's, its duration and period:
+/// `metric cpu (nanoseconds) of samples, cpu; duration 637.06 ms; period 10,000,000 nanoseconds`.
+pub fn metric_text(s: &crate::profile::Stats) -> Option<String> {
+    let info = s.pprof.as_ref()?;
+    let mut out = format!(
+        "metric {} of {}",
+        sanitize(&s.unit.to_string()),
+        sanitize(&info.metrics.join(", "))
+    );
+    if let Ok(ns) = u64::try_from(info.duration_nanos)
+        && ns > 0
+    {
+        let _ = write!(out, "; duration {}", crate::view::tooltip::time_text(ns, 0));
+    }
+    if info.period > 0 {
+        let unit = info.period_type.as_ref().map_or("", |(_, u)| u.as_str());
+        let _ = write!(
+            out,
+            "; period {} {}",
+            thousands_str(&info.period.to_string()),
+            sanitize(unit)
+        );
+    }
+    Some(out.trim_end().to_owned())
 }
 
 /// Where every input line went: the `--stats` summary.

@@ -208,14 +208,24 @@ pub fn line_accounting(profile: &Profile) -> String {
     let s = &profile.stats;
     let c = &s.line_counts;
     let n = |v: u64| thousands_str(&v.to_string());
-    let mut out = format!("{}: {} lines read\n", sanitize(&profile.source), n(s.lines));
+    // A pprof profile has samples, not lines: each is one record here.
+    let pprof = s.format == Some(crate::profile::Format::Pprof);
+    let (read, dropped) = if pprof {
+        (
+            "samples",
+            "samples whose value of the metric is zero or negative",
+        )
+    } else {
+        ("lines", "lines of samples of other events")
+    };
+    let mut out = format!(
+        "{}: {} {read} read\n",
+        sanitize(&profile.source),
+        n(s.lines)
+    );
     let rows = [
         ("in the tree", c.in_samples, String::new()),
-        (
-            "dropped",
-            c.dropped,
-            "lines of samples of other events".to_owned(),
-        ),
+        ("dropped", c.dropped, dropped.to_owned()),
         ("comments", c.comments, String::new()),
         ("blank", c.blank, String::new()),
     ];

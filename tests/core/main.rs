@@ -14,6 +14,7 @@ mod conformance;
 mod fuzz_regressions;
 mod golden;
 mod hostile;
+mod pprof;
 mod props;
 mod system_wide;
 mod timeline;

@@ -51,6 +51,18 @@ pub enum Unit {
     },
 }
 
+impl Unit {
+    /// Whether a weight is a time in nanoseconds (a clock event, a pprof `cpu` metric), to
+    /// be shown as `1.23 s`.
+    pub fn is_time(&self) -> bool {
+        match self {
+            Unit::Nanoseconds => true,
+            Unit::Metric { unit, .. } => unit == "nanoseconds",
+            _ => false,
+        }
+    }
+}
+
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

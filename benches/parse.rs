@@ -100,14 +100,6 @@ fn pprof_bytes(n: usize) -> Vec<u8> {
             proto::ValueType { r#type: 1, unit: 2 },
             proto::ValueType { r#type: 3, unit: 4 },
         ],
-        sample: stacks(n)
-            .into_iter()
-            .map(|(frames, w)| proto::Sample {
-                location_id: frames.iter().rev().map(|f| id(f)).collect(),
-                value: vec![w as i64, w as i64 * 10_000_000],
-                label: Vec::new(),
-            })
-            .collect(),
         location: (1..=FUNCS.len() as u64)
             .map(|i| proto::Location {
                 id: i,
@@ -130,7 +122,17 @@ fn pprof_bytes(n: usize) -> Vec<u8> {
         string_table: strings,
         ..proto::Profile::default()
     };
-    p.encode_to_vec()
+    let mut b = p.encode_to_vec();
+    for (frames, w) in stacks(n) {
+        let s = proto::Sample {
+            location_id: frames.iter().rev().map(|f| id(f)).collect(),
+            value: vec![w as i64, w as i64 * 10_000_000],
+            label: Vec::new(),
+        };
+        b.push(2 << 3 | 2); // field 2, length-delimited
+        b.extend(s.encode_length_delimited_to_vec());
+    }
+    b
 }
 
 fn bench_parsers(c: &mut Criterion) {

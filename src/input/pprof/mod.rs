@@ -22,7 +22,9 @@
 //! function or mapping index out of range, a sample with more or fewer values than there
 //! are metrics is an error that names the file. The input is read whole (at most
 //! [`MAX_BYTES`], after gzip), decoded by `prost`, whose lengths are checked against the
-//! bytes there are, so a huge declared size cannot allocate.
+//! bytes there are, so a huge declared size cannot allocate. The samples are decoded one at
+//! a time into the tree ([`each_sample`]): memory is the input's bytes, the tables of
+//! locations and functions, and the tree, never every sample decoded at once.
 
 pub mod proto;
 pub mod sniff;
@@ -86,15 +88,19 @@ fn load_limited<R: Read>(
         )));
     }
     let decoded = decode(&bytes).map_err(bad)?;
-    drop(bytes);
     let metrics = decoded.metrics().map_err(bad)?;
+    if metrics.is_empty() {
+        return Err(bad(
+            "a pprof profile with no sample types, so no metric".to_owned()
+        ));
+    }
     let index = choose(&decoded, &metrics, metric).map_err(|()| Error::UnknownMetric {
         source_name: name.to_owned(),
         metric: metric.unwrap_or_default().to_owned(),
         metrics: names(&metrics),
     })?;
     let mut out = Collector::default();
-    build(&decoded, &metrics, index, &mut out).map_err(bad)?;
+    build(&decoded, &bytes, &metrics, index, &mut out).map_err(bad)?;
     Ok(out)
 }
 
@@ -104,7 +110,46 @@ fn names(metrics: &[Metric]) -> String {
     v.join(", ")
 }
 
-/// Decodes the protobuf bytes and checks the string table.
+/// Calls `f` with each sample of the encoded profile `bytes`, decoded one at a time, in
+/// order. (The other fields are walked over: [`decode`] has read them.)
+///
+/// # Errors
+/// A field cut short or a sample that is no `Sample` message, or what `f` returns.
+pub fn each_sample(
+    mut bytes: &[u8],
+    mut f: impl FnMut(proto::Sample) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
+    let cut = || "not a readable pprof profile (protobuf: a field is cut short)".to_owned();
+    while !bytes.is_empty() {
+        let (tag, n) = sniff::varint(bytes).ok_or_else(cut)?;
+        bytes = &bytes[n..];
+        let len = match tag & 7 {
+            0 => sniff::varint(bytes).ok_or_else(cut)?.1,
+            1 => 8,
+            5 => 4,
+            2 => {
+                let (len, n) = sniff::varint(bytes).ok_or_else(cut)?;
+                bytes = &bytes[n..];
+                usize::try_from(len).map_err(|_| cut())?
+            }
+            w => {
+                return Err(format!(
+                    "not a readable pprof profile (protobuf: wire type {w})"
+                ));
+            }
+        };
+        let field = bytes.get(..len).ok_or_else(cut)?;
+        bytes = &bytes[len..];
+        if tag == 2 << 3 | 2 {
+            let sample = proto::Sample::decode(field)
+                .map_err(|e| format!("not a readable pprof profile (protobuf: {e})"))?;
+            f(sample)?;
+        }
+    }
+    Ok(())
+}
+
+/// Decodes the protobuf bytes (all but the samples) and checks the string table.
 ///
 /// # Errors
 /// A message that is truncated or malformed, or a string table that does not start with
@@ -240,13 +285,15 @@ fn frame(out: &mut Collector, name: &str, lib: Option<&str>) -> NameId {
 /// A sample with the wrong number of values, or naming a location that does not exist.
 pub fn build(
     d: &Decoded,
+    bytes: &[u8],
     metrics: &[Metric],
     index: usize,
     out: &mut Collector,
 ) -> std::result::Result<(), String> {
     let frames = location_frames(d, out)?;
     let mut stack: Vec<NameId> = Vec::new();
-    for (n, s) in d.profile.sample.iter().enumerate() {
+    let mut n = 0u64;
+    each_sample(bytes, |s| {
         if s.value.len() != metrics.len() {
             return Err(format!(
                 "sample {n} has {} values for {} sample types",
@@ -262,6 +309,7 @@ pub fn build(
             })?;
             stack.extend_from_slice(f);
         }
+        n += 1;
         out.stats.lines += 1;
         match u64::try_from(value) {
             Ok(w) if w > 0 => {
@@ -271,7 +319,8 @@ pub fn build(
             }
             _ => out.stats.line_counts.dropped += 1,
         }
-    }
+        Ok(())
+    })?;
     let metric = metrics.get(index).cloned().unwrap_or(Metric {
         name: String::new(),
         unit: String::new(),

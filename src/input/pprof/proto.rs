@@ -9,15 +9,15 @@
 //! schema, add the field with its number and type here (`go tool pprof -raw` shows what a
 //! file holds).
 
-/// `message Profile`.
+/// `message Profile`, without its samples.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Profile {
     /// 1: what each value of a sample means, one entry per value.
     #[prost(message, repeated, tag = "1")]
     pub sample_type: Vec<ValueType>,
-    /// 2: the samples.
-    #[prost(message, repeated, tag = "2")]
-    pub sample: Vec<Sample>,
+    // 2: the samples (`repeated Sample`) are not decoded with the rest: the loader reads
+    // them one at a time from the bytes (`super::each_sample`), so that a profile of
+    // millions of samples never holds them all decoded.
     /// 3: the memory mappings (binaries, libraries).
     #[prost(message, repeated, tag = "3")]
     pub mapping: Vec<Mapping>,

@@ -82,7 +82,7 @@ fn truncated_or_bad(rest: &[u8], seen: bool) -> Sniff {
 }
 
 /// Reads a base-128 varint: its value and length.
-fn varint(b: &[u8]) -> Option<(u64, usize)> {
+pub(super) fn varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for (i, &byte) in b.iter().take(10).enumerate() {
         v |= u64::from(byte & 0x7f) << (7 * i);

@@ -21,14 +21,6 @@ fn profile(
             .iter()
             .map(|&(t, u)| ValueType { r#type: t, unit: u })
             .collect(),
-        sample: samples
-            .iter()
-            .map(|(l, v)| Sample {
-                location_id: l.to_vec(),
-                value: v.to_vec(),
-                label: Vec::new(),
-            })
-            .collect(),
         mapping: vec![Mapping { id: 1, filename: 1 }],
         location: locs
             .iter()
@@ -57,7 +49,22 @@ fn profile(
         string_table: s.iter().map(|x| x.as_bytes().to_vec()).collect(),
         ..Profile::default()
     };
-    p.encode_to_vec()
+    with_samples(&p, samples)
+}
+
+/// `p` encoded, then its samples (field 2), as a profiler writes them.
+fn with_samples(p: &Profile, samples: &[(&[u64], &[i64])]) -> Vec<u8> {
+    let mut b = p.encode_to_vec();
+    for (l, v) in samples {
+        let s = Sample {
+            location_id: l.to_vec(),
+            value: v.to_vec(),
+            label: Vec::new(),
+        };
+        b.push(2 << 3 | 2);
+        b.extend(s.encode_length_delimited_to_vec());
+    }
+    b
 }
 
 /// Strings: 1 is the mapping's file, 2.. the functions (ids 1..), then metric names.
@@ -114,17 +121,13 @@ fn inlined_lines_are_frames_and_bare_addresses_are_named_after_their_mapping() {
 
 #[test]
 fn the_default_metric_is_the_declared_one_else_the_last() {
-    let mut p = Profile::decode(&*profile(
-        S,
-        &[(5, 6), (7, 8)],
-        &[&[1]],
-        &[(&[1], &[1, 10])],
-    ))
-    .unwrap();
-    let last = folded(&p.encode_to_vec(), None).unwrap();
+    let one: &[(&[u64], &[i64])] = &[(&[1], &[1, 10])];
+    let b = profile(S, &[(5, 6), (7, 8)], &[&[1]], one);
+    let last = folded(&b, None).unwrap();
     assert_eq!(last[0].1, 10);
+    let mut p = Profile::decode(&*b).unwrap();
     p.default_sample_type = 5;
-    let declared = folded(&p.encode_to_vec(), None).unwrap();
+    let declared = folded(&with_samples(&p, one), None).unwrap();
     assert_eq!(declared[0].1, 1);
 }
 
@@ -156,6 +159,8 @@ fn bad_string_indices_are_errors() {
     assert!(msg.contains("string -1"), "{msg}");
     let msg = error_of(&profile(&["x", "y"], &[(1, 1)], &[], &[]));
     assert!(msg.contains("string table"), "{msg}");
+    let msg = error_of(&profile(S, &[], &[], &[]));
+    assert!(msg.contains("no sample types"), "{msg}");
 }
 
 #[test]
@@ -174,7 +179,14 @@ fn huge_declared_sizes_are_errors_without_allocating() {
     for b in [
         vec![0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40],
         vec![0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, b'a'],
-        vec![0x12, 0x06, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x20],
+        vec![
+            0x0a, 0x04, 0x08, 0x00, 0x10, 0x00, 0x32, 0x00, 0x12, 0x06, 0x0a, 0x80, 0x80, 0x80,
+            0x80, 0x20,
+        ],
+        // A sample field declaring 2^35 bytes.
+        vec![
+            0x32, 0x00, 0x0a, 0x00, 0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x00,
+        ],
     ] {
         let msg = error_of(&b);
         assert!(msg.contains("protobuf"), "{msg}");

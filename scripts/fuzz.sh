@@ -9,7 +9,7 @@
 # and `--build-std` need nightly. The crate forbids unsafe code, so AddressSanitizer
 # would find nothing that a Rust panic does not already report.
 #
-# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap (the format forced)
+# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_pprof (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
 # and panics when a line is unaccounted for or the two loads disagree
@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_pprof fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -51,6 +51,8 @@ for f in testdata/perf-*.txt.gz; do
                  piece = ""; n = 0 }'
   done
 done
+gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
+gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
 cp testdata/folded-small.txt "$seeds/"
 head -n 8 testdata/folded-small.txt > "$seeds/folded-head.txt"
 # A differential folded file made from the same stacks.

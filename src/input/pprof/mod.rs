@@ -82,6 +82,11 @@ fn load_limited<R: Read>(
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| bad(format!("the input ended early ({e})")))?;
+    if bytes.is_empty() {
+        return Err(Error::Empty {
+            source_name: name.to_owned(),
+        });
+    }
     if bytes.len() as u64 > limit {
         return Err(bad(format!(
             "larger than {limit} bytes (decompressed), the most read"

@@ -194,6 +194,12 @@ fn huge_declared_sizes_are_errors_without_allocating() {
 }
 
 #[test]
+fn an_empty_input_is_empty() {
+    let e = folded(b"", None).unwrap_err();
+    assert!(matches!(e, Error::Empty { .. }), "{e}");
+}
+
+#[test]
 fn too_large_an_input_is_an_error() {
     let b = profile(S, &[(5, 6)], &[&[1]], &[(&[1], &[1])]);
     let e = load_limited(Cursor::new(b.clone()), "p.pb", None, 10).unwrap_err();

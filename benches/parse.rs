@@ -245,6 +245,10 @@ fn bench_distinct_stacks(c: &mut Criterion) {
     group.bench_function("export folded", |b| {
         b.iter(|| export::write_folded(std::io::sink(), &whole, export::Destination::Data));
     });
+    // The viewer's per-profile index, built before the first frame.
+    group.bench_function("view index", |b| {
+        b.iter(|| black_box(flametui::view::TreeIndex::new(&whole)));
+    });
     group.finish();
 }
 

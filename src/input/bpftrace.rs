@@ -20,8 +20,9 @@
 //! `stackcollapse-bpftrace.pl` names them, except that `+offset` is stripped so that frames
 //! merge (`--addrs` keeps it) and the perf form's leading address and module are dropped;
 //! a module is kept as the frame's library. Only the first map's entries are kept (as perf
-//! keeps the first event): two maps rarely count the same unit. Histogram values, `Attaching
-//! N probes...` and other lines outside an entry are skipped with a reason.
+//! keeps the first event): two maps rarely count the same unit. Histogram values are
+//! skipped with a reason, as are frame and key lines outside an entry; `Attaching 2
+//! probes...` and other messages between entries are noise (counted as comments).
 
 use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
@@ -190,8 +191,10 @@ enum Element {
 #[derive(Debug, Default)]
 pub struct BpftraceParser {
     opts: BpftraceOptions,
-    /// The map whose entries are kept (the first one met).
+    /// The map whose entries are kept (the first one with a counted entry).
     map: Option<String>,
+    /// The map of the current entry.
+    name: String,
     /// Inside an entry: its elements so far.
     elements: Vec<Element>,
     in_entry: bool,
@@ -235,10 +238,11 @@ impl BpftraceParser {
             state.skip(out, "bpftrace histogram bucket (not a count)", line);
         } else if scalar(line).is_ok() {
             state.skip(out, "bpftrace map without a key (no stack)", line);
-        } else if line.starts_with("Attaching ") || line.starts_with("Attached ") {
-            out.stats.line_counts.comments += 1;
+        } else if line.starts_with([' ', '\t', ',', ']', '@']) {
+            state.skip(out, "bpftrace frame or key outside a map entry", line);
         } else {
-            state.skip(out, "not part of a bpftrace map entry", line);
+            // `Attaching 2 probes...`, a tool's `Tracing... Hit Ctrl-C to end.`, `^C`.
+            out.stats.line_counts.comments += 1;
         }
     }
 
@@ -251,8 +255,10 @@ impl BpftraceParser {
         out: &mut Collector,
         line: &str,
     ) {
-        let map = self.map.get_or_insert_with(|| name.to_owned());
-        self.other_map = map != name;
+        // The first map with a counted entry is kept: a histogram before it claims nothing.
+        self.other_map = self.map.as_ref().is_some_and(|m| m != name);
+        self.name.clear();
+        self.name.push_str(name);
         self.in_entry = true;
         self.entry_lines = 0;
         self.elements.clear();
@@ -281,12 +287,15 @@ impl BpftraceParser {
             self.key_text(rest, state, out, line);
             return;
         }
-        if !indented && open(line).is_ok() {
-            // A new entry before the last one was closed.
-            self.bad_entry(state, out, line);
-            let Ok((rest, name)) = open(line) else {
-                return;
-            };
+        if let Ok((rest, name)) = open(line) {
+            // A new entry before the last one was closed: that one is dropped.
+            out.stats.note(
+                state.line_no,
+                "bpftrace map entry without its count (a new entry began), dropped",
+                line,
+            );
+            out.stats.line_counts.dropped += self.entry_lines;
+            self.reset();
             self.begin(name, rest, state, out, line);
             return;
         }
@@ -313,7 +322,6 @@ impl BpftraceParser {
     /// Key text after `[` or after a stack: values, then either a stack to come (the text
     /// ends in `, ` or is empty) or the end of the key (`]: N`).
     fn key_text(&mut self, text: &str, state: &mut ParseState, out: &mut Collector, line: &str) {
-        self.entry_lines += 1;
         let (keys, value) = match close(text) {
             Some((keys, value)) => (keys, Some(value)),
             None => (text, None),
@@ -333,9 +341,9 @@ impl BpftraceParser {
                 Element::Value(p.to_owned())
             });
         }
-        if let Some(value) = value {
-            self.entry_lines -= 1;
-            self.end_entry(value, state, out, line);
+        match value {
+            Some(value) => self.end_entry(value, state, out, line),
+            None => self.entry_lines += 1,
         }
     }
 
@@ -377,7 +385,7 @@ impl BpftraceParser {
         };
         if self.other_map {
             out.stats.line_counts.dropped += self.entry_lines + 1;
-            if out.stats.samples == 0 || !self.noted_other {
+            if !self.noted_other {
                 self.noted_other = true;
                 out.stats.note(
                     state.line_no,
@@ -387,6 +395,9 @@ impl BpftraceParser {
             }
             self.reset();
             return;
+        }
+        if self.map.is_none() {
+            self.map = Some(std::mem::take(&mut self.name));
         }
         let ids = self.stack_ids(out);
         out.tree.insert_ids(ids, count);
@@ -492,18 +503,21 @@ fn library(module: &str) -> String {
         .to_owned()
 }
 
-/// Detection: `Some(true)` at the first line that opens a bpftrace map entry, `Some(false)`
-/// at the first other meaningful line, `None` when only noise was seen.
+/// Detection: `Some(true)` when the first line that opens a bpftrace map entry comes
+/// after noise only (`Attaching 2 probes...`, a tool's `Tracing... Hit Ctrl-C to end.`),
+/// `Some(false)` at an indented line (another format's frame) or a folded line before it,
+/// `None` when only noise was seen.
 pub fn sniff(lines: &[&str]) -> Option<bool> {
     for line in lines {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with("Attaching ") || t.starts_with("Attached ") {
+        if line.trim().is_empty() || scalar(line).is_ok() {
             continue;
         }
-        if let Ok((rest, _)) = open(line.trim_end_matches(['\r', '\n'])) {
+        if let Ok((rest, _)) = open(line) {
             return Some(close(rest).is_some() || rest.is_empty() || rest.ends_with(", "));
         }
-        return Some(false);
+        if line.starts_with([' ', '\t']) || super::folded::sniff(line) == Some(true) {
+            return Some(false);
+        }
     }
     None
 }
@@ -609,6 +623,14 @@ mod tests {
         assert_eq!(sniff(&["@x[python3, 1]: 5"]), Some(true));
         assert_eq!(sniff(&["Attaching 1 probe..."]), None);
         assert_eq!(sniff(&["a;b 1"]), Some(false));
+        assert_eq!(
+            sniff(&["Tracing... Hit Ctrl-C to end.", "^C", "@x["]),
+            Some(true)
+        );
+        assert_eq!(
+            sniff(&["dd 1 2.3: 10 cpu-clock: ", "\tffff read+0x1 (x)"]),
+            Some(false)
+        );
         assert_eq!(sniff(&["@[foo"]), Some(false));
     }
 }

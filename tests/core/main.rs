@@ -9,6 +9,7 @@
 )]
 //! and property tests. (The TUI has its own test binary.)
 
+mod bpftrace;
 mod cli;
 mod conformance;
 mod fuzz_regressions;

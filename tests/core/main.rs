@@ -12,6 +12,7 @@
 mod bpftrace;
 mod cli;
 mod conformance;
+mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;

@@ -85,12 +85,32 @@ fn stap_text(n: usize) -> String {
     s
 }
 
+/// `@[kstack, ustack, comm] = count()` as bpftrace prints it: frames indented by 4
+/// spaces, leaf first, a `, ` line between the stacks.
+fn bpftrace_text(n: usize) -> String {
+    let mut s = String::from("Attaching 1 probe...\n\n\n");
+    for (frames, w) in stacks(n) {
+        let (user, kernel) = frames.split_at(frames.len() / 2);
+        s.push_str("@[\n");
+        for (d, f) in kernel.iter().rev().enumerate() {
+            let _ = writeln!(s, "    {f}+{}", 17 * d + 3);
+        }
+        s.push_str(", \n");
+        for (d, f) in user.iter().rev().enumerate() {
+            let _ = writeln!(s, "    {f}+{}", 11 * d + 5);
+        }
+        let _ = writeln!(s, ", mysqld]: {w}");
+    }
+    s
+}
+
 fn bench_parsers(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     for (name, format, text) in [
         ("perf", FormatChoice::Perf, perf_text(20_000)),
         ("folded", FormatChoice::Folded, folded_text(50_000)),
         ("stap", FormatChoice::Stap, stap_text(20_000)),
+        ("bpftrace", FormatChoice::Bpftrace, bpftrace_text(20_000)),
     ] {
         let opts = LoadOptions {
             format,

@@ -26,6 +26,8 @@ pub enum FormatArg {
     Perf,
     /// `SystemTap` `print_stack()/print_ustack()` output.
     Stap,
+    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
+    Bpftrace,
 }
 
 /// When the viewer uses colours.
@@ -126,7 +128,7 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
-/// A terminal flame graph explorer for perf script, `SystemTap` and folded stacks.
+/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace and folded stacks.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -243,7 +245,7 @@ pub struct Args {
     #[arg(long)]
     pub tid: bool,
 
-    /// perf: annotate kernel frames with `_[k]`.
+    /// perf, bpftrace: annotate kernel frames with `_[k]`.
     #[arg(long)]
     pub kernel: bool,
 
@@ -255,7 +257,8 @@ pub struct Args {
     #[arg(long)]
     pub all: bool,
 
-    /// perf: keep addresses of unresolved frames (`[unknown <addr>]`).
+    /// perf: keep addresses of unresolved frames (`[unknown <addr>]`); bpftrace: keep
+    /// `+offset` suffixes.
     #[arg(long)]
     pub addrs: bool,
 
@@ -419,6 +422,7 @@ impl Args {
                 FormatArg::Folded => FormatChoice::Folded,
                 FormatArg::Perf => FormatChoice::Perf,
                 FormatArg::Stap => FormatChoice::Stap,
+                FormatArg::Bpftrace => FormatChoice::Bpftrace,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,

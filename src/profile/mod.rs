@@ -65,6 +65,8 @@ pub enum Format {
     Perf,
     /// `SystemTap` `print_stack()` / `print_ustack()` blocks.
     Stap,
+    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
+    Bpftrace,
 }
 
 impl fmt::Display for Format {
@@ -74,6 +76,7 @@ impl fmt::Display for Format {
             Format::DiffFolded => "differential folded",
             Format::Perf => "perf script",
             Format::Stap => "SystemTap",
+            Format::Bpftrace => "bpftrace",
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Parser throughput per format (`Throughput::Bytes`) on generated inputs, plus export.
 #![allow(
     clippy::unwrap_used,
+    clippy::cast_possible_wrap,
     clippy::format_push_string,
     clippy::format_collect
 )]
@@ -104,13 +105,69 @@ fn bpftrace_text(n: usize) -> String {
     s
 }
 
+/// A pprof profile of `n` samples: one function and one location per name of [`FUNCS`]
+/// (location `i + 1` calls function `i + 1`), two metrics as in a Go CPU profile.
+fn pprof_bytes(n: usize) -> Vec<u8> {
+    use flametui::input::pprof::proto;
+    use prost::Message;
+    let id = |f: &str| FUNCS.iter().position(|&g| g == f).unwrap() as u64 + 1;
+    let mut strings: Vec<Vec<u8>> = vec![Vec::new()];
+    strings.extend(["samples", "count", "cpu", "nanoseconds"].map(|s| s.as_bytes().to_vec()));
+    strings.extend(FUNCS.map(|f| f.as_bytes().to_vec()));
+    let p = proto::Profile {
+        sample_type: vec![
+            proto::ValueType { r#type: 1, unit: 2 },
+            proto::ValueType { r#type: 3, unit: 4 },
+        ],
+        sample: stacks(n)
+            .into_iter()
+            .map(|(frames, w)| proto::Sample {
+                location_id: frames.iter().rev().map(|f| id(f)).collect(),
+                value: vec![w as i64, w as i64 * 10_000_000],
+                label: Vec::new(),
+            })
+            .collect(),
+        location: (1..=FUNCS.len() as u64)
+            .map(|i| proto::Location {
+                id: i,
+                mapping_id: 0,
+                address: 0x1000 + i,
+                line: vec![proto::Line {
+                    function_id: i,
+                    line: 1,
+                }],
+            })
+            .collect(),
+        function: (1..=FUNCS.len() as u64)
+            .map(|i| proto::Function {
+                id: i,
+                name: i as i64 + 4,
+                system_name: 0,
+                filename: 0,
+            })
+            .collect(),
+        string_table: strings,
+        ..proto::Profile::default()
+    };
+    p.encode_to_vec()
+}
+
 fn bench_parsers(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     for (name, format, text) in [
-        ("perf", FormatChoice::Perf, perf_text(20_000)),
-        ("folded", FormatChoice::Folded, folded_text(50_000)),
-        ("stap", FormatChoice::Stap, stap_text(20_000)),
-        ("bpftrace", FormatChoice::Bpftrace, bpftrace_text(20_000)),
+        ("perf", FormatChoice::Perf, perf_text(20_000).into_bytes()),
+        (
+            "folded",
+            FormatChoice::Folded,
+            folded_text(50_000).into_bytes(),
+        ),
+        ("stap", FormatChoice::Stap, stap_text(20_000).into_bytes()),
+        (
+            "bpftrace",
+            FormatChoice::Bpftrace,
+            bpftrace_text(20_000).into_bytes(),
+        ),
+        ("pprof", FormatChoice::Pprof, pprof_bytes(50_000)),
     ] {
         let opts = LoadOptions {
             format,
@@ -118,7 +175,7 @@ fn bench_parsers(c: &mut Criterion) {
         };
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_function(name, |b| {
-            b.iter(|| black_box(load_reader(text.as_bytes(), name, &opts).unwrap()));
+            b.iter(|| black_box(load_reader(&text[..], name, &opts).unwrap()));
         });
     }
     group.finish();

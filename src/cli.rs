@@ -28,6 +28,8 @@ pub enum FormatArg {
     Stap,
     /// bpftrace map output (`@[kstack, ustack, comm]: N`).
     Bpftrace,
+    /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
+    Pprof,
 }
 
 /// When the viewer uses colours.
@@ -128,7 +130,7 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
-/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace and folded stacks.
+/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof and folded stacks.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -236,6 +238,11 @@ pub struct Args {
     /// perf: keep samples of this event (default: the first event seen).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+
+    /// pprof: show this metric (sample type, as `go tool pprof -sample_index` names it:
+    /// `cpu`, `samples`, `alloc_space`, `inuse_objects`, …; default: the profile's default).
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
 
     /// perf: include the PID in the process frame (`comm-PID`).
     #[arg(long)]
@@ -423,6 +430,7 @@ impl Args {
                 FormatArg::Perf => FormatChoice::Perf,
                 FormatArg::Stap => FormatChoice::Stap,
                 FormatArg::Bpftrace => FormatChoice::Bpftrace,
+                FormatArg::Pprof => FormatChoice::Pprof,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,
@@ -436,6 +444,7 @@ impl Args {
             threads: self.threads,
             snapshots: None,
             chunk_size: None,
+            metric: self.metric.clone(),
         }
     }
 }

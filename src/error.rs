@@ -67,6 +67,29 @@ pub enum Error {
         /// Read from standard input.
         stdin: bool,
     },
+    /// A pprof profile that cannot be decoded or refers to what it does not hold.
+    #[error("{}: {}", sanitize(.source_name), sanitize(.message))]
+    Pprof {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// `--metric` names a metric the profile does not have.
+    #[error(
+        "{}: no metric {} in this profile; --metric takes one of: {}",
+        sanitize(.source_name),
+        crate::error::quoted(.metric),
+        sanitize(.metrics)
+    )]
+    UnknownMetric {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// The name asked for.
+        metric: String,
+        /// The metrics there are, comma-separated.
+        metrics: String,
+    },
     /// Writing output failed.
     #[error("{}: {error}", sanitize(.target))]
     Write {
@@ -122,7 +145,10 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Error::NoTimeline { .. } | Error::SliceUsage(_) | Error::IdsAsProfile { .. }
+            Error::NoTimeline { .. }
+                | Error::SliceUsage(_)
+                | Error::IdsAsProfile { .. }
+                | Error::UnknownMetric { .. }
         )
     }
 }

@@ -134,7 +134,7 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf) => "sample",
+        Some(Format::Perf | Format::Pprof) => "sample",
         Some(Format::Folded | Format::DiffFolded | Format::Stap | Format::Bpftrace) | None => {
             "stack"
         }
@@ -163,6 +163,9 @@ pub fn header(profile: &Profile) -> String {
     if let Some(e) = &s.event {
         let _ = write!(out, ", event {}", sanitize(e));
     }
+    if let Some(m) = metric_text(s) {
+        let _ = write!(out, ", {m}");
+    }
     if s.filtered_samples > 0 {
         let _ = write!(
             out,
@@ -176,19 +179,55 @@ pub fn header(profile: &Profile) -> String {
     out
 }
 
+/// pprof: the metric shown among the profile's, its duration and period:
+/// `metric cpu (nanoseconds) of samples, cpu; duration 637.06 ms; period 10,000,000 nanoseconds`.
+pub fn metric_text(s: &crate::profile::Stats) -> Option<String> {
+    let info = s.pprof.as_ref()?;
+    let mut out = format!(
+        "metric {} of {}",
+        sanitize(&s.unit.to_string()),
+        sanitize(&info.metrics.join(", "))
+    );
+    if let Ok(ns) = u64::try_from(info.duration_nanos)
+        && ns > 0
+    {
+        let _ = write!(out, "; duration {}", crate::view::tooltip::time_text(ns, 0));
+    }
+    if info.period > 0 {
+        let unit = info.period_type.as_ref().map_or("", |(_, u)| u.as_str());
+        let _ = write!(
+            out,
+            "; period {} {}",
+            thousands_str(&info.period.to_string()),
+            sanitize(unit)
+        );
+    }
+    Some(out.trim_end().to_owned())
+}
+
 /// Where every input line went: the `--stats` summary.
 pub fn line_accounting(profile: &Profile) -> String {
     let s = &profile.stats;
     let c = &s.line_counts;
     let n = |v: u64| thousands_str(&v.to_string());
-    let mut out = format!("{}: {} lines read\n", sanitize(&profile.source), n(s.lines));
+    // A pprof profile has samples, not lines: each is one record here.
+    let pprof = s.format == Some(crate::profile::Format::Pprof);
+    let (read, dropped) = if pprof {
+        (
+            "samples",
+            "samples whose value of the metric is zero or negative",
+        )
+    } else {
+        ("lines", "lines of samples of other events")
+    };
+    let mut out = format!(
+        "{}: {} {read} read\n",
+        sanitize(&profile.source),
+        n(s.lines)
+    );
     let rows = [
         ("in the tree", c.in_samples, String::new()),
-        (
-            "dropped",
-            c.dropped,
-            "lines of samples of other events".to_owned(),
-        ),
+        ("dropped", c.dropped, dropped.to_owned()),
         ("comments", c.comments, String::new()),
         ("blank", c.blank, String::new()),
     ];

@@ -11,6 +11,7 @@ pub mod folded;
 pub mod live;
 pub mod parallel;
 pub mod perf;
+pub mod pprof;
 pub mod stap;
 pub mod stream;
 
@@ -39,6 +40,8 @@ pub enum FormatChoice {
     Stap,
     /// bpftrace map output.
     Bpftrace,
+    /// pprof `profile.proto` (binary protobuf).
+    Pprof,
 }
 
 /// How to read an input.
@@ -55,6 +58,8 @@ pub struct LoadOptions {
     pub chunk_size: Option<usize>,
     /// Streaming: snapshots of the profile read so far (parsing is then sequential).
     pub snapshots: Option<Snapshots>,
+    /// pprof: the metric (sample type) to load, by name (default: the profile's own).
+    pub metric: Option<String>,
 }
 
 /// The default number of parser threads.
@@ -285,14 +290,40 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        if let Ok(head) = text.fill_buf() {
-            refuse_perf_data(head, name, true)?;
+        let is_pprof = match text.fill_buf() {
+            Ok(head) => {
+                refuse_perf_data(head, name, true)?;
+                wants_pprof(head, opts)
+            }
+            Err(_) => opts.format == FormatChoice::Pprof,
+        };
+        if is_pprof {
+            return load_pprof(text, name, opts);
         }
         load_text(text, name, opts)
     } else {
-        refuse_perf_data(reader.fill_buf().map_err(io_err)?, name, false)?;
+        let head = reader.fill_buf().map_err(io_err)?;
+        refuse_perf_data(head, name, false)?;
+        if wants_pprof(head, opts) {
+            return load_pprof(reader, name, opts);
+        }
         load_text(reader, name, opts)
     }
+}
+
+/// Whether to read the input as pprof: forced, or sniffed when the format is not.
+fn wants_pprof(head: &[u8], opts: &LoadOptions) -> bool {
+    match opts.format {
+        FormatChoice::Pprof => true,
+        FormatChoice::Auto => pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes,
+        _ => false,
+    }
+}
+
+/// Reads a pprof profile whole and finishes it as the text formats are.
+fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let out = pprof::load(reader, name, opts.metric.as_deref())?;
+    finish(out, name, Format::Pprof)
 }
 
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
@@ -344,6 +375,8 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         FormatChoice::Perf => Format::Perf,
         FormatChoice::Stap => Format::Stap,
         FormatChoice::Bpftrace => Format::Bpftrace,
+        // A forced pprof input is read by `load_pprof` before any text is.
+        FormatChoice::Pprof => Format::Pprof,
         FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
             source_name: name.to_owned(),
             head: detect::head(&prefix),
@@ -424,7 +457,7 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap | Format::Bpftrace => None,
+        Format::Stap | Format::Bpftrace | Format::Pprof => None,
     };
     (diff, chunked)
 }
@@ -496,7 +529,7 @@ fn parse_lines(
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
-        Format::Stap => {
+        Format::Stap | Format::Pprof => {
             let mut p = stap::StapParser::default();
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);

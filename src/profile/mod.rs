@@ -41,6 +41,26 @@ pub enum Unit {
     /// `SystemTap` with the off-CPU marker: on-CPU stacks count samples, off-CPU stacks
     /// whatever the script summed (usually microseconds).
     OnOffCpu,
+    /// One metric (sample type) of a pprof profile: its name and unit, `cpu` in
+    /// `nanoseconds`, `alloc_space` in `bytes`.
+    Metric {
+        /// The name `go tool pprof` gives it (`-sample_index`).
+        name: String,
+        /// Its unit.
+        unit: String,
+    },
+}
+
+impl Unit {
+    /// Whether a weight is a time in nanoseconds (a clock event, a pprof `cpu` metric), to
+    /// be shown as `1.23 s`.
+    pub fn is_time(&self) -> bool {
+        match self {
+            Unit::Nanoseconds => true,
+            Unit::Metric { unit, .. } => unit == "nanoseconds",
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Display for Unit {
@@ -50,6 +70,7 @@ impl fmt::Display for Unit {
             Unit::Nanoseconds => f.write_str("ns"),
             Unit::Events(e) => write!(f, "{e} (event period)"),
             Unit::OnOffCpu => f.write_str("samples on-CPU / script units off-CPU"),
+            Unit::Metric { name, unit } => write!(f, "{name} ({unit})"),
         }
     }
 }
@@ -67,6 +88,8 @@ pub enum Format {
     Stap,
     /// bpftrace map output (`@[kstack, ustack, comm]: N`).
     Bpftrace,
+    /// pprof's `profile.proto` (Go, continuous profilers).
+    Pprof,
 }
 
 impl fmt::Display for Format {
@@ -77,6 +100,7 @@ impl fmt::Display for Format {
             Format::Perf => "perf script",
             Format::Stap => "SystemTap",
             Format::Bpftrace => "bpftrace",
+            Format::Pprof => "pprof",
         })
     }
 }
@@ -138,6 +162,21 @@ pub struct Stats {
     /// The input ended with a read error (truncated gzip, I/O error); what was read
     /// before it is kept.
     pub read_error: Option<String>,
+    /// pprof: the profile's metrics, period and duration.
+    pub pprof: Option<PprofInfo>,
+}
+
+/// What a pprof profile says about itself, for the header.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PprofInfo {
+    /// The names of every metric (sample type), in the profile's order.
+    pub metrics: Vec<String>,
+    /// The sampling period, in `period_type` units (0: not given).
+    pub period: i64,
+    /// What the period counts and its unit (`cpu`, `nanoseconds`).
+    pub period_type: Option<(String, String)>,
+    /// How long the profile covers (0: not given).
+    pub duration_nanos: i64,
 }
 
 impl Stats {
@@ -187,6 +226,9 @@ impl Stats {
         self.fractional |= other.fractional;
         if self.read_error.is_none() {
             self.read_error = other.read_error;
+        }
+        if self.pprof.is_none() {
+            self.pprof = other.pprof;
         }
         for (e, n) in other.events {
             *self.events.entry(e).or_insert(0) += n;

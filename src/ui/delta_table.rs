@@ -7,8 +7,8 @@ use ratatui::style::{Modifier, Style};
 
 use super::{fill, put};
 use crate::app::compare::Compare;
+use crate::profile::Profile;
 use crate::profile::diff::FunctionDelta;
-use crate::profile::{Profile, Unit};
 use crate::text::{sanitize, thousands, thousands_str};
 use crate::view::color::ColorMode;
 use crate::view::delta::{self, Change};
@@ -85,17 +85,19 @@ pub fn render(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
 
 /// A weight as the table shows it: a time for clock events, else the number.
 fn weight(p: &Profile, w: u64) -> String {
-    match p.stats.unit {
-        Unit::Nanoseconds => time_text(w, p.tree.scale()),
-        _ => thousands_str(&p.format_weight(w)),
+    if p.stats.unit.is_time() {
+        time_text(w, p.tree.scale())
+    } else {
+        thousands_str(&p.format_weight(w))
     }
 }
 
 /// Columns of a weight column: the widest number (the total), or of a time (`999.9 ms`).
 fn weight_width(p: &Profile) -> usize {
-    match p.stats.unit {
-        Unit::Nanoseconds => 8,
-        _ => display_width(&weight(p, p.tree.total())).max(6),
+    if p.stats.unit.is_time() {
+        8
+    } else {
+        display_width(&weight(p, p.tree.total())).max(6)
     }
 }
 

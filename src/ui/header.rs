@@ -114,6 +114,9 @@ fn summary(ex: &Explorer) -> String {
     if let Some(e) = &p.stats.event {
         let _ = write!(out, " ({})", sanitize(e));
     }
+    if let Some(m) = crate::report::metric_text(&p.stats) {
+        let _ = write!(out, " · {m}");
+    }
     let skipped = p.stats.skipped_lines();
     if skipped > 0 {
         let _ = write!(out, " · {skipped} lines skipped");

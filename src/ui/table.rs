@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use super::{fill, put};
 use crate::app::Explorer;
 use crate::app::table::SortKey;
-use crate::profile::{NodeId, Profile, Unit};
+use crate::profile::{NodeId, Profile};
 use crate::text::{sanitize, share, thousands, thousands_str};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::{display_width, ellipsize, time_text};
@@ -137,9 +137,10 @@ fn head_line(
 
 /// A weight in the table: time for clock events, else the number.
 pub(super) fn amount(p: &Profile, w: u64) -> String {
-    let text = match p.stats.unit {
-        Unit::Nanoseconds => time_text(w, p.tree.scale()),
-        _ => thousands_str(&p.format_weight(w)),
+    let text = if p.stats.unit.is_time() {
+        time_text(w, p.tree.scale())
+    } else {
+        thousands_str(&p.format_weight(w))
     };
     if display_width(&text) > AMOUNT - 1 {
         ellipsize(&text, AMOUNT - 1)

@@ -110,7 +110,7 @@ impl Columns {
     fn head(&self, p: &Profile, t: &TaskState) -> String {
         let mut head = format!(" {:>w$}", "Samples", w = SAMPLES + 3);
         if self.weight {
-            let label = if p.stats.unit == Unit::Nanoseconds {
+            let label = if p.stats.unit.is_time() {
                 "Time"
             } else {
                 "Weight"

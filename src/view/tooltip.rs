@@ -90,7 +90,7 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
         facts.push(match cx.profile.stats.unit {
             Unit::Samples => w(node.total),
             Unit::OnOffCpu => format!("{} in {}", w(node.total), count(node.samples, "stack")),
-            Unit::Nanoseconds | Unit::Events(_) => {
+            Unit::Nanoseconds | Unit::Events(_) | Unit::Metric { .. } => {
                 format!("{} in {}", w(node.total), count(node.samples, "sample"))
             }
         });
@@ -323,6 +323,11 @@ pub fn weight_text(profile: &Profile, weight: u64, offcpu: bool) -> String {
     match &profile.stats.unit {
         Unit::Nanoseconds => time_text(weight, profile.tree.scale()),
         Unit::Events(e) => format!("{n} {}", sanitize(e)),
+        Unit::Metric { unit, .. } if unit == "nanoseconds" => {
+            time_text(weight, profile.tree.scale())
+        }
+        Unit::Metric { name, unit } if unit == "count" => format!("{n} {}", sanitize(name)),
+        Unit::Metric { unit, .. } => format!("{n} {}", sanitize(unit)),
         Unit::OnOffCpu if offcpu => format!("{n} off-CPU units"),
         Unit::Samples | Unit::OnOffCpu if n == "1" => "1 sample".to_owned(),
         Unit::Samples | Unit::OnOffCpu => format!("{n} samples"),

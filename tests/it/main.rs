@@ -12,6 +12,7 @@ mod hostile_names;
 mod jobs;
 mod libraries;
 mod names;
+mod pprof;
 mod readable;
 mod sinks;
 mod snapshots;

@@ -1,0 +1,301 @@
+//! Stage: bytes → call tree, for pprof's `profile.proto` (Go's `runtime/pprof`, `go tool
+//! pprof`, and what continuous profilers such as Parca or Pyroscope export).
+//!
+//! The schema (see [`proto`]): a `Profile` holds `sample_type`s (one metric per value of a
+//! sample, e.g. `samples/count` and `cpu/nanoseconds`), `sample`s (location ids, the leaf
+//! first, and one value per metric), `location`s (an address in a `mapping`, with its
+//! `line`s, the innermost inlined function first), `function`s and a `string_table` that
+//! every name indexes (entry 0 is `""`).
+//!
+//! Stacks are built as `go tool pprof -traces` prints them: every line of every location
+//! is a frame, the innermost inlined function nearest the leaf, the outermost function is
+//! the root (no synthetic root frame). A location without lines (an address that was not
+//! symbolised) is named after its mapping's file, `[libc.so.6]`, as perf's `[unknown]`
+//! frames are named after their DSO; the mapping's file name is each frame's library.
+//!
+//! One metric is loaded: the one asked for by name (`-sample_index` of `go tool pprof`),
+//! else the profile's `default_sample_type`, else the last. The loader takes the chosen
+//! index ([`build`]), so that a later several-metrics core can load each. Sample labels
+//! (thread, goroutine, bytes) are not kept yet.
+//!
+//! Everything is checked before use: a truncated or corrupt message, a string, location,
+//! function or mapping index out of range, a sample with more or fewer values than there
+//! are metrics is an error that names the file. The input is read whole (at most
+//! [`MAX_BYTES`], after gzip), decoded by `prost`, whose lengths are checked against the
+//! bytes there are, so a huge declared size cannot allocate.
+
+pub mod proto;
+pub mod sniff;
+
+use std::io::Read;
+
+use prost::Message;
+use rustc_hash::FxHashMap;
+
+use super::Collector;
+use crate::error::{Error, Result};
+use crate::profile::{Format, NameId, PprofInfo, Unit};
+
+/// The largest (decompressed) profile read: 1 GiB.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// One sample type: the name `go tool pprof` gives it and its unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Metric {
+    /// `cpu`, `alloc_space`, `samples`, …
+    pub name: String,
+    /// `nanoseconds`, `bytes`, `count`, …
+    pub unit: String,
+}
+
+/// A decoded profile with its string table checked.
+#[derive(Debug)]
+pub struct Decoded {
+    profile: proto::Profile,
+    strings: Vec<String>,
+}
+
+/// Reads a whole profile from `reader` and loads metric `metric` (by name, or the default).
+///
+/// # Errors
+/// [`Error::Pprof`] for input that cannot be read or decoded, [`Error::UnknownMetric`] for
+/// a metric the profile does not have.
+pub fn load<R: Read>(reader: R, name: &str, metric: Option<&str>) -> Result<Collector> {
+    load_limited(reader, name, metric, MAX_BYTES)
+}
+
+/// [`load`], reading at most `limit` bytes.
+fn load_limited<R: Read>(
+    reader: R,
+    name: &str,
+    metric: Option<&str>,
+    limit: u64,
+) -> Result<Collector> {
+    let bad = |message: String| Error::Pprof {
+        source_name: name.to_owned(),
+        message,
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("the input ended early ({e})")))?;
+    if bytes.len() as u64 > limit {
+        return Err(bad(format!(
+            "larger than {limit} bytes (decompressed), the most read"
+        )));
+    }
+    let decoded = decode(&bytes).map_err(bad)?;
+    drop(bytes);
+    let metrics = decoded.metrics().map_err(bad)?;
+    let index = choose(&decoded, &metrics, metric).map_err(|()| Error::UnknownMetric {
+        source_name: name.to_owned(),
+        metric: metric.unwrap_or_default().to_owned(),
+        metrics: names(&metrics),
+    })?;
+    let mut out = Collector::default();
+    build(&decoded, &metrics, index, &mut out).map_err(bad)?;
+    Ok(out)
+}
+
+/// The metrics' names, comma-separated.
+fn names(metrics: &[Metric]) -> String {
+    let v: Vec<&str> = metrics.iter().map(|m| m.name.as_str()).collect();
+    v.join(", ")
+}
+
+/// Decodes the protobuf bytes and checks the string table.
+///
+/// # Errors
+/// A message that is truncated or malformed, or a string table that does not start with
+/// `""`.
+pub fn decode(bytes: &[u8]) -> std::result::Result<Decoded, String> {
+    let profile = proto::Profile::decode(bytes)
+        .map_err(|e| format!("not a readable pprof profile (protobuf: {e})"))?;
+    let strings: Vec<String> = profile
+        .string_table
+        .iter()
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    if strings.first().is_none_or(|s| !s.is_empty()) {
+        return Err("not a pprof profile: its string table does not start with \"\"".to_owned());
+    }
+    Ok(Decoded { profile, strings })
+}
+
+impl Decoded {
+    /// String `i` of the table.
+    fn string(&self, i: i64, what: &str) -> std::result::Result<&str, String> {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.strings.get(i))
+            .map(String::as_str)
+            .ok_or_else(|| {
+                format!(
+                    "{what} names string {i}, but the string table has {} entries",
+                    self.strings.len()
+                )
+            })
+    }
+
+    /// Every sample type, in order.
+    ///
+    /// # Errors
+    /// A name out of the string table.
+    pub fn metrics(&self) -> std::result::Result<Vec<Metric>, String> {
+        self.profile
+            .sample_type
+            .iter()
+            .map(|t| {
+                Ok(Metric {
+                    name: self.string(t.r#type, "a sample type")?.to_owned(),
+                    unit: self.string(t.unit, "a sample type's unit")?.to_owned(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The index of metric `wanted`, or the default: `default_sample_type`, else the last
+/// (what `go tool pprof` shows).
+fn choose(d: &Decoded, metrics: &[Metric], wanted: Option<&str>) -> std::result::Result<usize, ()> {
+    let by_name = |n: &str| metrics.iter().position(|m| m.name == n);
+    if let Some(w) = wanted {
+        return by_name(w).ok_or(());
+    }
+    let default = d.profile.default_sample_type;
+    let named = (default != 0)
+        .then(|| d.string(default, "").ok().and_then(by_name))
+        .flatten();
+    named.or(metrics.len().checked_sub(1)).ok_or(())
+}
+
+/// The frames of every location, root first, with their ids.
+fn location_frames(
+    d: &Decoded,
+    out: &mut Collector,
+) -> std::result::Result<FxHashMap<u64, Vec<NameId>>, String> {
+    let p = &d.profile;
+    let mut functions = FxHashMap::default();
+    for f in &p.function {
+        let mut name = d.string(f.name, "a function")?;
+        if name.is_empty() {
+            name = d.string(f.system_name, "a function")?;
+        }
+        functions.entry(f.id).or_insert(name);
+    }
+    let mut mappings = FxHashMap::default();
+    for m in &p.mapping {
+        let file = d.string(m.filename, "a mapping")?;
+        let base = file.rsplit('/').next().unwrap_or(file);
+        mappings.entry(m.id).or_insert(base);
+    }
+    let mut frames = FxHashMap::default();
+    for loc in &p.location {
+        let lib = match loc.mapping_id {
+            0 => None,
+            id => Some(*mappings.get(&id).ok_or_else(|| {
+                format!(
+                    "location {} is in mapping {id}, which is not in the profile",
+                    loc.id
+                )
+            })?),
+        }
+        .filter(|l| !l.is_empty());
+        let mut ids = Vec::with_capacity(loc.line.len().max(1));
+        for line in loc.line.iter().rev() {
+            let name = functions.get(&line.function_id).ok_or_else(|| {
+                format!(
+                    "location {} calls function {}, which is not in the profile",
+                    loc.id, line.function_id
+                )
+            })?;
+            ids.push(frame(out, name, lib));
+        }
+        if ids.is_empty() {
+            let name = lib.map_or_else(|| "[unknown]".to_owned(), |l| format!("[{l}]"));
+            ids.push(frame(out, &name, lib));
+        }
+        frames.entry(loc.id).or_insert(ids);
+    }
+    Ok(frames)
+}
+
+/// Interns a frame and records its library.
+fn frame(out: &mut Collector, name: &str, lib: Option<&str>) -> NameId {
+    let name = if name.is_empty() { "[unknown]" } else { name };
+    let id = out.tree.intern(name);
+    if let Some(lib) = lib {
+        out.tree.names_mut().set_library(id, lib);
+    }
+    id
+}
+
+/// Loads metric `index` of every sample into `out`.
+///
+/// Samples whose value is zero add nothing and are counted as dropped, as are negative
+/// ones (a difference of profiles), which a flame graph cannot draw.
+///
+/// # Errors
+/// A sample with the wrong number of values, or naming a location that does not exist.
+pub fn build(
+    d: &Decoded,
+    metrics: &[Metric],
+    index: usize,
+    out: &mut Collector,
+) -> std::result::Result<(), String> {
+    let frames = location_frames(d, out)?;
+    let mut stack: Vec<NameId> = Vec::new();
+    for (n, s) in d.profile.sample.iter().enumerate() {
+        if s.value.len() != metrics.len() {
+            return Err(format!(
+                "sample {n} has {} values for {} sample types",
+                s.value.len(),
+                metrics.len()
+            ));
+        }
+        let value = s.value.get(index).copied().unwrap_or(0);
+        stack.clear();
+        for id in s.location_id.iter().rev() {
+            let f = frames.get(id).ok_or_else(|| {
+                format!("sample {n} refers to location {id}, which is not in the profile")
+            })?;
+            stack.extend_from_slice(f);
+        }
+        out.stats.lines += 1;
+        match u64::try_from(value) {
+            Ok(w) if w > 0 => {
+                out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
+                out.stats.samples += 1;
+                out.stats.line_counts.in_samples += 1;
+            }
+            _ => out.stats.line_counts.dropped += 1,
+        }
+    }
+    let metric = metrics.get(index).cloned().unwrap_or(Metric {
+        name: String::new(),
+        unit: String::new(),
+    });
+    let period_type = match &d.profile.period_type {
+        Some(t) => Some((
+            d.string(t.r#type, "the period type")?.to_owned(),
+            d.string(t.unit, "the period unit")?.to_owned(),
+        )),
+        None => None,
+    };
+    out.stats.format = Some(Format::Pprof);
+    out.stats.unit = Unit::Metric {
+        name: metric.name,
+        unit: metric.unit,
+    };
+    out.stats.pprof = Some(PprofInfo {
+        metrics: metrics.iter().map(|m| m.name.clone()).collect(),
+        period: d.profile.period,
+        period_type,
+        duration_nanos: d.profile.duration_nanos,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,228 @@
+//! Unit tests of the pprof loader: stacks, metrics, and hostile input.
+#![allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+
+use std::io::{Cursor, Read};
+
+use prost::Message;
+
+use super::proto::{Function, Line, Location, Mapping, Profile, Sample, ValueType};
+use super::*;
+
+/// A profile with strings `s`, metrics `types` (string indices) and one location per
+/// entry of `locs` (its function ids, innermost first; none: unsymbolised in mapping 1).
+fn profile(
+    s: &[&str],
+    types: &[(i64, i64)],
+    locs: &[&[u64]],
+    samples: &[(&[u64], &[i64])],
+) -> Vec<u8> {
+    let p = Profile {
+        sample_type: types
+            .iter()
+            .map(|&(t, u)| ValueType { r#type: t, unit: u })
+            .collect(),
+        sample: samples
+            .iter()
+            .map(|(l, v)| Sample {
+                location_id: l.to_vec(),
+                value: v.to_vec(),
+                label: Vec::new(),
+            })
+            .collect(),
+        mapping: vec![Mapping { id: 1, filename: 1 }],
+        location: locs
+            .iter()
+            .enumerate()
+            .map(|(i, fs)| Location {
+                id: i as u64 + 1,
+                mapping_id: 1,
+                address: 0x1000 + i as u64,
+                line: fs
+                    .iter()
+                    .map(|&f| Line {
+                        function_id: f,
+                        line: 1,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        function: (2..s.len() as i64)
+            .map(|i| Function {
+                id: i as u64 - 1,
+                name: i,
+                system_name: 0,
+                filename: 0,
+            })
+            .collect(),
+        string_table: s.iter().map(|x| x.as_bytes().to_vec()).collect(),
+        ..Profile::default()
+    };
+    p.encode_to_vec()
+}
+
+/// Strings: 1 is the mapping's file, 2.. the functions (ids 1..), then metric names.
+const S: &[&str] = &[
+    "",
+    "/usr/lib/libapp.so",
+    "main",
+    "work",
+    "inl",
+    "samples",
+    "count",
+    "cpu",
+    "nanoseconds",
+];
+
+fn folded(bytes: &[u8], metric: Option<&str>) -> Result<Vec<(String, u64)>> {
+    let mut out = load(Cursor::new(bytes.to_vec()), "p.pb", metric)?;
+    out.tree.finish();
+    Ok(out.tree.stacks())
+}
+
+#[test]
+fn inlined_lines_are_frames_and_bare_addresses_are_named_after_their_mapping() {
+    // Location 1: inl inlined into work; location 2: main; location 3: no lines.
+    let b = profile(
+        S,
+        &[(5, 6), (7, 8)],
+        &[&[3, 2], &[1], &[]],
+        &[(&[1, 2], &[1, 10]), (&[3, 2], &[2, 20]), (&[2], &[0, 0])],
+    );
+    let stacks = folded(&b, None).unwrap();
+    assert_eq!(
+        stacks,
+        vec![
+            ("main;[libapp.so]".to_owned(), 20),
+            ("main;work;inl".to_owned(), 10),
+        ]
+    );
+    let mut out = load(Cursor::new(b.clone()), "p.pb", Some("samples")).unwrap();
+    out.tree.finish();
+    assert_eq!(out.tree.total(), 3);
+    assert_eq!(
+        out.stats.unit,
+        Unit::Metric {
+            name: "samples".into(),
+            unit: "count".into()
+        }
+    );
+    assert_eq!(out.stats.line_counts.dropped, 1);
+    let names = out.tree.names();
+    let lib = names.library(names.lookup("inl").unwrap()).unwrap();
+    assert_eq!(names.library_name(lib), "libapp.so");
+}
+
+#[test]
+fn the_default_metric_is_the_declared_one_else_the_last() {
+    let mut p = Profile::decode(&*profile(
+        S,
+        &[(5, 6), (7, 8)],
+        &[&[1]],
+        &[(&[1], &[1, 10])],
+    ))
+    .unwrap();
+    let last = folded(&p.encode_to_vec(), None).unwrap();
+    assert_eq!(last[0].1, 10);
+    p.default_sample_type = 5;
+    let declared = folded(&p.encode_to_vec(), None).unwrap();
+    assert_eq!(declared[0].1, 1);
+}
+
+#[test]
+fn an_unknown_metric_lists_the_metrics_there_are() {
+    let b = profile(S, &[(5, 6), (7, 8)], &[&[1]], &[(&[1], &[1, 10])]);
+    let e = folded(&b, Some("alloc_space")).unwrap_err();
+    assert!(e.is_usage());
+    let msg = e.to_string();
+    assert!(
+        msg.contains("p.pb") && msg.contains("samples, cpu"),
+        "{msg}"
+    );
+}
+
+fn error_of(bytes: &[u8]) -> String {
+    let e = folded(bytes, None).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Pprof { .. }), "{msg}");
+    assert!(msg.starts_with("p.pb: "), "{msg}");
+    msg
+}
+
+#[test]
+fn bad_string_indices_are_errors() {
+    let msg = error_of(&profile(S, &[(99, 6)], &[&[1]], &[(&[1], &[1])]));
+    assert!(msg.contains("string 99"), "{msg}");
+    let msg = error_of(&profile(S, &[(-1, 6)], &[&[1]], &[(&[1], &[1])]));
+    assert!(msg.contains("string -1"), "{msg}");
+    let msg = error_of(&profile(&["x", "y"], &[(1, 1)], &[], &[]));
+    assert!(msg.contains("string table"), "{msg}");
+}
+
+#[test]
+fn missing_locations_functions_and_values_are_errors() {
+    let msg = error_of(&profile(S, &[(5, 6)], &[&[1]], &[(&[7], &[1])]));
+    assert!(msg.contains("location 7"), "{msg}");
+    let msg = error_of(&profile(S, &[(5, 6)], &[&[40]], &[(&[1], &[1])]));
+    assert!(msg.contains("function 40"), "{msg}");
+    let msg = error_of(&profile(S, &[(5, 6), (7, 8)], &[&[1]], &[(&[1], &[1])]));
+    assert!(msg.contains("1 values for 2 sample types"), "{msg}");
+}
+
+#[test]
+fn huge_declared_sizes_are_errors_without_allocating() {
+    // sample_type of 2^62 bytes; a string of 2^35 bytes; a packed field of 2^40 values.
+    for b in [
+        vec![0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40],
+        vec![0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, b'a'],
+        vec![0x12, 0x06, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x20],
+    ] {
+        let msg = error_of(&b);
+        assert!(msg.contains("protobuf"), "{msg}");
+    }
+}
+
+#[test]
+fn too_large_an_input_is_an_error() {
+    let b = profile(S, &[(5, 6)], &[&[1]], &[(&[1], &[1])]);
+    let e = load_limited(Cursor::new(b.clone()), "p.pb", None, 10).unwrap_err();
+    assert!(e.to_string().contains("larger than 10 bytes"), "{e}");
+    assert!(load_limited(Cursor::new(b.clone()), "p.pb", None, b.len() as u64).is_ok());
+}
+
+fn real_cpu_profile() -> Vec<u8> {
+    let gz = include_bytes!("../../../testdata/pprof-cpu.pb.gz");
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    raw
+}
+
+#[test]
+fn truncated_profiles_are_errors_or_fewer_samples_never_panics() {
+    let raw = real_cpu_profile();
+    assert_eq!(sniff::sniff(&raw), sniff::Sniff::Yes);
+    let mut errors = 0;
+    for cut in (0..raw.len()).step_by(7) {
+        match load(Cursor::new(raw[..cut].to_vec()), "p.pb", None) {
+            Err(e) => {
+                assert!(e.to_string().starts_with("p.pb: "), "{e}");
+                errors += 1;
+            }
+            Ok(out) => assert!(out.stats.samples <= 51),
+        }
+    }
+    assert!(errors > 0);
+}
+
+#[test]
+fn corrupt_bytes_are_errors_never_panics() {
+    let raw = real_cpu_profile();
+    for (i, flip) in (0..raw.len()).zip([0xff_u8, 0x80, 0x01, 0x7f].iter().cycle()) {
+        let mut b = raw.clone();
+        b[i] ^= flip;
+        if let Err(e) = load(Cursor::new(b), "p.pb", None) {
+            assert!(e.to_string().starts_with("p.pb: "), "{e}");
+        }
+    }
+}

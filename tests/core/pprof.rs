@@ -1,0 +1,207 @@
+//! Conformance of the pprof reader with `go tool pprof` on real Go profiles
+//! (testdata/pprof-*.pb.gz, recorded by testdata/pprof-demo.go): the stacks of
+//! `-traces` for the default metric and another one, and the flat and cumulative
+//! totals of `-top`, saved beside them (Go is not needed to run these tests).
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use flametui::export;
+use flametui::input::{self, LoadOptions, Loaded};
+use flametui::profile::{Format, Profile, Unit, functions};
+
+use crate::testdata;
+
+fn load(name: &str, metric: Option<&str>) -> Profile {
+    let opts = LoadOptions {
+        metric: metric.map(str::to_owned),
+        ..LoadOptions::default()
+    };
+    match input::load_path(&testdata(name), &opts) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{name}: {:?}", other.map(|_| ())),
+    }
+}
+
+/// The value of a `go tool pprof` column: `10000000ns`, `4064428B`, `3` (no scaled units:
+/// the files were printed with `-unit=ns` / `-unit=B`).
+fn value(token: &str) -> u64 {
+    let digits = token.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    digits.parse().unwrap_or_else(|_| panic!("value {token:?}"))
+}
+
+fn frame(name: &str) -> String {
+    name.trim().trim_end_matches(" (inline)").to_owned()
+}
+
+/// Stacks of `go tool pprof -traces`, root first, summed by stack (samples of equal
+/// stacks at different addresses are printed apart), zero values left out.
+fn traces(name: &str) -> BTreeMap<String, u64> {
+    let text = fs::read_to_string(testdata(name)).unwrap();
+    let mut out = BTreeMap::new();
+    for block in text.split("-----------+").skip(1) {
+        let mut weight = None;
+        let mut frames = Vec::new();
+        for line in block.lines().skip(1) {
+            let t = line.trim_start();
+            let first = t.split_whitespace().next().unwrap_or("");
+            if t.is_empty() || first.ends_with(':') {
+                continue; // a label line, `bytes:  20kB`
+            }
+            if weight.is_none() {
+                let (v, rest) = t.split_once(char::is_whitespace).unwrap();
+                weight = Some(value(v));
+                frames.push(frame(rest));
+            } else {
+                frames.push(frame(t));
+            }
+        }
+        let Some(w) = weight.filter(|&w| w > 0) else {
+            continue;
+        };
+        frames.reverse();
+        *out.entry(frames.join(";")).or_insert(0) += w;
+    }
+    out
+}
+
+fn folded(p: &Profile) -> BTreeMap<String, u64> {
+    export::folded_lines(&p.tree)
+        .iter()
+        .map(|l| {
+            let (stack, w) = l.rsplit_once(' ').unwrap();
+            (stack.to_owned(), w.parse().unwrap())
+        })
+        .collect()
+}
+
+/// `name → (flat, cum)` of `go tool pprof -top`.
+fn top(name: &str) -> BTreeMap<String, (u64, u64)> {
+    let text = fs::read_to_string(testdata(name)).unwrap();
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("flat"));
+    rows.skip(1)
+        .map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            (frame(&t[5..].join(" ")), (value(t[0]), value(t[3])))
+        })
+        .collect()
+}
+
+fn totals(p: &Profile) -> BTreeMap<String, (u64, u64)> {
+    functions::function_totals(&p.tree)
+        .into_iter()
+        .filter(|f| f.total > 0)
+        .map(|f| {
+            let name = p.tree.names().resolve(f.name).to_owned();
+            (name, (f.self_weight, f.total))
+        })
+        .collect()
+}
+
+#[test]
+fn cpu_profile_matches_go_tool_pprof() {
+    let p = load("pprof-cpu.pb.gz", None);
+    assert_eq!(p.stats.format, Some(Format::Pprof));
+    assert_eq!(
+        p.stats.unit,
+        Unit::Metric {
+            name: "cpu".into(),
+            unit: "nanoseconds".into()
+        }
+    );
+    assert_eq!(folded(&p), traces("pprof-cpu.traces.txt"));
+    assert_eq!(totals(&p), top("pprof-cpu.top.txt"));
+    let header = flametui::report::header(&p);
+    assert!(
+        header.contains("metric cpu (nanoseconds) of samples, cpu; duration")
+            && header.contains("period 10,000,000 nanoseconds"),
+        "{header}"
+    );
+    let samples = load("pprof-cpu.pb.gz", Some("samples"));
+    assert_eq!(folded(&samples), traces("pprof-cpu-samples.traces.txt"));
+}
+
+#[test]
+fn heap_profile_matches_go_tool_pprof() {
+    let p = load("pprof-heap.pb.gz", None);
+    assert_eq!(p.stats.unit.to_string(), "inuse_space (bytes)");
+    assert_eq!(folded(&p), traces("pprof-heap.traces.txt"));
+    assert_eq!(totals(&p), top("pprof-heap.top.txt"));
+    let objects = load("pprof-heap.pb.gz", Some("alloc_objects"));
+    assert_eq!(
+        folded(&objects),
+        traces("pprof-heap-alloc_objects.traces.txt")
+    );
+    // The Go binary's mapping names the library of its frames.
+    let names = p.tree.names();
+    let lib = names.library(names.lookup("main.main").unwrap()).unwrap();
+    assert_eq!(names.library_name(lib), "pprof-demo");
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin); // a usage error may exit before reading
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn gunzipped(name: &str) -> Vec<u8> {
+    use std::io::Read;
+    let gz = fs::read(testdata(name)).unwrap();
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    raw
+}
+
+#[test]
+fn uncompressed_pprof_on_stdin_is_detected_and_metrics_are_picked_by_name() {
+    let raw = gunzipped("pprof-heap.pb.gz");
+    let out = run(&["--top", "2", "--metric", "alloc_space", "-"], &raw);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("alloc_space (bytes)"), "{stdout}");
+    assert!(stdout.contains("main.allocate"), "{stdout}");
+    let out = run(&["--top", "2", "--metric", "cpu", "-"], &raw);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("<stdin>: no metric 'cpu'")
+            && stderr.contains("alloc_objects, alloc_space, inuse_objects, inuse_space"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_truncated_profile_is_an_error_naming_the_file() {
+    let raw = gunzipped("pprof-cpu.pb.gz");
+    let out = run(&["--top", "2", "-"], &raw[..raw.len() / 2]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("flametui: <stdin>: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn help_and_format_list_pprof() {
+    let out = run(&["--help"], b"");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("pprof") && help.contains("--metric"),
+        "{help}"
+    );
+    let out = run(&["--format", "pprof", "--top", "1", "-"], b"main;a 1\n");
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -86,6 +86,25 @@ fn stap_text(n: usize) -> String {
     s
 }
 
+/// `@[kstack, ustack, comm] = count()` as bpftrace prints it: frames indented by 4
+/// spaces, leaf first, a `, ` line between the stacks.
+fn bpftrace_text(n: usize) -> String {
+    let mut s = String::from("Attaching 1 probe...\n\n\n");
+    for (frames, w) in stacks(n) {
+        let (user, kernel) = frames.split_at(frames.len() / 2);
+        s.push_str("@[\n");
+        for (d, f) in kernel.iter().rev().enumerate() {
+            let _ = writeln!(s, "    {f}+{}", 17 * d + 3);
+        }
+        s.push_str(", \n");
+        for (d, f) in user.iter().rev().enumerate() {
+            let _ = writeln!(s, "    {f}+{}", 11 * d + 5);
+        }
+        let _ = writeln!(s, ", mysqld]: {w}");
+    }
+    s
+}
+
 /// A pprof profile of `n` samples: one function and one location per name of [`FUNCS`]
 /// (location `i + 1` calls function `i + 1`), two metrics as in a Go CPU profile.
 fn pprof_bytes(n: usize) -> Vec<u8> {
@@ -145,6 +164,11 @@ fn bench_parsers(c: &mut Criterion) {
             folded_text(50_000).into_bytes(),
         ),
         ("stap", FormatChoice::Stap, stap_text(20_000).into_bytes()),
+        (
+            "bpftrace",
+            FormatChoice::Bpftrace,
+            bpftrace_text(20_000).into_bytes(),
+        ),
         ("pprof", FormatChoice::Pprof, pprof_bytes(50_000)),
     ] {
         let opts = LoadOptions {
@@ -299,6 +323,10 @@ fn bench_distinct_stacks(c: &mut Criterion) {
     let whole = tree_of(&text);
     group.bench_function("export folded", |b| {
         b.iter(|| export::write_folded(std::io::sink(), &whole, export::Destination::Data));
+    });
+    // The viewer's per-profile index, built before the first frame.
+    group.bench_function("view index", |b| {
+        b.iter(|| black_box(flametui::view::TreeIndex::new(&whole)));
     });
     group.finish();
 }

@@ -9,7 +9,8 @@
 # and `--build-std` need nightly. The crate forbids unsafe code, so AddressSanitizer
 # would find nothing that a Rust panic does not already report.
 #
-# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_pprof (the format forced)
+# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof
+# (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
 # and panics when a line is unaccounted for or the two loads disagree
@@ -26,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_pprof fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -64,6 +65,17 @@ for per in 1 3; do
     /^\t[0-9]+$/ { n++ }
     n == per { if (length(piece) <= 6000 && k < 6) { printf "%s", piece > (out "-" k ".txt"); k++ }
                piece = ""; n = 0 }' testdata/stap-mysqld-on-off.txt
+done
+# bpftrace: an entry ends at its `]: N` line; pieces of 1 and 3 entries.
+for f in testdata/bpftrace-*.txt.gz; do
+  base=$(basename "$f" .txt.gz)
+  for per in 1 3; do
+    gzip -dc "$f" | awk -v per="$per" -v out="$seeds/$base-$per" '
+      { piece = piece $0 "\n" }
+      /\]: [0-9]+$/ { n++ }
+      n == per { if (length(piece) <= 6000 && k < 6) { printf "%s", piece > (out "-" k ".txt"); k++ }
+                 piece = ""; n = 0 }'
+  done
 done
 echo "seeds: $(ls "$seeds" | wc -l) files in $seeds" >&2
 

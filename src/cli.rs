@@ -26,6 +26,8 @@ pub enum FormatArg {
     Perf,
     /// `SystemTap` `print_stack()/print_ustack()` output.
     Stap,
+    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
+    Bpftrace,
     /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
     Pprof,
 }
@@ -128,7 +130,7 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
-/// A terminal flame graph explorer for perf script, `SystemTap`, folded stacks and pprof.
+/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof and folded stacks.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -250,7 +252,7 @@ pub struct Args {
     #[arg(long)]
     pub tid: bool,
 
-    /// perf: annotate kernel frames with `_[k]`.
+    /// perf, bpftrace: annotate kernel frames with `_[k]`.
     #[arg(long)]
     pub kernel: bool,
 
@@ -262,7 +264,8 @@ pub struct Args {
     #[arg(long)]
     pub all: bool,
 
-    /// perf: keep addresses of unresolved frames (`[unknown <addr>]`).
+    /// perf: keep addresses of unresolved frames (`[unknown <addr>]`); bpftrace: keep
+    /// `+offset` suffixes.
     #[arg(long)]
     pub addrs: bool,
 
@@ -426,6 +429,7 @@ impl Args {
                 FormatArg::Folded => FormatChoice::Folded,
                 FormatArg::Perf => FormatChoice::Perf,
                 FormatArg::Stap => FormatChoice::Stap,
+                FormatArg::Bpftrace => FormatChoice::Bpftrace,
                 FormatArg::Pprof => FormatChoice::Pprof,
             },
             perf: PerfOptions {

@@ -25,7 +25,7 @@ pub enum Error {
     },
     /// The content matches none of the known formats.
     #[error(
-        "{}: not a known profile format (perf script, SystemTap print_stack, or folded stacks `a;b;c COUNT`); it starts with:\n{head}",
+        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, or folded stacks `a;b;c COUNT`); it starts with:\n{head}",
         sanitize(.source_name)
     )]
     UnknownFormat {

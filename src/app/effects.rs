@@ -236,30 +236,20 @@ pub fn copied_message(what: &str) -> String {
 pub fn wrote_message(path: &str, what: &str, bytes: usize, width: usize) -> String {
     let tail = format!(": {what}, {} bytes", crate::text::thousands(bytes as u64));
     let room = width.saturating_sub(6 + crate::view::tooltip::display_width(&tail));
-    format!("Wrote {}{tail}", middle_cut(&sanitize(path), room.max(12)))
+    format!(
+        "Wrote {}{tail}",
+        crate::view::tooltip::middle_cut(&sanitize(path), room.max(12))
+    )
 }
 
 /// A file already there: what the prompt, opened again on its name, says.
 pub fn exists_message(path: &str, width: usize) -> String {
     let tail = " exists · Enter replaces it · or edit the name";
     let room = width.saturating_sub(crate::view::tooltip::display_width(tail));
-    format!("{}{tail}", middle_cut(&sanitize(path), room.max(12)))
-}
-
-/// `text` cut in the middle to at most `max` characters (`dir/…/name.svg`), keeping the
-/// end, where the file name is.
-fn middle_cut(text: &str, max: usize) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= max {
-        return text.to_owned();
-    }
-    let keep = max.saturating_sub(1);
-    let head = keep / 3;
-    let tail = keep - head;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
+    format!(
+        "{}{tail}",
+        crate::view::tooltip::middle_cut(&sanitize(path), room.max(12))
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use super::{folded, perf, stap};
+use super::{bpftrace, folded, perf, stap};
 use crate::profile::Format;
 
 /// How many lines detection looks at, at most.
@@ -101,6 +101,9 @@ pub fn detect(prefix: &[u8]) -> Option<Format> {
     if stap::sniff(&lines) == Some(true) {
         return Some(Format::Stap);
     }
+    if bpftrace::sniff(&lines) == Some(true) {
+        return Some(Format::Bpftrace);
+    }
     if perf::sniff(&lines) == Some(true) {
         return Some(Format::Perf);
     }
@@ -141,7 +144,7 @@ mod tests {
 
     #[test]
     fn detects_each_format() {
-        let cases: [(&str, Option<Format>); 7] = [
+        let cases: [(&str, Option<Format>); 9] = [
             ("a;b;c 12\na;b 3\n", Some(Format::Folded)),
             ("a;b 1 2\n", Some(Format::Folded)),
             (
@@ -159,6 +162,14 @@ mod tests {
             (
                 "---\n 0xffffffff8103ce3b : schedule+0xb/0x10 [kernel]\n\t1\n",
                 Some(Format::Stap),
+            ),
+            (
+                "Attaching 1 probe...\n\n\n@[\n    vfs_read+570\n]: 3\n",
+                Some(Format::Bpftrace),
+            ),
+            (
+                "@[, \n    0x7f43fd49c340\n, python3]: 1\n",
+                Some(Format::Bpftrace),
             ),
             ("hello world\n", None),
         ];

@@ -7,6 +7,9 @@
 //! count     := [0-9]+ ( "." [0-9]* )?                  (fractions are kept exactly)
 //! ```
 //!
+//! Leading frames that name a process or thread (py-spy's `process 123:"cmd"` and
+//! `thread (123)`, async-profiler's `[main tid=123]`) are tasks, not functions.
+//!
 //! A file is differential (`stack BEFORE AFTER`, as difffolded.pl writes it) when its first
 //! usable line has two counts; then every line must.
 
@@ -129,21 +132,70 @@ impl FoldedParser {
                 state.skip(out, "count out of range", line);
                 return;
             };
-            out.tree.insert(stack.split(';'), b);
+            insert_stack(&mut out.tree, stack, b);
             if let Some(after) = out.after.as_mut() {
-                after.insert(stack.split(';'), a);
+                insert_stack(after, stack, a);
             }
         } else {
             let Some(w) = scaled(&mut out.tree, last) else {
                 state.skip(out, "count out of range", line);
                 return;
             };
-            out.tree.insert(stack.split(';'), w);
+            insert_stack(&mut out.tree, stack, w);
         }
         out.stats.fractional |= !last.1.is_empty() || (diff && !first.1.is_empty());
         out.stats.samples += 1;
         out.stats.line_counts.in_samples += 1;
     }
+}
+
+/// Inserts one folded stack. Leading frames that name a process or thread, as profilers
+/// that write folded stacks print them, are interned as tasks (not functions, as perf's
+/// root frames): py-spy's `process 123:"python x.py"` (`--subprocesses`) and
+/// `thread (0x7f…)` / `thread (123): MainThread` (`--threads`), async-profiler's
+/// `[main tid=123]` / `[tid=123]` (`-t`).
+fn insert_stack(tree: &mut CallTree, stack: &str, weight: u64) {
+    if !stack.starts_with(['p', 't', '[']) {
+        tree.insert(stack.split(';'), weight);
+        return;
+    }
+    let mut tasks = true;
+    let ids: Vec<_> = stack
+        .split(';')
+        .map(|f| {
+            tasks &= is_task_frame(f);
+            if tasks {
+                tree.intern_task(f)
+            } else {
+                tree.intern(f)
+            }
+        })
+        .collect();
+    tree.insert_ids(ids, weight);
+}
+
+/// `task := "process " [0-9]+ ":\"" cmd "\"" | "thread (" id ")" ( ": " name )?
+///        | "[" ( name " " )? "tid=" [0-9]+ "]"`
+pub fn is_task_frame(frame: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = frame.strip_prefix("process ") {
+        return rest
+            .split_once(":\"")
+            .is_some_and(|(pid, cmd)| digits(pid) && cmd.ends_with('"'));
+    }
+    if let Some(rest) = frame.strip_prefix("thread (") {
+        return rest.split_once(')').is_some_and(|(id, name)| {
+            let id = id.strip_prefix("0x").unwrap_or(id);
+            !id.is_empty()
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+                && (name.is_empty() || name.starts_with(": "))
+        });
+    }
+    frame
+        .strip_prefix('[')
+        .and_then(|f| f.strip_suffix(']'))
+        .and_then(|f| f.rsplit_once("tid="))
+        .is_some_and(|(name, tid)| digits(tid) && (name.is_empty() || name.ends_with(' ')))
 }
 
 /// `comment := "#" ...` — metadata lines such as austin's `# interval: 100`.
@@ -177,6 +229,28 @@ mod tests {
             ("12", None),
         ] {
             assert_eq!(trailing_count(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn task_frame_table() {
+        for (input, expected) in [
+            ("process 27936:\"/usr/bin/python3 spy-sub.py\"", true),
+            ("process 1:\"\"", true),
+            ("process x:\"a\"", false),
+            ("thread (27936)", true),
+            ("thread (27936): MainThread", true),
+            ("thread (0x7f5d2b2c5740)", true),
+            ("thread (main)", false),
+            ("[main tid=12345]", true),
+            ("[tid=77]", true),
+            ("[C2 CompilerThread0 tid=31]", true),
+            ("[unknown]", false),
+            ("[tid=]", false),
+            ("[mytid=3]", false),
+            ("main", false),
+        ] {
+            assert_eq!(is_task_frame(input), expected, "{input}");
         }
     }
 

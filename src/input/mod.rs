@@ -4,6 +4,7 @@
 //! magic bytes), sniff the format from the first lines unless it is forced, and feed every
 //! line to the format's parser, which inserts samples into a [`CallTree`].
 
+pub mod bpftrace;
 pub mod common;
 pub mod detect;
 pub mod folded;
@@ -37,6 +38,8 @@ pub enum FormatChoice {
     Perf,
     /// `SystemTap` stack blocks.
     Stap,
+    /// bpftrace map output.
+    Bpftrace,
     /// pprof `profile.proto` (binary protobuf).
     Pprof,
 }
@@ -371,6 +374,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         FormatChoice::Folded => Format::Folded,
         FormatChoice::Perf => Format::Perf,
         FormatChoice::Stap => Format::Stap,
+        FormatChoice::Bpftrace => Format::Bpftrace,
         // A forced pprof input is read by `load_pprof` before any text is.
         FormatChoice::Pprof => Format::Pprof,
         FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
@@ -453,7 +457,7 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap | Format::Pprof => None,
+        Format::Stap | Format::Bpftrace | Format::Pprof => None,
     };
     (diff, chunked)
 }
@@ -532,6 +536,17 @@ fn parse_lines(
             });
             p.finish(&mut state, out);
             out.stats.format = Some(Format::Stap);
+        }
+        Format::Bpftrace => {
+            let mut p = bpftrace::BpftraceParser::new(bpftrace::BpftraceOptions {
+                annotate_kernel: opts.perf.annotate_kernel,
+                include_addrs: opts.perf.include_addrs,
+            });
+            feed(lines, &mut state, out, live.take(), |l, s, o| {
+                p.line(l, s, o);
+            });
+            p.finish(&mut state, out);
+            out.stats.format = Some(Format::Bpftrace);
         }
     }
     out.stats.lines = state.line_no;

@@ -86,6 +86,8 @@ pub enum Format {
     Perf,
     /// `SystemTap` `print_stack()` / `print_ustack()` blocks.
     Stap,
+    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
+    Bpftrace,
     /// pprof's `profile.proto` (Go, continuous profilers).
     Pprof,
 }
@@ -97,6 +99,7 @@ impl fmt::Display for Format {
             Format::DiffFolded => "differential folded",
             Format::Perf => "perf script",
             Format::Stap => "SystemTap",
+            Format::Bpftrace => "bpftrace",
             Format::Pprof => "pprof",
         })
     }

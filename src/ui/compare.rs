@@ -54,22 +54,6 @@ fn file_name(source: &str) -> String {
     sanitize(&name).into_owned()
 }
 
-/// `text` cut to at most `max` characters, keeping more of its end, where names differ
-/// (`st…e1.txt`).
-fn middle(text: &str, max: usize) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= max {
-        return text.to_owned();
-    }
-    let keep = max.saturating_sub(1);
-    let head = keep / 3;
-    let tail = keep - head;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
-}
-
 /// `BEFORE a → AFTER b`, the transforms applied to both, the legend of the differential
 /// colours, and the view.
 fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer) {
@@ -90,12 +74,15 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
     let (b, a) = (&cmp.before.profile.source, &cmp.after.profile.source);
     let files = |each: usize| {
         if b == a {
-            format!("{}: BEFORE → AFTER counts", middle(&file_name(b), each))
+            format!(
+                "{}: BEFORE → AFTER counts",
+                crate::view::tooltip::middle_cut(&file_name(b), each)
+            )
         } else {
             format!(
                 "{} → {}",
-                middle(&file_name(b), each),
-                middle(&file_name(a), each)
+                crate::view::tooltip::middle_cut(&file_name(b), each),
+                crate::view::tooltip::middle_cut(&file_name(a), each)
             )
         }
     };

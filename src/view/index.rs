@@ -37,32 +37,41 @@ impl TreeIndex {
         let n = tree.len();
         let mut start = vec![0u64; n];
         let mut height = vec![0u32; n];
-        let order = tree.preorder();
-        for &id in &order {
-            let mut offset = start[ix(id)];
-            for c in tree.children(id) {
-                start[ix(c)] = offset;
-                offset = offset.saturating_add(tree.node(c).total);
-            }
-        }
-        for &id in order.iter().rev() {
-            if let Some(p) = tree.node(id).parent {
-                let h = height[ix(id)].saturating_add(1);
-                if h > height[ix(p)] {
-                    height[ix(p)] = h;
+        let mut depth = vec![0u32; n];
+        let total: Vec<u64> = tree.ids().map(|id| tree.node(id).total).collect();
+        let mut preorder = Vec::with_capacity(n);
+        // One depth-first pass: a frame's entry places its children (left edges, depth)
+        // and records its visit; its exit raises its parent's height. (frame, parent,
+        // leaving)
+        let mut stack: Vec<(NodeId, NodeId, bool)> = vec![(NodeId::ROOT, NodeId::ROOT, false)];
+        let mut kids: Vec<NodeId> = Vec::new();
+        while let Some((id, parent, leaving)) = stack.pop() {
+            let i = ix(id);
+            if leaving {
+                if id != NodeId::ROOT {
+                    let h = height[i].saturating_add(1);
+                    let p = &mut height[ix(parent)];
+                    *p = (*p).max(h);
                 }
+                continue;
             }
-        }
-        let depth: Vec<u32> = tree.depths();
-        let total = tree.ids().map(|id| tree.node(id).total).collect();
-        let preorder = order
-            .iter()
-            .map(|&id| Visit {
+            let d = depth[i];
+            preorder.push(Visit {
                 id,
                 name: tree.node(id).name,
-                depth: depth[ix(id)],
-            })
-            .collect();
+                depth: d,
+            });
+            stack.push((id, parent, true));
+            let mut offset = start[i];
+            kids.clear();
+            for c in tree.children(id) {
+                start[ix(c)] = offset;
+                depth[ix(c)] = d + 1;
+                offset = offset.saturating_add(total[ix(c)]);
+                kids.push(c);
+            }
+            stack.extend(kids.iter().rev().map(|&c| (c, id, false)));
+        }
         let mut index = Self {
             start,
             height,

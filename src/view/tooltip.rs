@@ -424,6 +424,22 @@ pub fn display_width(text: &str) -> usize {
     text.graphemes(true).map(UnicodeWidthStr::width).sum()
 }
 
+/// `text` cut in the middle to at most `max` characters (`dir/…/name.svg`, `st…e1.txt`),
+/// keeping more of its end, where file names differ.
+pub fn middle_cut(text: &str, max: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max {
+        return text.to_owned();
+    }
+    let keep = max.saturating_sub(1);
+    let head = keep / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// Text cut to `width` columns, ending with `…` when cut.
 pub fn ellipsize(text: &str, width: usize) -> String {
     if display_width(text) <= width {

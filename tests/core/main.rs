@@ -9,8 +9,10 @@
 )]
 //! and property tests. (The TUI has its own test binary.)
 
+mod bpftrace;
 mod cli;
 mod conformance;
+mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;

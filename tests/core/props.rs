@@ -118,7 +118,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
-        for format in [FormatChoice::Auto, FormatChoice::Folded, FormatChoice::Perf, FormatChoice::Stap] {
+        for format in [FormatChoice::Auto, FormatChoice::Folded, FormatChoice::Perf, FormatChoice::Stap, FormatChoice::Bpftrace] {
             let opts = LoadOptions { format, ..LoadOptions::default() };
             if let Ok(l) = input::load_reader(&bytes[..], "fuzz", &opts) {
                 let s = &l.main().stats;

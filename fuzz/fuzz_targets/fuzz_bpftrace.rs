@@ -1,0 +1,7 @@
+//! `load_reader` with the format forced to bpftrace; see `flametui_fuzz::check`.
+#![no_main]
+
+use flametui::input::FormatChoice;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| flametui_fuzz::check(data, FormatChoice::Bpftrace));

@@ -669,20 +669,21 @@ impl CallTree {
         // (entries, next, the frames above them)
         let mut todo = vec![(self.sorted_entries(NodeId::ROOT), 0usize, Vec::new())];
         while let Some((list, next, prefix)) = todo.last_mut() {
-            let Some(&(node, below)) = list.get(*next) else {
+            let Some(&e) = list.get(*next) else {
                 todo.pop();
                 continue;
             };
             *next += 1;
-            if below && self.slots[node.index()].samples > samples_per_run {
+            if e.below && self.slots[e.node.index()].samples > samples_per_run {
                 let mut deeper = prefix.clone();
-                deeper.push(self.slots[node.index()].name);
-                todo.push((self.sorted_entries(node), 0, deeper));
+                deeper.push(self.slots[e.node.index()].name);
+                todo.push((self.sorted_entries(e.node), 0, deeper));
             } else {
                 runs.push(StackRun {
                     prefix: prefix.clone(),
-                    node,
-                    below,
+                    node: e.node,
+                    below: e.below,
+                    weight: e.weight,
                 });
             }
         }
@@ -697,7 +698,7 @@ impl CallTree {
         if run.below {
             self.walk_sorted(&mut path, self.sorted_entries(run.node), &mut f);
         } else {
-            f(&path, self.self_weight(run.node));
+            f(&path, run.weight);
         }
     }
 
@@ -711,12 +712,12 @@ impl CallTree {
         }
     }
 
-    /// The entries of one family in the order of their folded text: `(child, true)` for
-    /// the stacks below a child, `(child, false)` for its own stack.
-    fn sorted_entries(&self, id: NodeId) -> Vec<(NodeId, bool)> {
+    /// The entries of one family in the order of their folded text: the stacks below a
+    /// child, or its own stack with its weight.
+    fn sorted_entries(&self, id: NodeId) -> Vec<Entry> {
         let mut v = Vec::new();
         self.sorted_entries_into(id, &mut v);
-        v.into_iter().map(|e| (e.node, e.below)).collect()
+        v
     }
 
     /// [`CallTree::sorted_entries`] into `v` (cleared first), with each own stack's
@@ -759,18 +760,10 @@ impl CallTree {
     fn walk_sorted(
         &self,
         path: &mut Vec<NameId>,
-        first: Vec<(NodeId, bool)>,
+        first: Vec<Entry>,
         f: &mut impl FnMut(&[NameId], u64),
     ) {
         let depth = path.len();
-        let first = first
-            .into_iter()
-            .map(|(node, below)| Entry {
-                node,
-                below,
-                weight: if below { 0 } else { self.self_weight(node) },
-            })
-            .collect();
         // Lists of finished families are reused: most families are one child long.
         let mut pool: Vec<Vec<Entry>> = Vec::new();
         let mut todo: Vec<(Vec<Entry>, usize)> = vec![(first, 0usize)];
@@ -856,6 +849,8 @@ pub struct StackRun {
     node: NodeId,
     /// All the stacks below `node` (else its own stack alone).
     below: bool,
+    /// The own stack's weight (when not `below`).
+    weight: u64,
 }
 
 // Building a tree from counters computed elsewhere (a slice of the samples).

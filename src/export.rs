@@ -41,9 +41,7 @@ fn each_folded_line(tree: &CallTree, mut f: impl FnMut(&str)) {
 /// # Errors
 /// Writing failed.
 pub fn write_folded<W: Write>(mut out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(8);
+    let threads = crate::profile::worker_threads();
     if threads < 2 || tree.len() < PARALLEL_NODES {
         let mut buf = Vec::new();
         tree.for_each_stack_sorted(|path, weight| {

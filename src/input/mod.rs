@@ -64,7 +64,7 @@ pub struct LoadOptions {
 
 /// The default number of parser threads.
 fn default_threads() -> usize {
-    cores().min(8)
+    crate::profile::worker_threads()
 }
 
 /// The cores this process may run on (1 when unknown).

@@ -87,7 +87,7 @@ pub fn find_in<N: NameSource>(
             .collect()
     };
     // Large lists are scored on all cores (in order, so the result does not change).
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let threads = super::worker_threads();
     let mut hits: Vec<(NameId, i64, u64)> = if candidates.len() < 20_000 || threads < 2 {
         score(candidates)
     } else {

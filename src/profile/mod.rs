@@ -28,6 +28,14 @@ pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
 pub use tree::{CallTree, Counters, Node, NodeId, StackRun};
 
+/// Threads for work split over the cores (parsing, sorting, formatting, scoring): one
+/// per core, at most 8 (beyond that the memory per thread buys nothing here).
+pub fn worker_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(8)
+}
+
 /// What one unit of weight means.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Unit {

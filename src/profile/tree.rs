@@ -918,9 +918,7 @@ fn sort_children<K: Ord + Send>(
     let threads = if n < 200_000 {
         1
     } else {
-        std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(8)
+        super::worker_threads()
     };
     let shared: &[Slot] = slots;
     let key = &key;

@@ -125,7 +125,7 @@ impl NameTable {
             }
         };
         let len = self.shown.len();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let threads = crate::profile::worker_threads();
         if len < PARALLEL_NAMES || threads < 2 {
             ids(0..len);
         } else {

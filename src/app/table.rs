@@ -101,21 +101,12 @@ pub fn table_rows(
         .filter(|f| filter.is_none_or(|m| m.name_matches(f.name)))
         .copied()
         .collect();
-    let by_name =
-        |a: &FunctionTotals, b: &FunctionTotals| names.text(a.name).cmp(names.text(b.name));
-    match sort {
-        SortKey::SelfWeight => rows.sort_by(|a, b| {
-            (b.self_weight, b.total)
-                .cmp(&(a.self_weight, a.total))
-                .then_with(|| by_name(a, b))
-        }),
-        SortKey::Total => rows.sort_by(|a, b| {
-            (b.total, b.self_weight)
-                .cmp(&(a.total, a.self_weight))
-                .then_with(|| by_name(a, b))
-        }),
-        SortKey::Name => rows.sort_by(by_name),
-    }
+    sort_rows(
+        &mut rows,
+        sort,
+        |f| (f.self_weight, f.total),
+        |f| names.text(f.name),
+    );
     rows
 }
 
@@ -125,21 +116,32 @@ pub fn library_rows(
     mut rows: Vec<LibraryTotals>,
     sort: SortKey,
 ) -> Vec<LibraryTotals> {
-    let name = |r: &LibraryTotals| library_label(tree, r.lib).to_owned();
-    match sort {
-        SortKey::SelfWeight => rows.sort_by(|a, b| {
-            (b.self_weight, b.total)
-                .cmp(&(a.self_weight, a.total))
-                .then_with(|| name(a).cmp(&name(b)))
-        }),
-        SortKey::Total => rows.sort_by(|a, b| {
-            (b.total, b.self_weight)
-                .cmp(&(a.total, a.self_weight))
-                .then_with(|| name(a).cmp(&name(b)))
-        }),
-        SortKey::Name => rows.sort_by_key(name),
-    }
+    let weights = |r: &LibraryTotals| (r.self_weight, r.total);
+    sort_rows(&mut rows, sort, weights, |r| library_label(tree, r.lib));
     rows
+}
+
+/// Sorts table rows by `sort`: a weight column heaviest first (the other one, then the
+/// name, breaking ties), or the name.
+fn sort_rows<'a, T>(
+    rows: &mut [T],
+    sort: SortKey,
+    weights: impl Fn(&T) -> (u64, u64),
+    name: impl Fn(&T) -> &'a str,
+) {
+    let by_name = |a: &T, b: &T| name(a).cmp(name(b));
+    match sort {
+        SortKey::SelfWeight => {
+            rows.sort_by(|a, b| weights(b).cmp(&weights(a)).then_with(|| by_name(a, b)))
+        }
+        SortKey::Total => rows.sort_by(|a, b| {
+            let swap = |(s, t): (u64, u64)| (t, s);
+            swap(weights(b))
+                .cmp(&swap(weights(a)))
+                .then_with(|| by_name(a, b))
+        }),
+        SortKey::Name => rows.sort_by(by_name),
+    }
 }
 
 impl TableState {

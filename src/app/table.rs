@@ -132,7 +132,7 @@ fn sort_rows<'a, T>(
     let by_name = |a: &T, b: &T| name(a).cmp(name(b));
     match sort {
         SortKey::SelfWeight => {
-            rows.sort_by(|a, b| weights(b).cmp(&weights(a)).then_with(|| by_name(a, b)))
+            rows.sort_by(|a, b| weights(b).cmp(&weights(a)).then_with(|| by_name(a, b)));
         }
         SortKey::Total => rows.sort_by(|a, b| {
             let swap = |(s, t): (u64, u64)| (t, s);

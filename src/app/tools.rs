@@ -555,8 +555,7 @@ fn open_table(ex: &mut Explorer, mode: &mut Mode, by_library: bool) {
 /// library says so instead.
 fn toggle_libraries(ex: &mut Explorer, mode: &mut Mode) {
     if ex.profile.tree.names().library_count() == 0 {
-        ex.tools.message =
-            Some("This input names no libraries (perf script and SystemTap stacks do)".to_owned());
+        ex.tools.message = Some(crate::profile::libraries::NO_LIBRARIES.to_owned());
         return;
     }
     let by_library = !(ex.tools.screen == Screen::Table && ex.tools.table.by_library);

@@ -13,7 +13,12 @@ use crate::view::color::ColorMode;
 const STACKS: &str = "main;commit;fsync 30\nmain;flush;fsync 10\nmain;select;exec 55\nmain 5\n";
 
 fn app() -> App {
-    let p = load_reader(Cursor::new(STACKS), "t.folded", &LoadOptions::default())
+    app_of(STACKS, "t.folded")
+}
+
+/// An 80×24 app over `text`, read as the file `name`.
+fn app_of(text: &str, name: &str) -> App {
+    let p = load_reader(Cursor::new(text), name, &LoadOptions::default())
         .unwrap()
         .main()
         .clone();
@@ -336,13 +341,7 @@ fn perf_app() -> App {
     let text = "\
 rustc 1 1.0: 5 cpu-clock: \n\t3 alloc+0x1 (/lib/libc.so.6)\n\t2 pass+0x1 (/lib/libLLVM.so)\n\t1 opt+0x1 (/lib/libLLVM.so)\n\t0 main+0x1 (/bin/rustc)\n\n\
 rustc 1 1.1: 3 cpu-clock: \n\t4 typeck+0x1 (/bin/rustc)\n\t0 main+0x1 (/bin/rustc)\n\n";
-    let p = load_reader(Cursor::new(text), "p.txt", &LoadOptions::default())
-        .unwrap()
-        .main()
-        .clone();
-    let mut app = App::new(p, ColorMode::Mono);
-    update(&mut app, Action::Resize(80, 24));
-    app
+    app_of(text, "p.txt")
 }
 
 #[test]

@@ -211,8 +211,7 @@ fn toggle_library_colors(app: &mut App) {
         Phase::Loading(_) => return,
     };
     if shown.profile.tree.names().library_count() == 0 {
-        shown.tools.message =
-            Some("This input names no libraries (perf script and SystemTap stacks do)".to_owned());
+        shown.tools.message = Some(crate::profile::libraries::NO_LIBRARIES.to_owned());
         return;
     }
     app.library_colors = !app.library_colors;

@@ -101,6 +101,10 @@ pub fn is_kernel_library(lib: &str) -> bool {
         || lib == "kernel"
 }
 
+/// What a library key or flag says on an input that names no library.
+pub const NO_LIBRARIES: &str =
+    "This input names no libraries (perf script and SystemTap stacks do)";
+
 /// How the row of frames without a library is labelled.
 pub const NO_LIBRARY: &str = "(no library)";
 

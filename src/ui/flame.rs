@@ -57,27 +57,27 @@ fn draw_cell(
     let (lo, hi) = cell.interval(&ex.index);
     let offcpu = ex.index.is_offcpu(lo, hi);
     let names = tree.names();
-    let library = |id| {
-        ex.library_colors
-            .then(|| names.library(tree.node(id).name))
-            .flatten()
-    };
     // The label is the name as shown; the colour follows it, or its library's name (`C`).
     let (name, paint_name, hue) = match cell.kind {
         CellKind::Frame(id) => {
             let name = ex.shown_frame(id);
-            if let Some(lib) = library(id) {
-                (name, names.library_name(lib), Hue::Library)
-            } else {
-                let mut hue = color::hue(tree.name(id), offcpu);
-                // Kernel frames by their library, also without `--kernel`'s `_[k]`.
-                let kernel = names.library(tree.node(id).name).is_some_and(|l| {
-                    crate::profile::libraries::is_kernel_library(names.library_name(l))
-                });
-                if hue == Hue::Hot && kernel {
-                    hue = Hue::Kernel;
+            let lib = names
+                .library(tree.node(id).name)
+                .map(|l| names.library_name(l));
+            match lib {
+                Some(lib) if ex.library_colors => (name, lib, Hue::Library),
+                _ => {
+                    let hue = match color::hue(tree.name(id), offcpu) {
+                        // Kernel frames by their library, also without `--kernel`'s `_[k]`.
+                        Hue::Hot
+                            if lib.is_some_and(crate::profile::libraries::is_kernel_library) =>
+                        {
+                            Hue::Kernel
+                        }
+                        hue => hue,
+                    };
+                    (name, name, hue)
                 }
-                (name, name, hue)
             }
         }
         CellKind::Group(_) => ("", "", Hue::Group),

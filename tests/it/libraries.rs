@@ -66,3 +66,28 @@ fn the_readme_screenshot_is_what_the_keys_draw() {
     assert!(readme.contains(&shot), "README.md shows another screenshot");
     assert_eq!(shot.lines().count(), 24);
 }
+
+#[test]
+fn kernel_frames_take_the_kernel_colour_from_their_library() {
+    use flametui::input::{LoadOptions, load_reader};
+    use flametui::view::color::{Hue, frame_style};
+    // Without --kernel, no `_[k]`: the DSO says it is the kernel.
+    let text = "cc 1 1.0: 1 cpu-clock: \n\t1 do_syscall_64+0x1 ([kernel.kallsyms])\n\t2 main+0x1 (/bin/cc)\n\n";
+    let p = load_reader(text.as_bytes(), "k.txt", &LoadOptions::default())
+        .unwrap()
+        .main()
+        .clone();
+    let buf = session(App::new(p, ColorMode::TrueColor), 80, 24, Vec::new()).0;
+    let area = buf.area;
+    let cell = (area.top()..area.bottom())
+        .find_map(|y| {
+            let row: String = (area.left()..area.right())
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect();
+            row.find("do_syscall_64")
+                .map(|x| (u16::try_from(x).unwrap(), y))
+        })
+        .expect("the kernel frame on screen");
+    let want = frame_style(ColorMode::TrueColor, "do_syscall_64", Hue::Kernel, false).bg;
+    assert_eq!(Some(buf[cell].bg), want);
+}

@@ -235,12 +235,14 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
-    /// perf: keep samples of this event (default: the first event seen).
+    /// perf: show this event (default: the first event seen; the others are metrics).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
 
-    /// pprof: show this metric (sample type, as `go tool pprof -sample_index` names it:
-    /// `cpu`, `samples`, `alloc_space`, `inuse_objects`, …; default: the profile's default).
+    /// Show this metric: a perf event (`cpu-clock`, `sched:sched_switch`), a pprof sample
+    /// type as `go tool pprof -sample_index` names it (`cpu`, `samples`, `alloc_space`, …),
+    /// or a SystemTap half (`on-cpu`, `off-cpu`, `on+off-cpu`). Default: the first event,
+    /// pprof's default, both halves. `m` switches in the viewer.
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
 

@@ -336,7 +336,8 @@ fn warn_about(p: &Profile) -> bool {
             .map(|(e, n)| format!("{} ({n} samples)", sanitize(e)))
             .collect();
         eprintln!(
-            "flametui: {src}: kept event {}; skipped events: {} (choose with --event)",
+            "flametui: {src}: shows event {}; other events, kept as metrics: {} (choose with \
+             --metric, or m in the viewer)",
             sanitize(s.event.as_deref().unwrap_or("?")),
             others.join(", ")
         );

@@ -218,7 +218,7 @@ pub fn line_accounting(profile: &Profile) -> String {
             "samples whose value of the metric is zero or negative",
         )
     } else {
-        ("lines", "lines of samples of other events")
+        ("lines", "lines of samples with no usable frame")
     };
     let mut out = format!(
         "{}: {} {read} read\n",
@@ -246,7 +246,20 @@ pub fn line_accounting(profile: &Profile) -> String {
     };
     let _ = writeln!(out, "  {:<12} {:>12}  {verdict}", "total", n(accounted));
     let _ = write!(out, "{} in the tree", records(s.format, s.samples));
-    if s.filtered_samples > 0 || !s.events.is_empty() {
+    let others: u64 = s
+        .events
+        .iter()
+        .filter(|(e, _)| Some(*e) != s.event.as_ref())
+        .map(|(_, n)| *n)
+        .sum();
+    if others > 0 {
+        let _ = write!(
+            out,
+            ", {} of other events in metrics of their own (--metric)",
+            records(s.format, others)
+        );
+    }
+    if s.filtered_samples > 0 {
         let _ = write!(
             out,
             ", {} of other events left out",

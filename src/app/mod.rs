@@ -114,6 +114,8 @@ pub struct App {
     pub names: NameStyle,
     /// Frames are coloured by their library (`C`), not by their name.
     pub library_colors: bool,
+    /// The metrics of each input shown (one shelf, or BEFORE and AFTER), for `m`.
+    pub metrics: Vec<crate::profile::metrics::MetricShelf>,
 }
 
 impl App {
@@ -137,6 +139,7 @@ impl App {
             jobs: jobs::Jobs::default(),
             names: NameStyle::default(),
             library_colors: false,
+            metrics: Vec::new(),
         }
     }
 

@@ -110,7 +110,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -130,7 +130,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -145,7 +145,12 @@ impl Loaded {
             return self; // trees are finished alphabetical
         }
         match &mut self {
-            Loaded::Single(p) => crate::profile::order::sort(&mut p.tree, order),
+            Loaded::Single(p) => {
+                crate::profile::order::sort(&mut p.tree, order);
+                for o in &mut p.metrics.others {
+                    crate::profile::order::sort(&mut o.tree, order);
+                }
+            }
             Loaded::Diff { before, after } => {
                 crate::profile::order::sort(&mut before.tree, order);
                 crate::profile::order::sort(&mut after.tree, order);
@@ -209,11 +214,30 @@ pub struct Collector {
     /// One record per sample, for inputs that have them (perf script); its leaves are
     /// nodes of `tree`.
     pub samples: SampleTable,
+    /// perf: the samples of each other event, one collector per event (its
+    /// `stats.event`), in the order first seen. While a parser fills them their trees
+    /// hold names of `tree` ([`Collector::other_event`]); merging or finishing gives
+    /// them their own.
+    pub others: Vec<Collector>,
+    /// The trees of `others` still use the names of `tree`.
+    others_share_names: bool,
 }
 
 impl Collector {
     /// Adds another piece's samples and counts.
     pub fn merge(&mut self, mut other: Collector) {
+        self.own_names();
+        other.own_names();
+        for o in std::mem::take(&mut other.others) {
+            match self
+                .others
+                .iter_mut()
+                .find(|m| m.stats.event == o.stats.event)
+            {
+                Some(m) => m.merge(o),
+                None => self.others.push(o),
+            }
+        }
         // The smaller tree goes into the larger (an empty one is simply replaced): the
         // merge costs one lookup per node of the tree merged in. Each sample table goes
         // with its tree.
@@ -229,6 +253,40 @@ impl Collector {
             _ => {}
         }
         self.stats.merge(other.stats);
+    }
+}
+
+impl Collector {
+    /// The collector of the samples of another event than the kept one, made on first
+    /// sight; its tree takes frame names interned in `self.tree` (`None` once this
+    /// collector has been merged into: its others have names of their own).
+    pub fn other_event(&mut self, event: &str) -> Option<&mut Collector> {
+        if !self.others_share_names && !self.others.is_empty() {
+            return None;
+        }
+        self.others_share_names = true;
+        let found = self
+            .others
+            .iter()
+            .position(|o| o.stats.event.as_deref() == Some(event));
+        let at = found.unwrap_or_else(|| {
+            let mut o = Collector::default();
+            o.stats.event = Some(event.to_owned());
+            o.stats.format = self.stats.format;
+            self.others.push(o);
+            self.others.len() - 1
+        });
+        self.others.get_mut(at)
+    }
+
+    /// Gives the trees of `others` names of their own (a copy of `tree`'s, whose ids
+    /// they hold).
+    fn own_names(&mut self) {
+        if std::mem::take(&mut self.others_share_names) {
+            for o in &mut self.others {
+                o.tree.adopt_names(&self.tree);
+            }
+        }
     }
 }
 
@@ -322,8 +380,30 @@ fn wants_pprof(head: &[u8], opts: &LoadOptions) -> bool {
 
 /// Reads a pprof profile whole and finishes it as the text formats are.
 fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
-    let out = pprof::load(reader, name, opts.metric.as_deref())?;
-    finish(out, name, Format::Pprof)
+    let (mut all, shown, names) = pprof::load_every(reader, name, opts.metric.as_deref())?;
+    let main = finish(all.remove(shown), name, Format::Pprof)?;
+    let Loaded::Single(main) = main else {
+        return Ok(main);
+    };
+    if names.len() < 2 {
+        return Ok(Loaded::Single(main));
+    }
+    // Another metric may have no sample of its own: it is then an empty profile.
+    let others = all
+        .into_iter()
+        .map(|mut c| {
+            c.tree.finish();
+            c.samples.finish();
+            Profile {
+                source: name.to_owned(),
+                tree: c.tree,
+                stats: c.stats,
+                samples: std::sync::Arc::new(c.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    Ok(Loaded::Single(main.with_metrics(names, shown, others)))
 }
 
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
@@ -440,7 +520,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     if let Some(e) = prefix_error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, format)
+    select_metric(finish(out, name, format)?, opts.metric.as_deref())
 }
 
 /// Whether a folded input is differential, and how to parse it in chunks (`None`: not
@@ -577,20 +657,28 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
             detail,
         });
     }
+    out.own_names();
+    let others = std::mem::take(&mut out.others);
     out.tree.finish();
     out.samples.finish();
     let before = Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::new(out.samples),
         source: name.to_owned(),
         tree: out.tree,
         stats: out.stats,
     };
     let loaded = match out.after {
+        None if !others.is_empty() => Loaded::Single(with_event_metrics(before, others)),
+        None if format == Format::Stap => {
+            Loaded::Single(crate::profile::metrics::split_halves(before))
+        }
         None => Loaded::Single(before),
         Some(mut after) => {
             after.finish();
             Loaded::Diff {
                 after: Profile {
+                    metrics: crate::profile::metrics::Metrics::default(),
                     samples: std::sync::Arc::default(),
                     source: name.to_owned(),
                     tree: after,
@@ -601,6 +689,86 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
         }
     };
     Ok(loaded)
+}
+
+/// A perf profile of one event with the other events of its input as metrics, each its
+/// own profile (same stats but for its samples and unit). Metrics are in name order.
+fn with_event_metrics(main: Profile, others: Vec<Collector>) -> Profile {
+    let mut all: Vec<Profile> = others
+        .into_iter()
+        .map(|mut o| {
+            o.tree.finish();
+            o.samples.finish();
+            let mut stats = main.stats.clone();
+            stats.samples = o.stats.samples;
+            stats.unit = o.stats.unit;
+            stats.event = o.stats.event;
+            Profile {
+                source: main.source.clone(),
+                tree: o.tree,
+                stats,
+                samples: std::sync::Arc::new(o.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    let main_event = main.stats.event.clone();
+    all.push(main);
+    all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
+    let names: Vec<String> = all
+        .iter()
+        .map(|p| p.stats.event.clone().unwrap_or_default())
+        .collect();
+    let shown = all
+        .iter()
+        .position(|p| p.stats.event == main_event)
+        .unwrap_or(0);
+    let main = all.remove(shown);
+    main.with_metrics(names, shown, all)
+}
+
+/// The metric asked for with `--metric` (every format: perf events, pprof sample types,
+/// SystemTap's halves).
+///
+/// # Errors
+/// [`Error::UnknownMetric`] naming the metrics there are.
+fn select_metric(loaded: Loaded, metric: Option<&str>) -> Result<Loaded> {
+    let Some(wanted) = metric else {
+        return Ok(loaded);
+    };
+    let p = match loaded {
+        Loaded::Single(p) => p,
+        diff @ Loaded::Diff { .. } => {
+            return Err(Error::UnknownMetric {
+                source_name: diff.main().source.clone(),
+                metric: wanted.to_owned(),
+                metrics: "(none: a differential folded file has one metric per column)".to_owned(),
+            });
+        }
+    };
+    if p.metric_name() == Some(wanted)
+        || (p.metric_names().is_empty() && p.stats.event.as_deref() == Some(wanted))
+    {
+        return Ok(Loaded::Single(p));
+    }
+    match p.into_metric_named(wanted) {
+        Ok(p) => Ok(Loaded::Single(p)),
+        Err(p) => Err(Error::UnknownMetric {
+            source_name: p.source.clone(),
+            metric: wanted.to_owned(),
+            metrics: if p.metric_names().is_empty() {
+                format!(
+                    "(none: {} has one metric, {})",
+                    p.stats
+                        .format
+                        .map_or("this input".to_owned(), |f| f.to_string()),
+                    p.stats.unit
+                )
+            } else {
+                p.metric_names().join(", ")
+            },
+        }),
+    }
 }
 
 #[cfg(test)]

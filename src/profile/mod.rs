@@ -11,6 +11,7 @@ pub mod group;
 pub mod heatmap;
 pub mod intern;
 pub mod libraries;
+pub mod metrics;
 pub mod order;
 pub mod samples;
 pub mod sandwich;
@@ -172,6 +173,19 @@ pub struct Stats {
     pub read_error: Option<String>,
     /// pprof: the profile's metrics, period and duration.
     pub pprof: Option<PprofInfo>,
+    /// When the input has several metrics ([`metrics`]): which one this profile is.
+    pub metric: Option<MetricPlace>,
+}
+
+/// Which of several metrics of its input a profile is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricPlace {
+    /// Its name (perf event, pprof sample type, `on-cpu`).
+    pub name: String,
+    /// Its place among them, from 0.
+    pub index: usize,
+    /// How many there are.
+    pub count: usize,
 }
 
 /// What a pprof profile says about itself, for the header.
@@ -272,6 +286,8 @@ pub struct Profile {
     /// views of the profile; empty for inputs without sample records (folded stacks,
     /// SystemTap) and for trees derived from this one (their nodes are others).
     pub samples: std::sync::Arc<samples::SampleTable>,
+    /// The other metrics of the input, when it has several ([`metrics`]).
+    pub metrics: metrics::Metrics,
 }
 
 impl Profile {

@@ -109,6 +109,11 @@ pub struct CompareJob {
 }
 
 impl CompareJob {
+    /// Comparing `originals` (before, after) through `view`.
+    pub fn new(originals: (Arc<Profile>, Arc<Profile>), view: TransformStack) -> Self {
+        Self { originals, view }
+    }
+
     /// Both sides through the view, and the comparison of them; `stop` is asked between
     /// the stages (`None` once it says to stop).
     pub fn build(self, stop: &dyn Fn() -> bool) -> Option<Compare> {
@@ -118,6 +123,7 @@ impl CompareJob {
                 return Some(Arc::clone(p));
             }
             Some(Arc::new(Profile {
+                metrics: crate::profile::metrics::Metrics::default(),
                 samples: std::sync::Arc::default(),
                 source: p.source.clone(),
                 tree: self.view.apply_profile_until(p, stop)?,

@@ -251,7 +251,8 @@ pub fn line_accounting(profile: &Profile) -> String {
         .iter()
         .filter(|(e, _)| Some(*e) != s.event.as_ref())
         .map(|(_, n)| *n)
-        .sum();
+        .sum::<u64>()
+        .saturating_sub(s.filtered_samples);
     if others > 0 {
         let _ = write!(
             out,

@@ -229,13 +229,14 @@ impl Collector {
         self.own_names();
         other.own_names();
         for o in std::mem::take(&mut other.others) {
-            match self
+            let same = self
                 .others
-                .iter_mut()
-                .find(|m| m.stats.event == o.stats.event)
-            {
-                Some(m) => m.merge(o),
-                None => self.others.push(o),
+                .iter()
+                .position(|m| m.stats.event == o.stats.event);
+            match same {
+                Some(i) => self.others[i].merge(o),
+                None if self.others.len() < MAX_OTHER_EVENTS => self.others.push(o),
+                None => self.stats.filtered_samples += o.stats.samples,
             }
         }
         // The smaller tree goes into the larger (an empty one is simply replaced): the
@@ -256,6 +257,10 @@ impl Collector {
     }
 }
 
+/// The most events kept besides the one shown (each is a tree of its own); the samples of
+/// any more are left out and counted (a text can name any number of events).
+pub const MAX_OTHER_EVENTS: usize = 63;
+
 impl Collector {
     /// The collector of the samples of another event than the kept one, made on first
     /// sight; its tree takes frame names interned in `self.tree` (`None` once this
@@ -264,11 +269,14 @@ impl Collector {
         if !self.others_share_names && !self.others.is_empty() {
             return None;
         }
-        self.others_share_names = true;
         let found = self
             .others
             .iter()
             .position(|o| o.stats.event.as_deref() == Some(event));
+        if found.is_none() && self.others.len() >= MAX_OTHER_EVENTS {
+            return None;
+        }
+        self.others_share_names = true;
         let at = found.unwrap_or_else(|| {
             let mut o = Collector::default();
             o.stats.event = Some(event.to_owned());
@@ -693,7 +701,11 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
 
 /// A perf profile of one event with the other events of its input as metrics, each its
 /// own profile (same stats but for its samples and unit). Metrics are in name order.
-fn with_event_metrics(main: Profile, others: Vec<Collector>) -> Profile {
+fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
+    // What is said of the input as a whole (events seen, lines skipped) stays with the
+    // profile shown: copied to every metric it would grow with their number squared.
+    let events = std::mem::take(&mut main.stats.events);
+    let bad_lines = std::mem::take(&mut main.stats.bad_lines);
     let mut all: Vec<Profile> = others
         .into_iter()
         .map(|mut o| {
@@ -712,6 +724,8 @@ fn with_event_metrics(main: Profile, others: Vec<Collector>) -> Profile {
             }
         })
         .collect();
+    main.stats.events = events;
+    main.stats.bad_lines = bad_lines;
     let main_event = main.stats.event.clone();
     all.push(main);
     all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));

@@ -190,3 +190,44 @@ fn every_pprof_sample_type_is_a_metric() {
         assert_eq!(picked.stats.metric.as_ref().unwrap().name, *name);
     }
 }
+
+#[test]
+fn a_text_naming_thousands_of_events_keeps_64_and_counts_the_rest() {
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!(
+            "app 1/1 1.{i:06}: 1 ev{i}:\n\t1 f+0x1 (/bin/x)\n\n"
+        ));
+    }
+    for threads in [1, 2] {
+        let opts = LoadOptions {
+            threads: Some(threads),
+            chunk_size: Some(8192),
+            ..LoadOptions::default()
+        };
+        let p =
+            match flametui::input::load_reader(std::io::Cursor::new(text.clone()), "many", &opts)
+                .unwrap()
+            {
+                Loaded::Single(p) => p,
+                Loaded::Diff { .. } => panic!("not differential"),
+            };
+        let kept = p.metric_names().len();
+        assert_eq!(kept, flametui::input::MAX_OTHER_EVENTS + 1);
+        assert!(kept > 1);
+        let in_metrics: u64 = p.stats.samples
+            + p.metrics
+                .others
+                .iter()
+                .map(|o| o.stats.samples)
+                .sum::<u64>();
+        assert_eq!(
+            in_metrics + p.stats.filtered_samples,
+            2000,
+            "threads {threads}"
+        );
+        // The input's account stays with the profile shown, not copied to each metric.
+        assert_eq!(p.stats.events.len(), 2000);
+        assert!(p.metrics.others.iter().all(|o| o.stats.events.is_empty()));
+    }
+}

@@ -180,3 +180,69 @@ fn compare_starts_on_a_metric_both_sides_have() {
     let app = sized(App::compare(profile(TWO), folded, ColorMode::Mono));
     assert!(message(&app).is_empty() || message(&app).contains("Different metrics"));
 }
+
+/// The job the app asked the shell to start, run to its end.
+fn started(app: &mut App) -> crate::app::jobs::Done {
+    let job = app.jobs.take_orders().start.expect("a job to start");
+    job.run(&|| false).expect("not stopped")
+}
+
+#[test]
+fn a_large_metric_switch_is_a_job_keys_meanwhile_and_esc_gives_it_up() {
+    let mut app = sized(App::new(profile(TWO), ColorMode::Mono));
+    app.jobs.background_from = 0;
+    press(&mut app, "m");
+    // Wanted, not shown yet: the header's job line names it; keys work on cpu-clock.
+    assert_eq!(event(shown(&app)), "cpu-clock");
+    assert_eq!(
+        app.jobs.pending.as_ref().unwrap().label,
+        "metric sched:sched_switch"
+    );
+    press(&mut app, "j");
+    let done = started(&mut app);
+    crate::app::finish(&mut app, done);
+    assert!(app.jobs.pending.is_none());
+    assert_eq!(event(shown(&app)), "sched:sched_switch");
+    assert!(
+        message(&app).starts_with("Metric 2/2 sched:sched_switch"),
+        "{}",
+        message(&app)
+    );
+    // Esc while the next switch is computed: back to the metric shown, nothing pending.
+    press(&mut app, "m");
+    assert!(app.jobs.pending.is_some());
+    update(&mut app, Action::Escape);
+    assert!(app.jobs.pending.is_none());
+    assert_eq!(
+        app.metrics[0].shown, 1,
+        "the metric wanted is the one shown again"
+    );
+    assert_eq!(event(shown(&app)), "sched:sched_switch");
+    // A view change asked for while a switch is computed is computed on the new metric.
+    press(&mut app, "m");
+    let _superseded = app.jobs.take_orders();
+    press(&mut app, "r");
+    let done = started(&mut app);
+    crate::app::finish(&mut app, done);
+    assert_eq!(event(shown(&app)), "cpu-clock");
+    assert!(shown(&app).tools.applied.inverted);
+}
+
+#[test]
+fn a_large_metric_switch_in_compare_mode_is_a_job_too() {
+    let mut app = sized(App::compare(profile(TWO), profile(TWO), ColorMode::Mono));
+    app.jobs.background_from = 0;
+    press(&mut app, "m");
+    assert_eq!(
+        app.jobs.pending.as_ref().unwrap().label,
+        "metric sched:sched_switch (both profiles)"
+    );
+    let done = started(&mut app);
+    crate::app::finish(&mut app, done);
+    let Phase::Compare(cmp) = &app.phase else {
+        panic!("not comparing")
+    };
+    assert_eq!(event(&cmp.before), "sched:sched_switch");
+    assert_eq!(event(&cmp.after), "sched:sched_switch");
+    assert!(message(&app).starts_with("Metric 2/2"), "{}", message(&app));
+}

@@ -116,6 +116,9 @@ pub struct App {
     pub library_colors: bool,
     /// The metrics of each input shown (one shelf, or BEFORE and AFTER), for `m`.
     pub metrics: Vec<crate::profile::metrics::MetricShelf>,
+    /// What to say with the metric wanted once it is shown (metrics passed over, a
+    /// slice forgotten).
+    pub metric_note: Option<String>,
 }
 
 impl App {
@@ -140,6 +143,7 @@ impl App {
             names: NameStyle::default(),
             library_colors: false,
             metrics: Vec::new(),
+            metric_note: None,
         }
     }
 

@@ -577,6 +577,14 @@ impl Explorer {
         }
     }
 
+    /// As [`Explorer::view_job`], on another profile as read (another metric of the input).
+    pub(crate) fn view_job_of(&self, original: Arc<Profile>, view: &TransformStack) -> ViewJob {
+        ViewJob {
+            original,
+            ..self.view_job(view)
+        }
+    }
+
     /// Recomputes what is shown from the original profile through `view`, here and now.
     pub(crate) fn apply_view(&mut self, view: &TransformStack) {
         if let Some(built) = self.view_job(view).build(&|| false) {

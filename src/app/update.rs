@@ -2,7 +2,6 @@
 //! brings layout, areas and status in step, so `ui::draw` only reads.
 
 use super::compare::Compare;
-use super::compare::transforms::CompareJob;
 use super::explorer::Explorer;
 use super::jobs::{self, Done};
 use super::{Action, App, Mode, Phase, Progress, Size};
@@ -282,64 +281,59 @@ fn metric_of(p: &Profile, shelf: &MetricShelf) -> String {
         .map_or_else(|| p.stats.unit.to_string(), str::to_owned)
 }
 
-/// `m`: the next metric of the input, the same on both sides of a comparison (one only
-/// one side has is passed over, and said so). The slice is forgotten: it names times
-/// and tasks of the samples of the metric it was made on.
+/// `m`: the next metric of the input wanted, the same on both sides of a comparison (one
+/// only one side has is passed over, and said so); `jobs::reconcile` shows it. The slice
+/// is forgotten: it names times and tasks of the samples of the metric it was made on.
 fn next_metric(app: &mut App) {
-    let message = match app.metrics.as_slice() {
+    let (why, note) = match app.metrics.as_mut_slice() {
         [one] => match next_metric_index(one) {
-            Err(why) => why,
+            Err(why) => (Some(why), None),
             Ok((i, passed)) => {
-                jobs::cancel(app);
-                let sliced = !app.view.slice.is_everything();
-                app.view.forget_slices();
-                let shelf = &mut app.metrics[0];
-                shelf.shown = i;
-                let profile = Arc::clone(&shelf.profiles[i]);
-                let label = shelf.label();
-                if let Phase::Ready(ex) = &mut app.phase {
-                    ex.replace_profile(profile, &app.view, &mut app.mode);
-                }
-                metric_message(&label, &passed, sliced)
+                one.shown = i;
+                (None, Some(passed_note(&passed)))
             }
         },
-        [before, after] => {
-            let (next, passed) = next_common_metric(before, after);
-            match next {
-                None if before.names.is_empty() && after.names.is_empty() => {
-                    "Both profiles have one metric each".to_owned()
-                }
-                None => format!(
+        [before, after] => match next_common_metric(before, after) {
+            (None, _) if before.names.is_empty() && after.names.is_empty() => {
+                (Some("Both profiles have one metric each".to_owned()), None)
+            }
+            (None, passed) => (
+                Some(format!(
                     "No other metric on both sides{}",
                     one_sided(&passed, before, after)
-                ),
-                Some((b, a)) => {
-                    jobs::cancel(app);
-                    let sliced = !app.view.slice.is_everything();
-                    app.view.forget_slices();
-                    let [sb, sa] = app.metrics.as_mut_slice() else {
-                        return;
-                    };
-                    (sb.shown, sa.shown) = (b, a);
-                    let originals = (Arc::clone(&sb.profiles[b]), Arc::clone(&sa.profiles[a]));
-                    let label = sb.label();
-                    let note = one_sided(&passed, sb, sa);
-                    let job = CompareJob::new(originals, app.view.clone());
-                    if let (Phase::Compare(cmp), Some(fresh)) =
-                        (&mut app.phase, job.build(&|| false))
-                    {
-                        let _shown_before = cmp.adopt(fresh);
-                    }
-                    format!("{}{note}", metric_message(&label, &[], sliced))
-                }
+                )),
+                None,
+            ),
+            (Some((b, a)), passed) => {
+                let note = one_sided(&passed, before, after);
+                (before.shown, after.shown) = (b, a);
+                (None, Some(note))
             }
-        }
+        },
         _ => return,
     };
+    if let Some(mut note) = note {
+        if !app.view.slice.is_everything() {
+            note.push_str(" · time/task slice cleared");
+        }
+        app.view.forget_slices();
+        app.metric_note = Some(note);
+        return;
+    }
+    let message = why.map(|w| crate::text::sanitize(&w).into_owned());
     match &mut app.phase {
-        Phase::Ready(ex) => ex.tools.message = Some(message),
-        Phase::Compare(cmp) => cmp.driver_mut().tools.message = Some(message),
+        Phase::Ready(ex) => ex.tools.message = message,
+        Phase::Compare(cmp) => cmp.driver_mut().tools.message = message,
         Phase::Loading(_) => {}
+    }
+}
+
+/// ` · no samples: a, b` for the metrics passed over.
+fn passed_note(passed: &[String]) -> String {
+    if passed.is_empty() {
+        String::new()
+    } else {
+        format!(" · no samples: {}", passed.join(", "))
     }
 }
 
@@ -360,17 +354,6 @@ fn next_metric_index(shelf: &MetricShelf) -> Result<(usize, Vec<String>), String
             shelf.label()
         )),
     }
-}
-
-fn metric_message(label: &str, passed: &[String], sliced: bool) -> String {
-    let mut m = format!("Metric {label} · m for the next");
-    if !passed.is_empty() {
-        let _ = write!(m, " · no samples: {}", passed.join(", "));
-    }
-    if sliced {
-        m.push_str(" · time/task slice cleared");
-    }
-    crate::text::sanitize(&m).into_owned()
 }
 
 /// ` · x only in BEFORE` for the metrics passed over because one side lacks them.

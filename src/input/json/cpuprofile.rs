@@ -25,7 +25,7 @@
 //! uneven intervals (a stalled sampler, a long pause) weigh what they lasted. DevTools'
 //! call tree charges each sample the average interval instead (`(endTime - startTime) /
 //! samples`); the two agree when the sampler keeps its interval. A negative delta (V8 can
-//! write samples slightly out of order) weighs nothing. Sample times are `startTime` plus
+//! write samples slightly out of order) weighs nothing, as does one past `u64::MAX` ns. Sample times are `startTime` plus
 //! the deltas so far, so the heat map and time ranges work; the task is one, `main`. A file
 //! without `samples` counts each node's `hitCount` as samples, without a timeline.
 
@@ -218,12 +218,13 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             Some(d) => {
                 let delta = d.get(j).copied().unwrap_or(0.0);
                 elapsed += delta;
-                if delta < 0.0 {
-                    let why = format!("sample {j} has time delta {delta} µs");
-                    out.stats
-                        .note(j as u64 + 1, "negative time delta, weighs nothing", &why);
+                let weight = to_ns(delta, 1e3);
+                if weight.is_none() {
+                    let why = format!("sample {j} has time delta {delta:?} µs");
+                    let reason = "negative or unreadable time delta, weighs nothing";
+                    out.stats.note(j as u64 + 1, reason, &why);
                 }
-                (to_ns(delta, 1e3).unwrap_or(0), to_ns(start + elapsed, 1e3))
+                (weight.unwrap_or(0), to_ns(start + elapsed, 1e3))
             }
             None => (1, None),
         };
@@ -234,7 +235,10 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             continue;
         };
         if let Some(e) = entry[i].and_then(|e| entries.get_mut(e as usize)) {
-            e.own = e.own.saturating_add(weight);
+            e.own = e.own.checked_add(weight).unwrap_or_else(|| {
+                out.tree.mark_saturated();
+                u64::MAX
+            });
             e.own_samples += 1;
         }
         records.push((time, entry[i], weight));

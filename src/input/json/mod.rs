@@ -9,10 +9,12 @@
 //! and `shared`, or its `$schema`; a `.cpuprofile` has `nodes`), so the keys may come in any
 //! order and the first bytes only have to look like a JSON object ([`looks_like_json`]).
 //!
-//! Bounds: `serde_json` refuses nesting deeper than 128 levels (its default recursion
-//! limit, which this module keeps), so a document of a million `[` is an error, not a
-//! stack overflow; arrays grow only as their elements are read, so a huge declared count
-//! cannot allocate ahead of the bytes; numbers that do not fit (an index past `u32`, a
+//! Bounds: a field nested deeper than its schema is a type error at the first level too
+//! deep, a value of a field not used is skipped by `serde_json` without recursing, and its
+//! recursion limit (128, the default, kept) stops anything else, so a document of a million
+//! `[` is an error or skipped, never a stack overflow; arrays grow only as their elements
+//! are read, so a huge declared count cannot allocate ahead of the bytes; numbers that do
+//! not fit (an index past `u32`, a
 //! count near `u64::MAX`) are errors or are clamped where they are weights. Memory is the
 //! input's bytes and the decoded structs while they are decoded; the bytes are dropped
 //! before the tree is built.

@@ -359,17 +359,20 @@ impl States {
     }
 
     /// Charges the stack `state` with the time from `from` to `to`.
-    fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) {
-        let Some(e) = state else { return };
+    fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) -> bool {
+        let mut saturated = false;
+        let Some(e) = state else { return false };
         let weight = measure.weight(to - from).unwrap_or(0);
         if weight == 0 {
-            return;
+            return false;
         }
         if let Some(entry) = self.entries.get_mut(e as usize) {
+            saturated = entry.own.checked_add(weight).is_none();
             entry.own = entry.own.saturating_add(weight);
             entry.own_samples += 1;
             self.intervals.push((measure.time(from), e, weight));
         }
+        saturated
     }
 }
 
@@ -404,7 +407,9 @@ fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
                 &why,
             );
         }
-        states.charge(open.last().map(|o| o.1), last, at, ctx.measure);
+        if states.charge(open.last().map(|o| o.1), last, at, ctx.measure) {
+            out.tree.mark_saturated();
+        }
         last = at;
         match ev.kind {
             EventKind::Open => {
@@ -437,7 +442,9 @@ fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
     }
     if !open.is_empty() {
         let end = p.end_value.filter(|&e| e > last).unwrap_or(last);
-        states.charge(open.last().map(|o| o.1), last, end, ctx.measure);
+        if states.charge(open.last().map(|o| o.1), last, end, ctx.measure) {
+            out.tree.mark_saturated();
+        }
         let why = format!("{} frames still open, closed at {end}", open.len());
         out.stats
             .note(ctx.number, "frames left open at the end", &why);

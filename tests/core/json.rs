@@ -725,3 +725,27 @@ fn speedscope_bad_samples_are_skipped_and_the_rest_loads() {
     let p = load_bytes(&speedscope(FRAMES, huge), FormatChoice::Auto).unwrap();
     assert_eq!(p.tree.total(), u64::MAX);
 }
+
+/// Every cut of the fuzz seeds loads or fails without a panic, accounting for every record
+/// it read (what the fuzz targets check, on every prefix here).
+#[test]
+fn every_prefix_of_the_fuzz_seeds_accounts_for_its_records() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    for (name, format) in [
+        ("speedscope-evented.json", FormatChoice::Speedscope),
+        ("cpuprofile-small.json", FormatChoice::Cpuprofile),
+    ] {
+        let bytes = fs::read(dir.join(name)).unwrap();
+        let whole = load_bytes(&bytes, FormatChoice::Auto).unwrap();
+        assert!(whole.stats.samples > 0, "{name}");
+        for cut in 0..=bytes.len() {
+            for f in [format, FormatChoice::Auto] {
+                if let Ok(p) = load_bytes(&bytes[..cut], f) {
+                    assert_eq!(p.stats.accounted_lines(), p.stats.lines, "{name}: {cut}");
+                    let _ = flametui::report::report(&p, 5, 1.0);
+                }
+            }
+        }
+        assert_eq!(whole.stats.accounted_lines(), whole.stats.lines, "{name}");
+    }
+}

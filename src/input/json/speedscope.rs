@@ -225,9 +225,20 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             task,
             names: &names,
         };
+        // The records of the other type (a sampled profile's `events`) are not read.
+        let (samples, events) = (
+            p.samples.as_ref().map_or(0, Vec::len) as u64,
+            p.events.as_ref().map_or(0, Vec::len) as u64,
+        );
         let used = match p.kind.as_str() {
-            "sampled" => sampled(&ctx, p, out),
-            "evented" => evented(&ctx, p, out),
+            "sampled" => {
+                out.stats.line_counts.dropped += events;
+                sampled(&ctx, p, out)
+            }
+            "evented" => {
+                out.stats.line_counts.dropped += samples;
+                evented(&ctx, p, out)
+            }
             other => {
                 let why = format!("profile {number} {name:?} is of type {other:?}");
                 skip_profile(

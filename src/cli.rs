@@ -30,6 +30,10 @@ pub enum FormatArg {
     Bpftrace,
     /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
     Pprof,
+    /// speedscope JSON (py-spy `record --format speedscope`), sampled or evented.
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools "Save profile").
+    Cpuprofile,
 }
 
 /// When the viewer uses colours.
@@ -130,7 +134,8 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
-/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof and folded stacks.
+/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, speedscope,
+/// Chrome `.cpuprofile` and folded stacks.
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -433,6 +438,8 @@ impl Args {
                 FormatArg::Stap => FormatChoice::Stap,
                 FormatArg::Bpftrace => FormatChoice::Bpftrace,
                 FormatArg::Pprof => FormatChoice::Pprof,
+                FormatArg::Speedscope => FormatChoice::Speedscope,
+                FormatArg::Cpuprofile => FormatChoice::Cpuprofile,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,

@@ -8,6 +8,7 @@ pub mod bpftrace;
 pub mod common;
 pub mod detect;
 pub mod folded;
+pub mod json;
 pub mod live;
 pub mod parallel;
 pub mod perf;
@@ -42,6 +43,10 @@ pub enum FormatChoice {
     Bpftrace,
     /// pprof `profile.proto` (binary protobuf).
     Pprof,
+    /// speedscope's JSON file format.
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON.
+    Cpuprofile,
 }
 
 /// How to read an input.
@@ -356,34 +361,61 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        let is_pprof = match text.fill_buf() {
+        let whole = match text.fill_buf() {
             Ok(head) => {
                 refuse_perf_data(head, name, true)?;
-                wants_pprof(head, opts)
+                read_whole(head, opts)
             }
-            Err(_) => opts.format == FormatChoice::Pprof,
+            Err(_) => read_whole(&[], opts),
         };
-        if is_pprof {
-            return load_pprof(text, name, opts);
+        match whole {
+            Some(Whole::Pprof) => load_pprof(text, name, opts),
+            Some(Whole::Json) => load_json(text, name, opts),
+            None => load_text(text, name, opts),
         }
-        load_text(text, name, opts)
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
         refuse_perf_data(head, name, false)?;
-        if wants_pprof(head, opts) {
-            return load_pprof(reader, name, opts);
+        match read_whole(head, opts) {
+            Some(Whole::Pprof) => load_pprof(reader, name, opts),
+            Some(Whole::Json) => load_json(reader, name, opts),
+            None => load_text(reader, name, opts),
         }
-        load_text(reader, name, opts)
     }
 }
 
-/// Whether to read the input as pprof: forced, or sniffed when the format is not.
-fn wants_pprof(head: &[u8], opts: &LoadOptions) -> bool {
+/// The inputs read whole rather than line by line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// A pprof protobuf message.
+    Pprof,
+    /// A JSON document (speedscope, `.cpuprofile`).
+    Json,
+}
+
+/// Whether to read the input whole, and as what: forced, or sniffed from the first bytes
+/// when the format is not (`head` is empty when they could not be read).
+fn read_whole(head: &[u8], opts: &LoadOptions) -> Option<Whole> {
     match opts.format {
-        FormatChoice::Pprof => true,
-        FormatChoice::Auto => pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes,
-        _ => false,
+        FormatChoice::Pprof => Some(Whole::Pprof),
+        FormatChoice::Speedscope | FormatChoice::Cpuprofile => Some(Whole::Json),
+        FormatChoice::Auto if pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes => {
+            Some(Whole::Pprof)
+        }
+        FormatChoice::Auto if detect::json(head) => Some(Whole::Json),
+        _ => None,
     }
+}
+
+/// Reads a JSON profile whole and finishes it as the text formats are.
+fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let kind = match opts.format {
+        FormatChoice::Speedscope => Some(json::Kind::Speedscope),
+        FormatChoice::Cpuprofile => Some(json::Kind::Cpuprofile),
+        _ => None,
+    };
+    let (out, format) = json::load(reader, name, kind)?;
+    finish(out, name, format)
 }
 
 /// Reads a pprof profile whole and finishes it as the text formats are.
@@ -463,8 +495,10 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         FormatChoice::Perf => Format::Perf,
         FormatChoice::Stap => Format::Stap,
         FormatChoice::Bpftrace => Format::Bpftrace,
-        // A forced pprof input is read by `load_pprof` before any text is.
+        // Forced pprof and JSON inputs are read whole before any text is.
         FormatChoice::Pprof => Format::Pprof,
+        FormatChoice::Speedscope => Format::Speedscope,
+        FormatChoice::Cpuprofile => Format::Cpuprofile,
         FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
             source_name: name.to_owned(),
             head: detect::head(&prefix),
@@ -545,7 +579,11 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap | Format::Bpftrace | Format::Pprof => None,
+        Format::Stap
+        | Format::Bpftrace
+        | Format::Pprof
+        | Format::Speedscope
+        | Format::Cpuprofile => None,
     };
     (diff, chunked)
 }
@@ -617,7 +655,8 @@ fn parse_lines(
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
-        Format::Stap | Format::Pprof => {
+        // The formats read whole never come here.
+        Format::Stap | Format::Pprof | Format::Speedscope | Format::Cpuprofile => {
             let mut p = stap::StapParser::default();
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);

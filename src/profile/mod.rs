@@ -27,7 +27,7 @@ use std::fmt;
 pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
-pub use tree::{CallTree, Counters, Node, NodeId, StackRun};
+pub use tree::{CallTree, Counters, ForestEntry, Node, NodeId, StackRun};
 
 /// Threads for work split over the cores (parsing, sorting, formatting, scoring): one
 /// per core, at most 8 (beyond that the memory per thread buys nothing here).
@@ -99,6 +99,10 @@ pub enum Format {
     Bpftrace,
     /// pprof's `profile.proto` (Go, continuous profilers).
     Pprof,
+    /// speedscope's JSON file format (py-spy `--format speedscope`).
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools).
+    Cpuprofile,
 }
 
 impl fmt::Display for Format {
@@ -110,6 +114,8 @@ impl fmt::Display for Format {
             Format::Stap => "SystemTap",
             Format::Bpftrace => "bpftrace",
             Format::Pprof => "pprof",
+            Format::Speedscope => "speedscope",
+            Format::Cpuprofile => "cpuprofile",
         })
     }
 }

@@ -16,6 +16,7 @@ mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;
+mod json;
 mod metrics;
 mod pprof;
 mod props;

@@ -135,9 +135,7 @@ pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
         Some(Format::Perf | Format::Pprof) => "sample",
-        Some(Format::Folded | Format::DiffFolded | Format::Stap | Format::Bpftrace) | None => {
-            "stack"
-        }
+        _ => "stack",
     };
     let plural = if n == 1 { "" } else { "s" };
     format!("{} {what}{plural}", thousands_str(&n.to_string()))

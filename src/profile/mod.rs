@@ -98,6 +98,18 @@ pub enum Format {
     Bpftrace,
     /// pprof's `profile.proto` (Go, continuous profilers).
     Pprof,
+    /// DTrace `ustack()` / `stack()` aggregations, read by inferno's collapser.
+    Dtrace,
+    /// macOS `sample` call graphs, read by inferno's collapser.
+    Sample,
+    /// Intel VTune `amplxe-cl` top-down CSV reports, read by inferno's collapser.
+    Vtune,
+    /// Xcode Instruments `xctrace export` time-profile XML, read by inferno's collapser.
+    Xctrace,
+    /// Visual Studio profiler call-tree CSV, read by inferno's collapser.
+    Vsprof,
+    /// GHC `.prof` cost-centre reports, read by inferno's collapser.
+    Ghcprof,
 }
 
 impl fmt::Display for Format {
@@ -109,6 +121,12 @@ impl fmt::Display for Format {
             Format::Stap => "SystemTap",
             Format::Bpftrace => "bpftrace",
             Format::Pprof => "pprof",
+            Format::Dtrace => "DTrace",
+            Format::Sample => "macOS sample",
+            Format::Vtune => "VTune",
+            Format::Xctrace => "xctrace",
+            Format::Vsprof => "Visual Studio",
+            Format::Ghcprof => "GHC prof",
         })
     }
 }

@@ -225,6 +225,11 @@ fn each_format_is_detected_and_loads_the_hand_computed_stacks() {
         let total: u64 = case.stacks.iter().map(|s| s.1).sum();
         assert_eq!(p.tree.total(), total, "{}", case.file);
         assert_eq!(p.stats.read_error, None);
+        let accounting = flametui::report::line_accounting(&p);
+        assert!(
+            accounting.contains("folded lines from inferno's collapser"),
+            "{accounting}"
+        );
         // Forced, the same.
         let f = single(input::load_path(&testdata(case.file), &forced(case.choice)).unwrap());
         assert_eq!(stacks(&f), stacks(&p), "{} forced", case.file);

@@ -34,6 +34,18 @@ pub enum FormatArg {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools "Save profile").
     Cpuprofile,
+    /// DTrace `@[ustack()] = count()` / `stack()` aggregations (inferno's collapser).
+    Dtrace,
+    /// macOS `sample PID -file out.txt` call graphs (inferno's collapser).
+    Sample,
+    /// VTune `amplxe-cl -R top-down` CSV reports (inferno's collapser).
+    Vtune,
+    /// Xcode Instruments `xctrace export` time-profile XML (inferno's collapser).
+    Xctrace,
+    /// Visual Studio profiler call-tree CSV (inferno's collapser).
+    Vsprof,
+    /// GHC `+RTS -p` `.prof` reports (inferno's collapser).
+    Ghcprof,
 }
 
 /// When the viewer uses colours.
@@ -134,10 +146,15 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
+/// What `--help` says flametui is, with every format it reads.
+const ABOUT: &str = "A terminal flame graph explorer. Reads perf script, SystemTap, bpftrace, pprof, speedscope and \
+Chrome .cpuprofile JSON and folded stacks, and through inferno's collapsers DTrace, macOS sample, VTune, xctrace, Visual Studio \
+and GHC .prof profiles; the format is detected from the content (--format overrides it)";
+
 /// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, speedscope,
-/// Chrome `.cpuprofile` and folded stacks.
+/// Chrome `.cpuprofile`, folded stacks and the formats inferno's collapsers read.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None, after_help = EXIT_STATUS)]
+#[command(version, about = ABOUT, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
     /// Profile(s) to read: a path, or `-` for standard input; gzip is read directly.
     /// Two profiles are compared (BEFORE AFTER).
@@ -440,6 +457,12 @@ impl Args {
                 FormatArg::Pprof => FormatChoice::Pprof,
                 FormatArg::Speedscope => FormatChoice::Speedscope,
                 FormatArg::Cpuprofile => FormatChoice::Cpuprofile,
+                FormatArg::Dtrace => FormatChoice::Dtrace,
+                FormatArg::Sample => FormatChoice::Sample,
+                FormatArg::Vtune => FormatChoice::Vtune,
+                FormatArg::Xctrace => FormatChoice::Xctrace,
+                FormatArg::Vsprof => FormatChoice::Vsprof,
+                FormatArg::Ghcprof => FormatChoice::Ghcprof,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,

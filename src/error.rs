@@ -25,7 +25,7 @@ pub enum Error {
     },
     /// The content matches none of the known formats.
     #[error(
-        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, speedscope or .cpuprofile JSON, or folded stacks `a;b;c COUNT`); it starts with:\n{head}",
+        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, speedscope or .cpuprofile JSON, folded stacks `a;b;c COUNT`, or through inferno DTrace, macOS sample, VTune CSV, xctrace XML, Visual Studio CSV, GHC .prof); it starts with:\n{head}",
         sanitize(.source_name)
     )]
     UnknownFormat {
@@ -81,6 +81,20 @@ pub enum Error {
         /// Path or `<stdin>`.
         source_name: String,
         /// What is wrong.
+        message: String,
+    },
+    /// One of inferno's collapsers could not read the input (DTrace, macOS sample, …).
+    #[error(
+        "{}: not readable as {format} input: {}",
+        sanitize(.source_name),
+        sanitize(.message)
+    )]
+    Collapse {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// The format the collapser reads.
+        format: String,
+        /// What inferno said.
         message: String,
     },
     /// `--metric` names a metric the profile does not have.

@@ -74,6 +74,8 @@ impl HeatState {
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
     if original.samples.is_empty() {
         Some("No timeline: this input has no timestamps (perf script input has them)")
+    } else if original.stats.format == Some(crate::profile::Format::Pprof) {
+        Some("No timeline: pprof samples carry no times (a profile sums them over its duration)")
     } else if !original.samples.has_timeline() {
         Some("No timeline: perf script printed no time field (perf script -F +time)")
     } else {

@@ -8,6 +8,7 @@ pub mod bpftrace;
 pub mod common;
 pub mod detect;
 pub mod folded;
+pub mod inferno;
 pub mod json;
 pub mod live;
 pub mod parallel;
@@ -47,6 +48,18 @@ pub enum FormatChoice {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON.
     Cpuprofile,
+    /// DTrace stack aggregations (inferno's collapser).
+    Dtrace,
+    /// macOS `sample` output (inferno's collapser).
+    Sample,
+    /// VTune top-down CSV (inferno's collapser).
+    Vtune,
+    /// `xctrace export` XML (inferno's collapser).
+    Xctrace,
+    /// Visual Studio call-tree CSV (inferno's collapser).
+    Vsprof,
+    /// GHC `.prof` report (inferno's collapser).
+    Ghcprof,
 }
 
 /// How to read an input.
@@ -472,15 +485,84 @@ fn refuse_perf_data(head: &[u8], name: &str, gzip: bool) -> Result<()> {
     })
 }
 
+/// The format of a text input: forced, sniffed by flametui's detection, else guessed by
+/// inferno's collapsers (which may read more of the input into the prefix).
+fn text_format<R: BufRead>(
+    reader: &mut R,
+    prefix: &mut Vec<u8>,
+    ended: &mut bool,
+    error: &mut Option<io::Error>,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Format> {
+    Ok(match opts.format {
+        FormatChoice::Folded => Format::Folded,
+        FormatChoice::Perf => Format::Perf,
+        FormatChoice::Stap => Format::Stap,
+        FormatChoice::Bpftrace => Format::Bpftrace,
+        // Forced pprof and JSON inputs are read whole before any text is.
+        FormatChoice::Pprof => Format::Pprof,
+        FormatChoice::Speedscope => Format::Speedscope,
+        FormatChoice::Cpuprofile => Format::Cpuprofile,
+        FormatChoice::Auto => {
+            if let Some(format) = detect::detect(prefix) {
+                return Ok(format);
+            }
+            let guessed = inferno::guess(prefix, reader, ended, error);
+            guessed
+                .map(inferno::Collapser::format)
+                .ok_or_else(|| Error::UnknownFormat {
+                    source_name: name.to_owned(),
+                    head: detect::head(prefix),
+                })?
+        }
+        forced => {
+            inferno::Collapser::forced(forced).map_or(Format::Folded, inferno::Collapser::format)
+        }
+    })
+}
+
+/// Reads a text input through one of inferno's collapsers: the prefix, then the rest.
+fn load_collapsed<R: BufRead + Send>(
+    reader: R,
+    prefix: detect::Prefix,
+    name: &str,
+    collapser: inferno::Collapser,
+    opts: &LoadOptions,
+) -> Result<Loaded> {
+    let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
+        Box::new(io::empty())
+    } else {
+        Box::new(reader)
+    };
+    let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
+    let threads = opts.threads.unwrap_or(1).min(max_threads());
+    let loaded = inferno::load(input, name, collapser, threads);
+    // A collapser that fails on a prefix cut by a read error failed because of it.
+    let mut out = match (loaded, &prefix.error) {
+        (Err(Error::Collapse { .. }), Some(e)) => {
+            return Err(Error::Read {
+                source_name: name.to_owned(),
+                error: io::Error::new(e.kind(), e.to_string()),
+            });
+        }
+        (loaded, _) => loaded?,
+    };
+    if let Some(e) = prefix.error {
+        out.stats.read_error.get_or_insert(e.to_string());
+    }
+    finish(out, name, collapser.format())
+}
+
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
     };
     let detect::Prefix {
-        bytes: prefix,
-        error: prefix_error,
-        ended,
+        bytes: mut prefix,
+        error: mut prefix_error,
+        mut ended,
     } = detect::read_prefix(&mut reader);
     if let Some(error) = prefix_error.as_ref().filter(|_| prefix.is_empty()) {
         return Err(io_err(io::Error::new(error.kind(), error.to_string())));
@@ -490,20 +572,22 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
             source_name: name.to_owned(),
         });
     }
-    let format = match opts.format {
-        FormatChoice::Folded => Format::Folded,
-        FormatChoice::Perf => Format::Perf,
-        FormatChoice::Stap => Format::Stap,
-        FormatChoice::Bpftrace => Format::Bpftrace,
-        // Forced pprof and JSON inputs are read whole before any text is.
-        FormatChoice::Pprof => Format::Pprof,
-        FormatChoice::Speedscope => Format::Speedscope,
-        FormatChoice::Cpuprofile => Format::Cpuprofile,
-        FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
-            source_name: name.to_owned(),
-            head: detect::head(&prefix),
-        })?,
-    };
+    let format = text_format(
+        &mut reader,
+        &mut prefix,
+        &mut ended,
+        &mut prefix_error,
+        name,
+        opts,
+    )?;
+    if let Some(collapser) = inferno::Collapser::of(format) {
+        let prefix = detect::Prefix {
+            bytes: prefix,
+            error: prefix_error,
+            ended,
+        };
+        return load_collapsed(reader, prefix, name, collapser, opts);
+    }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:
     // merging per-worker trees would cost as much as parsing (measured: 2x slower).
@@ -579,11 +663,7 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap
-        | Format::Bpftrace
-        | Format::Pprof
-        | Format::Speedscope
-        | Format::Cpuprofile => None,
+        _ => None,
     };
     (diff, chunked)
 }
@@ -655,8 +735,17 @@ fn parse_lines(
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
-        // The formats read whole never come here.
-        Format::Stap | Format::Pprof | Format::Speedscope | Format::Cpuprofile => {
+        // The formats read whole never come here (pprof, JSON, inferno's).
+        Format::Stap
+        | Format::Pprof
+        | Format::Speedscope
+        | Format::Cpuprofile
+        | Format::Dtrace
+        | Format::Sample
+        | Format::Vtune
+        | Format::Xctrace
+        | Format::Vsprof
+        | Format::Ghcprof => {
             let mut p = stap::StapParser::default();
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);

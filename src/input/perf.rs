@@ -835,6 +835,11 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
     let Some(ev) = event_line(first) else {
         return Some(false);
     };
+    // No perf event is named by digits alone: `Tue Dec  1 16:40 2026 Time and Allocation
+    // Profiling Report` (a GHC `.prof` header) reads as comm, tid 1 and event `16:`.
+    if ev.event.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(false);
+    }
     if ev.inline_frame.is_some() {
         return Some(true);
     }

@@ -103,6 +103,18 @@ pub enum Format {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools).
     Cpuprofile,
+    /// DTrace `ustack()` / `stack()` aggregations, read by inferno's collapser.
+    Dtrace,
+    /// macOS `sample` call graphs, read by inferno's collapser.
+    Sample,
+    /// Intel VTune `amplxe-cl` top-down CSV reports, read by inferno's collapser.
+    Vtune,
+    /// Xcode Instruments `xctrace export` time-profile XML, read by inferno's collapser.
+    Xctrace,
+    /// Visual Studio profiler call-tree CSV, read by inferno's collapser.
+    Vsprof,
+    /// GHC `.prof` cost-centre reports, read by inferno's collapser.
+    Ghcprof,
 }
 
 impl fmt::Display for Format {
@@ -116,6 +128,12 @@ impl fmt::Display for Format {
             Format::Pprof => "pprof",
             Format::Speedscope => "speedscope",
             Format::Cpuprofile => "cpuprofile",
+            Format::Dtrace => "DTrace",
+            Format::Sample => "macOS sample",
+            Format::Vtune => "VTune",
+            Format::Xctrace => "xctrace",
+            Format::Vsprof => "Visual Studio",
+            Format::Ghcprof => "GHC prof",
         })
     }
 }

@@ -11,6 +11,7 @@
 
 mod bpftrace;
 mod cli;
+mod collapse;
 mod conformance;
 mod folded_tools;
 mod fuzz_regressions;

@@ -134,7 +134,7 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf | Format::Pprof) => "sample",
+        Some(Format::Perf | Format::Pprof | Format::PerfData) => "sample",
         Some(Format::Folded | Format::DiffFolded | Format::Stap | Format::Bpftrace) | None => {
             "stack"
         }

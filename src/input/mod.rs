@@ -11,12 +11,13 @@ pub mod folded;
 pub mod live;
 pub mod parallel;
 pub mod perf;
+pub mod perf_data;
 pub mod pprof;
 pub mod stap;
 pub mod stream;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek};
 
 use crate::error::{Error, Result};
 use crate::profile::{CallTree, Format, Profile, SampleTable, Stats};
@@ -60,6 +61,8 @@ pub struct LoadOptions {
     pub snapshots: Option<Snapshots>,
     /// pprof: the metric (sample type) to load, by name (default: the profile's own).
     pub metric: Option<String>,
+    /// perf.data: where its binaries and kernel symbols are found.
+    pub perf_data: perf_data::PerfDataOptions,
 }
 
 /// The default number of parser threads.
@@ -265,11 +268,49 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     if path == "-" {
         return load_reader(io::stdin(), &name, opts);
     }
-    let file = File::open(path).map_err(|error| Error::Read {
+    let open_err = |error| Error::Read {
         source_name: name.clone(),
         error,
-    })?;
+    };
+    let mut file = File::open(path).map_err(open_err)?;
+    let mut magic = [0u8; 8];
+    let got = file.read(&mut magic).map_err(open_err)?;
+    if magic[..got] == PERF_DATA_MAGIC[..] || magic[..got] == *b"2ELIFREP" {
+        // A recording in a file is read in place (seeking to its sections).
+        let len = file.metadata().map_err(open_err)?.len();
+        file.rewind().map_err(open_err)?;
+        let reader = BufReader::with_capacity(1 << 18, file);
+        let out =
+            perf_data::load_seekable(reader, len, &name, &perf_options(opts), &opts.perf_data)?;
+        return finish(out, &name, Format::PerfData);
+    }
+    file.rewind().map_err(open_err)?;
     load_reader(file, &name, opts)
+}
+
+/// The perf options a recording is read with: those of perf script text, with `--metric`
+/// naming the event when `--event` does not.
+fn perf_options(opts: &LoadOptions) -> PerfOptions {
+    let mut perf = opts.perf.clone();
+    if perf.event.is_none() {
+        perf.event.clone_from(&opts.metric);
+    }
+    perf
+}
+
+/// A perf.data recording from a stream (pipe mode as it comes; file mode read whole,
+/// up to this size).
+const MAX_STREAMED_PERF_DATA: u64 = 4 << 30;
+
+fn load_perf_data_stream<R: BufRead>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let out = perf_data::load_stream(
+        reader,
+        name,
+        &perf_options(opts),
+        &opts.perf_data,
+        MAX_STREAMED_PERF_DATA,
+    )?;
+    finish(out, name, Format::PerfData)
 }
 
 /// Loads a profile from any reader.
@@ -290,20 +331,22 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        let is_pprof = match text.fill_buf() {
-            Ok(head) => {
-                refuse_perf_data(head, name, true)?;
-                wants_pprof(head, opts)
-            }
-            Err(_) => opts.format == FormatChoice::Pprof,
+        let (is_pprof, is_perf_data) = match text.fill_buf() {
+            Ok(head) => (wants_pprof(head, opts), is_perf_data(head)),
+            Err(_) => (opts.format == FormatChoice::Pprof, false),
         };
+        if is_perf_data {
+            return load_perf_data_stream(text, name, opts);
+        }
         if is_pprof {
             return load_pprof(text, name, opts);
         }
         load_text(text, name, opts)
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
-        refuse_perf_data(head, name, false)?;
+        if is_perf_data(head) {
+            return load_perf_data_stream(reader, name, opts);
+        }
         if wants_pprof(head, opts) {
             return load_pprof(reader, name, opts);
         }
@@ -329,27 +372,10 @@ fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Load
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
 pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
 
-/// Size of the header that `perf record -o -` (pipe mode) writes after the magic; a file's
-/// header is larger.
-const PERF_PIPE_HEADER: u64 = 16;
-
-/// A perf.data recording, by its magic bytes whatever its name (judged from the first
-/// bytes available, so a recording still being piped in is refused at once): an error
-/// that says what to run instead, whatever `--format` says (the bytes are no text).
-fn refuse_perf_data(head: &[u8], name: &str, gzip: bool) -> Result<()> {
-    if !head.starts_with(PERF_DATA_MAGIC) {
-        return Ok(());
-    }
-    let size = head
-        .get(8..16)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map(u64::from_le_bytes);
-    Err(Error::PerfData {
-        source_name: name.to_owned(),
-        pipe: size == Some(PERF_PIPE_HEADER),
-        gzip,
-        stdin: name == source_name("-"),
-    })
+/// A perf.data recording, by its magic bytes whatever its name or `--format` (the bytes
+/// are no text), in file and pipe mode, either byte order.
+fn is_perf_data(head: &[u8]) -> bool {
+    head.starts_with(PERF_DATA_MAGIC) || head.starts_with(b"2ELIFREP")
 }
 
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
@@ -457,7 +483,7 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap | Format::Bpftrace | Format::Pprof => None,
+        Format::Stap | Format::Bpftrace | Format::Pprof | Format::PerfData => None,
     };
     (diff, chunked)
 }
@@ -521,7 +547,7 @@ fn parse_lines(
                 Format::Folded
             });
         }
-        Format::Perf => {
+        Format::Perf | Format::PerfData => {
             let mut p = perf::PerfParser::new(opts.perf.clone());
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);
@@ -601,46 +627,4 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
         }
     };
     Ok(loaded)
-}
-
-#[cfg(test)]
-mod perf_data_tests {
-    use std::io::{Cursor, Write};
-
-    use super::*;
-
-    fn refused(bytes: &[u8], name: &str, opts: &LoadOptions) -> (bool, bool, bool) {
-        match load_reader(Cursor::new(bytes.to_vec()), name, opts) {
-            Err(Error::PerfData {
-                pipe, gzip, stdin, ..
-            }) => (pipe, gzip, stdin),
-            other => panic!("not refused as perf.data: {:?}", other.map(|_| ())),
-        }
-    }
-
-    #[test]
-    fn perf_data_is_known_by_its_magic_in_both_modes_gzipped_and_forced() {
-        let header = |size: u64| {
-            let mut b = PERF_DATA_MAGIC.to_vec();
-            b.extend_from_slice(&size.to_le_bytes());
-            b.extend_from_slice(&[0; 96]);
-            b
-        };
-        let opts = LoadOptions::default();
-        assert_eq!(refused(&header(104), "x.txt", &opts), (false, false, false));
-        assert_eq!(refused(&header(16), "<stdin>", &opts), (true, false, true));
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&header(104)).unwrap();
-        let gz = gz.finish().unwrap();
-        assert_eq!(refused(&gz, "r.data.gz", &opts), (false, true, false));
-        // Whatever --format says: the bytes are no text of any format.
-        let forced = LoadOptions {
-            format: FormatChoice::Perf,
-            ..LoadOptions::default()
-        };
-        assert_eq!(refused(&header(104), "x", &forced), (false, false, false));
-        // Only at offset 0: a text that mentions it is text.
-        let text = b"main;PERFILE2 3\n";
-        assert!(load_reader(Cursor::new(text.to_vec()), "t", &opts).is_ok());
-    }
 }

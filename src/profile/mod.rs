@@ -98,6 +98,8 @@ pub enum Format {
     Bpftrace,
     /// pprof's `profile.proto` (Go, continuous profilers).
     Pprof,
+    /// A perf.data recording (`perf record`), read without `perf script`.
+    PerfData,
 }
 
 impl fmt::Display for Format {
@@ -109,6 +111,7 @@ impl fmt::Display for Format {
             Format::Stap => "SystemTap",
             Format::Bpftrace => "bpftrace",
             Format::Pprof => "pprof",
+            Format::PerfData => "perf.data",
         })
     }
 }

@@ -163,8 +163,8 @@ struct Reader<'o> {
     dso_ids: FxHashMap<Arc<str>, u32>,
     build_ids: FxHashMap<Vec<u8>, Vec<u8>>,
     kallsyms: Option<Kallsyms>,
-    /// Resolved frames per (DSO, file address), innermost first.
-    cache: FxHashMap<(u32, u64), Arc<[Frame]>>,
+    /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
+    cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
     unknown: Arc<str>,
     kernel: Arc<str>,
     inlined: Arc<str>,
@@ -450,14 +450,14 @@ impl Reader<'_> {
                     self.kernel_frame(ip);
                 } else {
                     user_seen = true;
-                    self.user_frame(pid, ip, false);
+                    self.user_frame(pid, ip, false, false);
                 }
             }
         } else if let Some(ip) = s.ip {
             if ip >= 0xffff_8000_0000_0000 {
                 self.kernel_frame(ip);
             } else {
-                self.user_frame(pid, ip, false);
+                self.user_frame(pid, ip, false, false);
                 user_seen = true;
             }
         }
@@ -468,7 +468,7 @@ impl Reader<'_> {
             let mask = self.regs_user.get(attr).copied().unwrap_or(0);
             let addrs = self.unwind(pid, regs, mask, stack);
             for (i, addr) in addrs.into_iter().enumerate() {
-                self.user_frame(pid, addr, i > 0);
+                self.user_frame(pid, addr, i > 0, true);
             }
         }
         let _ = (state, out);
@@ -541,8 +541,9 @@ impl Reader<'_> {
     }
 
     /// The frames of a user address (a caller's return address less one when
-    /// `caller`, as perf's DWARF unwinding gives it).
-    fn user_frame(&mut self, pid: i32, ip: u64, caller: bool) {
+    /// `caller`, as perf's DWARF unwinding gives it), with the frames inlined there when
+    /// `inline` (perf script shows them for DWARF-unwound stacks only).
+    fn user_frame(&mut self, pid: i32, ip: u64, caller: bool, inline: bool) {
         let addr = if caller { ip.saturating_sub(1) } else { ip };
         let map = self.processes.get(&pid).and_then(|p| p.find(addr)).copied();
         let Some(map) = map else {
@@ -554,7 +555,7 @@ impl Reader<'_> {
             return;
         };
         let offset = addr - map.start + map.pgoff;
-        if let Some(frames) = self.cache.get(&(map.dso, offset)) {
+        if let Some(frames) = self.cache.get(&(map.dso, offset, inline)) {
             self.frames.extend(frames.iter().cloned());
             return;
         }
@@ -576,7 +577,11 @@ impl Reader<'_> {
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
-                        let chain = elf.inline_names(pc);
+                        let chain = if inline {
+                            elf.inline_names(pc)
+                        } else {
+                            Vec::new()
+                        };
                         if chain.is_empty() {
                             vec![Frame {
                                 pc,
@@ -602,7 +607,7 @@ impl Reader<'_> {
         };
         let resolved: Arc<[Frame]> = resolved.into();
         self.frames.extend(resolved.iter().cloned());
-        self.cache.insert((map.dso, offset), resolved);
+        self.cache.insert((map.dso, offset, inline), resolved);
     }
 
     /// Notes for the load report: binaries missing or changed, kernel symbols hidden.

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
 /// The most bytes read from one ELF or debug file (larger ones are not symbolised).
 const MAX_ELF_BYTES: u64 = 1 << 31;
@@ -158,8 +158,10 @@ pub struct Elf {
     pub symbols: SymbolTable,
     /// `(file offset, size, address)` of its loadable segments.
     segments: Vec<(u64, u64, u64)>,
-    /// DWARF line and inline information, when the file (or its debug file) has it.
-    pub dwarf: Option<Dwarf>,
+    /// The bytes of the file (this one or its debug file) that holds `.debug_info`.
+    dwarf_file: Option<Arc<[u8]>>,
+    /// Its DWARF, parsed on first use (only DWARF-unwound stacks show inline frames).
+    dwarf: std::cell::OnceCell<Option<Dwarf>>,
     /// Unwind information for `--call-graph dwarf`.
     pub unwind: Option<UnwindSections>,
     /// The file read was the separate debug file found by build id.
@@ -170,7 +172,7 @@ impl std::fmt::Debug for Elf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Elf")
             .field("symbols", &self.symbols.symbols.len())
-            .field("dwarf", &self.dwarf.is_some())
+            .field("dwarf", &self.dwarf_file.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -211,7 +213,12 @@ impl Elf {
     /// The inline chain at `svma`, innermost first, the outermost (the function itself)
     /// named as [`SymbolTable::outer_name`] says (empty without DWARF).
     pub fn inline_names(&self, svma: u64) -> Vec<Arc<str>> {
-        let Some(dwarf) = &self.dwarf else {
+        let dwarf = self.dwarf.get_or_init(|| {
+            let bytes = self.dwarf_file.as_ref()?;
+            let file = object::File::parse(&**bytes).ok()?;
+            load_dwarf(&file)
+        });
+        let Some(dwarf) = dwarf else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -293,6 +300,7 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
         let Some(bytes) = read_limited(&candidate) else {
             continue;
         };
+        let bytes: Arc<[u8]> = bytes.into();
         let Ok(file) = object::File::parse(&*bytes) else {
             return Found::Unreadable;
         };
@@ -303,23 +311,23 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
             changed = true;
             continue;
         }
-        let mut elf = parse_elf(&file, true);
+        let mut elf = parse_elf(&file, &bytes, true);
         let id = build_id.or(own_id);
-        if let Some(debug) = id.and_then(|id| debug_file(id, search))
-            && let Ok(dfile) = object::File::parse(&*debug)
-        {
-            {
-                let d = parse_elf(&dfile, false);
-                if !d.symbols.is_empty() && (elf.symbols.is_empty() || !has_symtab(&file)) {
+        if let Some(debug) = id.and_then(|id| debug_file(id, search)) {
+            let debug: Arc<[u8]> = debug.into();
+            if let Ok(dfile) = object::File::parse(&*debug) {
+                // perf prefers the debug file's symbol table to the binary's.
+                let d = parse_elf(&dfile, &debug, false);
+                if !d.symbols.is_empty() {
                     elf.symbols = d.symbols;
                 }
-                if elf.dwarf.is_none() {
-                    elf.dwarf = d.dwarf;
+                if elf.dwarf_file.is_none() {
+                    elf.dwarf_file = d.dwarf_file;
                 }
-                if elf.unwind.as_ref().is_some_and(|u| u.debug_frame.is_none())
-                    && let Some(u) = &mut elf.unwind
+                if let Some(u) = &mut elf.unwind
+                    && u.debug_frame.is_none()
                 {
-                    u.debug_frame = d.unwind.and_then(|d| d.debug_frame);
+                    u.debug_frame = section_data(&dfile, ".debug_frame").map(|s| s.1);
                 }
                 elf.debug_file = true;
             }
@@ -331,10 +339,6 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
     } else {
         Found::Missing
     }
-}
-
-fn has_symtab(file: &object::File<'_>) -> bool {
-    file.symbol_table().is_some()
 }
 
 /// `/usr/lib/debug/.build-id/xx/rest.debug`, under the search directories too.
@@ -352,17 +356,25 @@ fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<Vec<u8>> {
 }
 
 /// Symbols, segments, DWARF and unwind sections of one parsed file.
-fn parse_elf(file: &object::File<'_>, unwind: bool) -> Elf {
+fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
     let mut raw = Vec::new();
     let mut add = |sym: object::Symbol<'_, '_>| {
-        if sym.kind() != object::SymbolKind::Text || sym.is_undefined() || sym.address() == 0 {
+        // Functions, and labels in code (as perf: assembly entry points like `_start`).
+        let func = sym.kind() == object::SymbolKind::Text;
+        let label = matches!(sym.kind(), object::SymbolKind::Unknown | object::SymbolKind::Label)
+            && sym
+                .section_index()
+                .and_then(|i| file.section_by_index(i).ok())
+                // SHF_EXECINSTR (a debug file's code sections are NOBITS, so not `Text`).
+                .is_some_and(|s| matches!(s.flags(), object::SectionFlags::Elf { sh_flags } if sh_flags & 4 != 0));
+        if !(func || label) || sym.is_undefined() || sym.address() == 0 {
             return;
         }
         let Ok(name) = sym.name() else { return };
         if name.is_empty() {
             return;
         }
-        let r = rank(true, sym.is_global(), sym.is_weak());
+        let r = rank(func, sym.is_global(), sym.is_weak());
         raw.push((
             sym.address(),
             sym.size(),
@@ -377,6 +389,7 @@ fn parse_elf(file: &object::File<'_>, unwind: bool) -> Elf {
     } else {
         file.dynamic_symbols().for_each(&mut add);
     }
+    plt_symbols(file, &mut raw);
     let segments = file
         .segments()
         .filter_map(|s| {
@@ -387,9 +400,54 @@ fn parse_elf(file: &object::File<'_>, unwind: bool) -> Elf {
     Elf {
         symbols: SymbolTable::with_raw_names(raw),
         segments,
-        dwarf: load_dwarf(file),
+        dwarf_file: file.section_by_name(".debug_info").map(|_| bytes.clone()),
+        dwarf: std::cell::OnceCell::new(),
         unwind: unwind.then(|| unwind_sections(file)),
         debug_file: false,
+    }
+}
+
+/// perf's synthesized `name@plt` symbols: one per `.rela.plt` entry, in `.plt.sec` when
+/// there is one, else in `.plt` after its 16-byte header (x86-64).
+fn plt_symbols(file: &object::File<'_>, raw: &mut Vec<RawSymbol>) {
+    if file.architecture() != object::Architecture::X86_64 || !file.is_little_endian() {
+        return;
+    }
+    let Some(rela) = file.section_by_name(".rela.plt") else {
+        return;
+    };
+    let Ok(data) = rela.data() else { return };
+    let (base, skip) = match (
+        file.section_by_name(".plt.sec"),
+        file.section_by_name(".plt"),
+    ) {
+        (Some(sec), _) => (sec.address(), 0),
+        (None, Some(plt)) => (plt.address(), 1),
+        (None, None) => return,
+    };
+    let dynsym = file.dynamic_symbol_table();
+    for (i, entry) in data.chunks_exact(24).enumerate().take(1 << 20) {
+        let info = entry
+            .get(8..16)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_le_bytes);
+        let index = (info >> 32) as usize;
+        let name = dynsym
+            .as_ref()
+            .filter(|_| index != 0)
+            .and_then(|t| t.symbol_by_index(object::SymbolIndex(index)).ok())
+            .and_then(|s| s.name().ok().map(str::to_owned))
+            .unwrap_or_default();
+        let name: String = name;
+        let addr = base + (i as u64 + skip) * 16;
+        let shown = format!("{}@plt", demangle(&name));
+        raw.push((
+            addr,
+            16,
+            Arc::from(shown.as_str()),
+            rank(true, true, false),
+            Box::from(shown.as_str()),
+        ));
     }
 }
 

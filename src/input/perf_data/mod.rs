@@ -177,7 +177,6 @@ struct Reader<'o> {
 /// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
 const CONTEXT_MAX: u64 = u64::MAX - 4094;
 const CONTEXT_KERNEL: u64 = u64::MAX - 127;
-const CONTEXT_USER: u64 = u64::MAX - 511;
 
 /// The event name and the name as printed (with modifiers): `cycles:u` → (`cycles`,
 /// `cycles:u`); a tracepoint `sched:sched_switch` keeps its full name.
@@ -441,9 +440,6 @@ impl Reader<'_> {
                 let Some(ip) = chain.get(i) else { break };
                 if ip >= CONTEXT_MAX {
                     kernel = ip == CONTEXT_KERNEL;
-                    if ip == CONTEXT_USER {
-                        user_seen = true;
-                    }
                     continue;
                 }
                 if kernel {
@@ -468,6 +464,17 @@ impl Reader<'_> {
             let mask = self.regs_user.get(attr).copied().unwrap_or(0);
             let addrs = self.unwind(pid, regs, mask, stack);
             for (i, addr) in addrs.into_iter().enumerate() {
+                // As perf's unwinder, stop at a caller outside every mapped file (a
+                // guess from a frame without unwind information).
+                let file_backed = self
+                    .processes
+                    .get(&pid)
+                    .and_then(|p| p.find(addr.saturating_sub(1)))
+                    .and_then(|m| self.dsos.get(m.dso as usize))
+                    .is_some_and(|d| !d.path.starts_with('[') && !d.path.starts_with("//"));
+                if i > 0 && !file_backed {
+                    break;
+                }
                 self.user_frame(pid, addr, i > 0, true);
             }
         }

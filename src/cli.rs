@@ -268,6 +268,15 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
 
+    /// perf.data: look for the recording's binaries under this directory first (as
+    /// `DIR/path` and `DIR/file-name`; perf's `--symfs`).
+    #[arg(long, value_name = "DIR")]
+    pub symfs: Option<std::path::PathBuf>,
+
+    /// perf.data: name kernel frames from this kallsyms file instead of `/proc/kallsyms`.
+    #[arg(long, value_name = "FILE")]
+    pub kallsyms: Option<std::path::PathBuf>,
+
     /// perf: include the PID in the process frame (`comm-PID`).
     #[arg(long)]
     pub pid: bool,
@@ -477,6 +486,10 @@ impl Args {
             snapshots: None,
             chunk_size: None,
             metric: self.metric.clone(),
+            perf_data: crate::input::perf_data::PerfDataOptions {
+                symfs: self.symfs.iter().cloned().collect(),
+                kallsyms: self.kallsyms.clone(),
+            },
         }
     }
 }

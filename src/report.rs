@@ -134,7 +134,13 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf | Format::Pprof | Format::Speedscope | Format::Cpuprofile) => "sample",
+        Some(
+            Format::Perf
+            | Format::Pprof
+            | Format::PerfData
+            | Format::Speedscope
+            | Format::Cpuprofile,
+        ) => "sample",
         _ => "stack",
     };
     let plural = if n == 1 { "" } else { "s" };

@@ -13,12 +13,13 @@ pub mod json;
 pub mod live;
 pub mod parallel;
 pub mod perf;
+pub mod perf_data;
 pub mod pprof;
 pub mod stap;
 pub mod stream;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek};
 
 use crate::error::{Error, Result};
 use crate::profile::{CallTree, Format, Profile, SampleTable, Stats};
@@ -78,6 +79,8 @@ pub struct LoadOptions {
     pub snapshots: Option<Snapshots>,
     /// pprof: the metric (sample type) to load, by name (default: the profile's own).
     pub metric: Option<String>,
+    /// perf.data: where its binaries and kernel symbols are found.
+    pub perf_data: perf_data::PerfDataOptions,
 }
 
 /// The default number of parser threads.
@@ -349,11 +352,49 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     if path == "-" {
         return load_reader(io::stdin(), &name, opts);
     }
-    let file = File::open(path).map_err(|error| Error::Read {
+    let open_err = |error| Error::Read {
         source_name: name.clone(),
         error,
-    })?;
+    };
+    let mut file = File::open(path).map_err(open_err)?;
+    let mut magic = [0u8; 8];
+    let got = file.read(&mut magic).map_err(open_err)?;
+    if magic[..got] == PERF_DATA_MAGIC[..] || magic[..got] == *b"2ELIFREP" {
+        // A recording in a file is read in place (seeking to its sections).
+        let len = file.metadata().map_err(open_err)?.len();
+        file.rewind().map_err(open_err)?;
+        let reader = BufReader::with_capacity(1 << 18, file);
+        let out =
+            perf_data::load_seekable(reader, len, &name, &perf_options(opts), &opts.perf_data)?;
+        return finish(out, &name, Format::PerfData, opts.metric.as_deref());
+    }
+    file.rewind().map_err(open_err)?;
     load_reader(file, &name, opts)
+}
+
+/// The perf options a recording is read with: those of perf script text, with `--metric`
+/// naming the event when `--event` does not.
+fn perf_options(opts: &LoadOptions) -> PerfOptions {
+    let mut perf = opts.perf.clone();
+    if perf.event.is_none() {
+        perf.event.clone_from(&opts.metric);
+    }
+    perf
+}
+
+/// A perf.data recording from a stream (pipe mode as it comes; file mode read whole,
+/// up to this size).
+const MAX_STREAMED_PERF_DATA: u64 = 4 << 30;
+
+fn load_perf_data_stream<R: BufRead>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let out = perf_data::load_stream(
+        reader,
+        name,
+        &perf_options(opts),
+        &opts.perf_data,
+        MAX_STREAMED_PERF_DATA,
+    )?;
+    finish(out, name, Format::PerfData, opts.metric.as_deref())
 }
 
 /// Loads a profile from any reader.
@@ -374,13 +415,13 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        let whole = match text.fill_buf() {
-            Ok(head) => {
-                refuse_perf_data(head, name, true)?;
-                read_whole(head, opts)
-            }
-            Err(_) => read_whole(&[], opts),
+        let (whole, is_perf_data) = match text.fill_buf() {
+            Ok(head) => (read_whole(head, opts), is_perf_data(head)),
+            Err(_) => (read_whole(&[], opts), false),
         };
+        if is_perf_data {
+            return load_perf_data_stream(text, name, opts);
+        }
         match whole {
             Some(Whole::Pprof) => load_pprof(text, name, opts),
             Some(Whole::Json) => load_json(text, name, opts),
@@ -388,7 +429,9 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         }
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
-        refuse_perf_data(head, name, false)?;
+        if is_perf_data(head) {
+            return load_perf_data_stream(reader, name, opts);
+        }
         match read_whole(head, opts) {
             Some(Whole::Pprof) => load_pprof(reader, name, opts),
             Some(Whole::Json) => load_json(reader, name, opts),
@@ -428,13 +471,13 @@ fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loade
         _ => None,
     };
     let (out, format) = json::load(reader, name, kind)?;
-    finish(out, name, format)
+    finish(out, name, format, opts.metric.as_deref())
 }
 
 /// Reads a pprof profile whole and finishes it as the text formats are.
 fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
     let (mut all, shown, names) = pprof::load_every(reader, name, opts.metric.as_deref())?;
-    let main = finish(all.remove(shown), name, Format::Pprof)?;
+    let main = finish(all.remove(shown), name, Format::Pprof, None)?;
     let Loaded::Single(main) = main else {
         return Ok(main);
     };
@@ -462,27 +505,10 @@ fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Load
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
 pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
 
-/// Size of the header that `perf record -o -` (pipe mode) writes after the magic; a file's
-/// header is larger.
-const PERF_PIPE_HEADER: u64 = 16;
-
-/// A perf.data recording, by its magic bytes whatever its name (judged from the first
-/// bytes available, so a recording still being piped in is refused at once): an error
-/// that says what to run instead, whatever `--format` says (the bytes are no text).
-fn refuse_perf_data(head: &[u8], name: &str, gzip: bool) -> Result<()> {
-    if !head.starts_with(PERF_DATA_MAGIC) {
-        return Ok(());
-    }
-    let size = head
-        .get(8..16)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map(u64::from_le_bytes);
-    Err(Error::PerfData {
-        source_name: name.to_owned(),
-        pipe: size == Some(PERF_PIPE_HEADER),
-        gzip,
-        stdin: name == source_name("-"),
-    })
+/// A perf.data recording, by its magic bytes whatever its name or `--format` (the bytes
+/// are no text), in file and pipe mode, either byte order.
+fn is_perf_data(head: &[u8]) -> bool {
+    head.starts_with(PERF_DATA_MAGIC) || head.starts_with(b"2ELIFREP")
 }
 
 /// The format of a text input: forced, sniffed by flametui's detection, else guessed by
@@ -551,7 +577,7 @@ fn load_collapsed<R: BufRead + Send>(
     if let Some(e) = prefix.error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, collapser.format())
+    finish(out, name, collapser.format(), opts.metric.as_deref())
 }
 
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
@@ -646,7 +672,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     if let Some(e) = prefix_error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    select_metric(finish(out, name, format)?, opts.metric.as_deref())
+    finish(out, name, format, opts.metric.as_deref())
 }
 
 /// Whether a folded input is differential, and how to parse it in chunks (`None`: not
@@ -727,7 +753,7 @@ fn parse_lines(
                 Format::Folded
             });
         }
-        Format::Perf => {
+        Format::Perf | Format::PerfData => {
             let mut p = perf::PerfParser::new(opts.perf.clone());
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);
@@ -768,7 +794,13 @@ fn parse_lines(
     out.stats.lines = state.line_no;
 }
 
-fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
+/// Finishes a parsed input into a profile, with the metric `metric` shown (`--metric`).
+fn finish(out: Collector, name: &str, format: Format, metric: Option<&str>) -> Result<Loaded> {
+    select_metric(finish_all(out, name, format)?, metric)
+}
+
+/// The profile of a parsed input, every metric kept, the default one shown.
+fn finish_all(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
     if out.stats.samples == 0 {
         if let Some(e) = out.stats.read_error.take() {
             return Err(Error::Read {
@@ -910,47 +942,5 @@ fn select_metric(loaded: Loaded, metric: Option<&str>) -> Result<Loaded> {
                 p.metric_names().join(", ")
             },
         }),
-    }
-}
-
-#[cfg(test)]
-mod perf_data_tests {
-    use std::io::{Cursor, Write};
-
-    use super::*;
-
-    fn refused(bytes: &[u8], name: &str, opts: &LoadOptions) -> (bool, bool, bool) {
-        match load_reader(Cursor::new(bytes.to_vec()), name, opts) {
-            Err(Error::PerfData {
-                pipe, gzip, stdin, ..
-            }) => (pipe, gzip, stdin),
-            other => panic!("not refused as perf.data: {:?}", other.map(|_| ())),
-        }
-    }
-
-    #[test]
-    fn perf_data_is_known_by_its_magic_in_both_modes_gzipped_and_forced() {
-        let header = |size: u64| {
-            let mut b = PERF_DATA_MAGIC.to_vec();
-            b.extend_from_slice(&size.to_le_bytes());
-            b.extend_from_slice(&[0; 96]);
-            b
-        };
-        let opts = LoadOptions::default();
-        assert_eq!(refused(&header(104), "x.txt", &opts), (false, false, false));
-        assert_eq!(refused(&header(16), "<stdin>", &opts), (true, false, true));
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&header(104)).unwrap();
-        let gz = gz.finish().unwrap();
-        assert_eq!(refused(&gz, "r.data.gz", &opts), (false, true, false));
-        // Whatever --format says: the bytes are no text of any format.
-        let forced = LoadOptions {
-            format: FormatChoice::Perf,
-            ..LoadOptions::default()
-        };
-        assert_eq!(refused(&header(104), "x", &forced), (false, false, false));
-        // Only at offset 0: a text that mentions it is text.
-        let text = b"main;PERFILE2 3\n";
-        assert!(load_reader(Cursor::new(text.to_vec()), "t", &opts).is_ok());
     }
 }

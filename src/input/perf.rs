@@ -601,6 +601,38 @@ impl PerfParser {
             self.discarding = true;
             return;
         };
+        self.begin(&ev, out);
+        if let Some(frame) = ev.inline_frame {
+            // A frame on the event line itself (inferno reads it; Perl ignores the sample).
+            if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
+                self.frame(sl, &mut out.tree);
+            }
+            self.end_sample(out);
+        }
+    }
+
+    /// Starts a sample from a read event line (or a binary recording's sample, which
+    /// names its frames as perf script would print them); `false` when its event is not
+    /// the one kept (the sample is then dropped at [`PerfParser::end_sample`]).
+    pub fn begin_sample(&mut self, ev: &EventLine<'_>, out: &mut Collector) -> bool {
+        self.begin(ev, out);
+        !self.dropping
+    }
+
+    /// Whether frames are named with their addresses (`--addrs`).
+    pub fn keeps_addrs(&self) -> bool {
+        self.opts.include_addrs
+    }
+
+    /// Adds one frame (leaf first) to the sample begun with [`PerfParser::begin_sample`].
+    pub fn push_frame(&mut self, sl: StackLine<'_>, out: &mut Collector) {
+        if !self.dropping {
+            self.sample_lines += 1;
+            self.frame(sl, &mut out.tree);
+        }
+    }
+
+    fn begin(&mut self, ev: &EventLine<'_>, out: &mut Collector) {
         self.in_event = true;
         self.sample_lines = 1;
         *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
@@ -653,13 +685,6 @@ impl PerfParser {
         if self.opts.include_tid {
             self.pname.push('/');
             self.pname.push_str(ev.tid);
-        }
-        if let Some(frame) = ev.inline_frame {
-            // A frame on the event line itself (inferno reads it; Perl ignores the sample).
-            if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
-                self.frame(sl, &mut out.tree);
-            }
-            self.end_sample(out);
         }
     }
 
@@ -774,7 +799,7 @@ impl PerfParser {
 
     /// Ends the current sample. One without any stack line still counts (as its root
     /// frame alone, weight = period), as in `perf report`.
-    fn end_sample(&mut self, out: &mut Collector) {
+    pub fn end_sample(&mut self, out: &mut Collector) {
         if !self.dropping && self.in_event {
             let process = out.tree.intern_task(&self.pname);
             let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());

@@ -115,6 +115,8 @@ pub enum Format {
     Vsprof,
     /// GHC `.prof` cost-centre reports, read by inferno's collapser.
     Ghcprof,
+    /// A perf.data recording (`perf record`), read without `perf script`.
+    PerfData,
 }
 
 impl fmt::Display for Format {
@@ -134,6 +136,7 @@ impl fmt::Display for Format {
             Format::Xctrace => "xctrace",
             Format::Vsprof => "Visual Studio",
             Format::Ghcprof => "GHC prof",
+            Format::PerfData => "perf.data",
         })
     }
 }

@@ -10,6 +10,7 @@
 # would find nothing that a Rust panic does not already report.
 #
 # Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof,
+# fuzz_speedscope, fuzz_cpuprofile (the format forced)
 # fuzz_inferno (its first byte picks one of inferno's collapsers)
 # (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
@@ -28,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_inferno fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -56,6 +57,8 @@ done
 gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
 gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
 cp testdata/folded-small.txt "$seeds/"
+# JSON: the py-spy speedscope file whole (12 KB) and the committed small ones.
+cp testdata/pyspy-speedscope.json "$seeds/"
 # inferno's formats: each hand-made file behind the byte that picks its collapser.
 i=0
 for f in dtrace-ustack.txt sample-macos.txt vtune-topdown.csv vsprof-calltree.csv ghc-kvbench.prof xctrace-time-profile.xml; do

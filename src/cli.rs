@@ -30,6 +30,10 @@ pub enum FormatArg {
     Bpftrace,
     /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
     Pprof,
+    /// speedscope JSON (py-spy `record --format speedscope`), sampled or evented.
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools "Save profile").
+    Cpuprofile,
     /// DTrace `@[ustack()] = count()` / `stack()` aggregations (inferno's collapser).
     Dtrace,
     /// macOS `sample PID -file out.txt` call graphs (inferno's collapser).
@@ -143,12 +147,12 @@ const EXIT_STATUS: &str = "Exit status:
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
 /// What `--help` says flametui is, with every format it reads.
-const ABOUT: &str = "A terminal flame graph explorer. Reads perf script, SystemTap, bpftrace, pprof and \
-folded stacks, and through inferno's collapsers DTrace, macOS sample, VTune, xctrace, Visual Studio \
+const ABOUT: &str = "A terminal flame graph explorer. Reads perf script, SystemTap, bpftrace, pprof, speedscope and \
+Chrome .cpuprofile JSON and folded stacks, and through inferno's collapsers DTrace, macOS sample, VTune, xctrace, Visual Studio \
 and GHC .prof profiles; the format is detected from the content (--format overrides it)";
 
-/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, folded stacks
-/// and the formats inferno's collapsers read.
+/// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, speedscope,
+/// Chrome `.cpuprofile`, folded stacks and the formats inferno's collapsers read.
 #[derive(Debug, Parser)]
 #[command(version, about = ABOUT, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
@@ -253,12 +257,14 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
-    /// perf: keep samples of this event (default: the first event seen).
+    /// perf: show this event (default: the first event seen; the others are metrics).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
 
-    /// pprof: show this metric (sample type, as `go tool pprof -sample_index` names it:
-    /// `cpu`, `samples`, `alloc_space`, `inuse_objects`, …; default: the profile's default).
+    /// Show this metric: a perf event (`cpu-clock`, `sched:sched_switch`), a pprof sample
+    /// type as `go tool pprof -sample_index` names it (`cpu`, `samples`, `alloc_space`, …),
+    /// or a SystemTap half (`on-cpu`, `off-cpu`, `on+off-cpu`). Default: the first event,
+    /// pprof's default, both halves. `m` switches in the viewer.
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
 
@@ -449,6 +455,8 @@ impl Args {
                 FormatArg::Stap => FormatChoice::Stap,
                 FormatArg::Bpftrace => FormatChoice::Bpftrace,
                 FormatArg::Pprof => FormatChoice::Pprof,
+                FormatArg::Speedscope => FormatChoice::Speedscope,
+                FormatArg::Cpuprofile => FormatChoice::Cpuprofile,
                 FormatArg::Dtrace => FormatChoice::Dtrace,
                 FormatArg::Sample => FormatChoice::Sample,
                 FormatArg::Vtune => FormatChoice::Vtune,

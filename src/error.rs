@@ -25,7 +25,7 @@ pub enum Error {
     },
     /// The content matches none of the known formats.
     #[error(
-        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, folded stacks `a;b;c COUNT`, or through inferno DTrace, macOS sample, VTune CSV, xctrace XML, Visual Studio CSV, GHC .prof); it starts with:\n{head}",
+        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, speedscope or .cpuprofile JSON, folded stacks `a;b;c COUNT`, or through inferno DTrace, macOS sample, VTune CSV, xctrace XML, Visual Studio CSV, GHC .prof); it starts with:\n{head}",
         sanitize(.source_name)
     )]
     UnknownFormat {
@@ -70,6 +70,14 @@ pub enum Error {
     /// A pprof profile that cannot be decoded or refers to what it does not hold.
     #[error("{}: {}", sanitize(.source_name), sanitize(.message))]
     Pprof {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A JSON profile (speedscope, `.cpuprofile`) that cannot be decoded or is inconsistent.
+    #[error("{}: {}", sanitize(.source_name), sanitize(.message))]
+    Json {
         /// Path or `<stdin>`.
         source_name: String,
         /// What is wrong.

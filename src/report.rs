@@ -134,7 +134,7 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf | Format::Pprof) => "sample",
+        Some(Format::Perf | Format::Pprof | Format::Speedscope | Format::Cpuprofile) => "sample",
         _ => "stack",
     };
     let plural = if n == 1 { "" } else { "s" };
@@ -222,7 +222,7 @@ pub fn line_accounting(profile: &Profile) -> String {
     } else if collapsed {
         ("folded lines", "")
     } else {
-        ("lines", "lines of samples of other events")
+        ("lines", "lines of samples with no usable frame")
     };
     let mut out = format!(
         "{}: {} {}\n",
@@ -255,7 +255,21 @@ pub fn line_accounting(profile: &Profile) -> String {
     };
     let _ = writeln!(out, "  {:<12} {:>12}  {verdict}", "total", n(accounted));
     let _ = write!(out, "{} in the tree", records(s.format, s.samples));
-    if s.filtered_samples > 0 || !s.events.is_empty() {
+    let others: u64 = s
+        .events
+        .iter()
+        .filter(|(e, _)| Some(*e) != s.event.as_ref())
+        .map(|(_, n)| *n)
+        .sum::<u64>()
+        .saturating_sub(s.filtered_samples);
+    if others > 0 {
+        let _ = write!(
+            out,
+            ", {} of other events in metrics of their own (--metric)",
+            records(s.format, others)
+        );
+    }
+    if s.filtered_samples > 0 {
         let _ = write!(
             out,
             ", {} of other events left out",

@@ -198,6 +198,7 @@ fn slice_profile(
     let mut stats = p.stats.clone();
     stats.samples = samples;
     Ok(Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::default(),
         source: format!("{} [{}]", p.source, label.join(" · ")),
         tree,

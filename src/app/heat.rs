@@ -327,6 +327,7 @@ fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice, group: Gr
         tasks: tasks.tasks.clone(),
     };
     Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         source: format!("{} [{}]", original.source, range_label(range)),
         tree: regroup(&original.tree, &original.samples, &slice, group),
         stats: original.stats.clone(),

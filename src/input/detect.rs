@@ -111,6 +111,14 @@ pub fn detect(prefix: &[u8]) -> Option<Format> {
     verdict.then_some(Format::Folded)
 }
 
+/// Whether the input is a JSON document (speedscope, `.cpuprofile`), judged from its first
+/// bytes: a JSON object opens it ([`super::json::looks_like_json`]). Which of the JSON
+/// formats it is follows from its keys once it is read whole, since they may come in any
+/// order (`.cpuprofile` has `samples` and `timeDeltas` after all its nodes).
+pub fn json(head: &[u8]) -> bool {
+    super::json::looks_like_json(head)
+}
+
 /// The first few lines, for an error message: at most 5, each cut to 100 characters, with
 /// control characters escaped; binary data is described rather than shown.
 pub fn head(prefix: &[u8]) -> String {

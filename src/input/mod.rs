@@ -9,6 +9,7 @@ pub mod common;
 pub mod detect;
 pub mod folded;
 pub mod inferno;
+pub mod json;
 pub mod live;
 pub mod parallel;
 pub mod perf;
@@ -43,6 +44,10 @@ pub enum FormatChoice {
     Bpftrace,
     /// pprof `profile.proto` (binary protobuf).
     Pprof,
+    /// speedscope's JSON file format.
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON.
+    Cpuprofile,
     /// DTrace stack aggregations (inferno's collapser).
     Dtrace,
     /// macOS `sample` output (inferno's collapser).
@@ -123,7 +128,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -143,7 +148,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -158,7 +163,12 @@ impl Loaded {
             return self; // trees are finished alphabetical
         }
         match &mut self {
-            Loaded::Single(p) => crate::profile::order::sort(&mut p.tree, order),
+            Loaded::Single(p) => {
+                crate::profile::order::sort(&mut p.tree, order);
+                for o in &mut p.metrics.others {
+                    crate::profile::order::sort(&mut o.tree, order);
+                }
+            }
             Loaded::Diff { before, after } => {
                 crate::profile::order::sort(&mut before.tree, order);
                 crate::profile::order::sort(&mut after.tree, order);
@@ -222,11 +232,31 @@ pub struct Collector {
     /// One record per sample, for inputs that have them (perf script); its leaves are
     /// nodes of `tree`.
     pub samples: SampleTable,
+    /// perf: the samples of each other event, one collector per event (its
+    /// `stats.event`), in the order first seen. While a parser fills them their trees
+    /// hold names of `tree` ([`Collector::other_event`]); merging or finishing gives
+    /// them their own.
+    pub others: Vec<Collector>,
+    /// The trees of `others` still use the names of `tree`.
+    others_share_names: bool,
 }
 
 impl Collector {
     /// Adds another piece's samples and counts.
     pub fn merge(&mut self, mut other: Collector) {
+        self.own_names();
+        other.own_names();
+        for o in std::mem::take(&mut other.others) {
+            let same = self
+                .others
+                .iter()
+                .position(|m| m.stats.event == o.stats.event);
+            match same {
+                Some(i) => self.others[i].merge(o),
+                None if self.others.len() < MAX_OTHER_EVENTS => self.others.push(o),
+                None => self.stats.filtered_samples += o.stats.samples,
+            }
+        }
         // The smaller tree goes into the larger (an empty one is simply replaced): the
         // merge costs one lookup per node of the tree merged in. Each sample table goes
         // with its tree.
@@ -242,6 +272,47 @@ impl Collector {
             _ => {}
         }
         self.stats.merge(other.stats);
+    }
+}
+
+/// The most events kept besides the one shown (each is a tree of its own); the samples of
+/// any more are left out and counted (a text can name any number of events).
+pub const MAX_OTHER_EVENTS: usize = 63;
+
+impl Collector {
+    /// The collector of the samples of another event than the kept one, made on first
+    /// sight; its tree takes frame names interned in `self.tree` (`None` once this
+    /// collector has been merged into: its others have names of their own).
+    pub fn other_event(&mut self, event: &str) -> Option<&mut Collector> {
+        if !self.others_share_names && !self.others.is_empty() {
+            return None;
+        }
+        let found = self
+            .others
+            .iter()
+            .position(|o| o.stats.event.as_deref() == Some(event));
+        if found.is_none() && self.others.len() >= MAX_OTHER_EVENTS {
+            return None;
+        }
+        self.others_share_names = true;
+        let at = found.unwrap_or_else(|| {
+            let mut o = Collector::default();
+            o.stats.event = Some(event.to_owned());
+            o.stats.format = self.stats.format;
+            self.others.push(o);
+            self.others.len() - 1
+        });
+        self.others.get_mut(at)
+    }
+
+    /// Gives the trees of `others` names of their own (a copy of `tree`'s, whose ids
+    /// they hold).
+    fn own_names(&mut self) {
+        if std::mem::take(&mut self.others_share_names) {
+            for o in &mut self.others {
+                o.tree.adopt_names(&self.tree);
+            }
+        }
     }
 }
 
@@ -303,40 +374,89 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        let is_pprof = match text.fill_buf() {
+        let whole = match text.fill_buf() {
             Ok(head) => {
                 refuse_perf_data(head, name, true)?;
-                wants_pprof(head, opts)
+                read_whole(head, opts)
             }
-            Err(_) => opts.format == FormatChoice::Pprof,
+            Err(_) => read_whole(&[], opts),
         };
-        if is_pprof {
-            return load_pprof(text, name, opts);
+        match whole {
+            Some(Whole::Pprof) => load_pprof(text, name, opts),
+            Some(Whole::Json) => load_json(text, name, opts),
+            None => load_text(text, name, opts),
         }
-        load_text(text, name, opts)
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
         refuse_perf_data(head, name, false)?;
-        if wants_pprof(head, opts) {
-            return load_pprof(reader, name, opts);
+        match read_whole(head, opts) {
+            Some(Whole::Pprof) => load_pprof(reader, name, opts),
+            Some(Whole::Json) => load_json(reader, name, opts),
+            None => load_text(reader, name, opts),
         }
-        load_text(reader, name, opts)
     }
 }
 
-/// Whether to read the input as pprof: forced, or sniffed when the format is not.
-fn wants_pprof(head: &[u8], opts: &LoadOptions) -> bool {
+/// The inputs read whole rather than line by line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// A pprof protobuf message.
+    Pprof,
+    /// A JSON document (speedscope, `.cpuprofile`).
+    Json,
+}
+
+/// Whether to read the input whole, and as what: forced, or sniffed from the first bytes
+/// when the format is not (`head` is empty when they could not be read).
+fn read_whole(head: &[u8], opts: &LoadOptions) -> Option<Whole> {
     match opts.format {
-        FormatChoice::Pprof => true,
-        FormatChoice::Auto => pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes,
-        _ => false,
+        FormatChoice::Pprof => Some(Whole::Pprof),
+        FormatChoice::Speedscope | FormatChoice::Cpuprofile => Some(Whole::Json),
+        FormatChoice::Auto if pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes => {
+            Some(Whole::Pprof)
+        }
+        FormatChoice::Auto if detect::json(head) => Some(Whole::Json),
+        _ => None,
     }
+}
+
+/// Reads a JSON profile whole and finishes it as the text formats are.
+fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let kind = match opts.format {
+        FormatChoice::Speedscope => Some(json::Kind::Speedscope),
+        FormatChoice::Cpuprofile => Some(json::Kind::Cpuprofile),
+        _ => None,
+    };
+    let (out, format) = json::load(reader, name, kind)?;
+    finish(out, name, format)
 }
 
 /// Reads a pprof profile whole and finishes it as the text formats are.
 fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
-    let out = pprof::load(reader, name, opts.metric.as_deref())?;
-    finish(out, name, Format::Pprof)
+    let (mut all, shown, names) = pprof::load_every(reader, name, opts.metric.as_deref())?;
+    let main = finish(all.remove(shown), name, Format::Pprof)?;
+    let Loaded::Single(main) = main else {
+        return Ok(main);
+    };
+    if names.len() < 2 {
+        return Ok(Loaded::Single(main));
+    }
+    // Another metric may have no sample of its own: it is then an empty profile.
+    let others = all
+        .into_iter()
+        .map(|mut c| {
+            c.tree.finish();
+            c.samples.finish();
+            Profile {
+                source: name.to_owned(),
+                tree: c.tree,
+                stats: c.stats,
+                samples: std::sync::Arc::new(c.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    Ok(Loaded::Single(main.with_metrics(names, shown, others)))
 }
 
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
@@ -380,8 +500,10 @@ fn text_format<R: BufRead>(
         FormatChoice::Perf => Format::Perf,
         FormatChoice::Stap => Format::Stap,
         FormatChoice::Bpftrace => Format::Bpftrace,
-        // A forced pprof input is read by `load_pprof` before any text is.
+        // Forced pprof and JSON inputs are read whole before any text is.
         FormatChoice::Pprof => Format::Pprof,
+        FormatChoice::Speedscope => Format::Speedscope,
+        FormatChoice::Cpuprofile => Format::Cpuprofile,
         FormatChoice::Auto => {
             if let Some(format) = detect::detect(prefix) {
                 return Ok(format);
@@ -522,7 +644,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     if let Some(e) = prefix_error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, format)
+    select_metric(finish(out, name, format)?, opts.metric.as_deref())
 }
 
 /// Whether a folded input is differential, and how to parse it in chunks (`None`: not
@@ -611,9 +733,11 @@ fn parse_lines(
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
-        // pprof and inferno's formats are read by `load_pprof` and `inferno::load`.
+        // The formats read whole never come here (pprof, JSON, inferno's).
         Format::Stap
         | Format::Pprof
+        | Format::Speedscope
+        | Format::Cpuprofile
         | Format::Dtrace
         | Format::Sample
         | Format::Vtune
@@ -667,20 +791,28 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
             detail,
         });
     }
+    out.own_names();
+    let others = std::mem::take(&mut out.others);
     out.tree.finish();
     out.samples.finish();
     let before = Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::new(out.samples),
         source: name.to_owned(),
         tree: out.tree,
         stats: out.stats,
     };
     let loaded = match out.after {
+        None if !others.is_empty() => Loaded::Single(with_event_metrics(before, others)),
+        None if format == Format::Stap => {
+            Loaded::Single(crate::profile::metrics::split_halves(before))
+        }
         None => Loaded::Single(before),
         Some(mut after) => {
             after.finish();
             Loaded::Diff {
                 after: Profile {
+                    metrics: crate::profile::metrics::Metrics::default(),
                     samples: std::sync::Arc::default(),
                     source: name.to_owned(),
                     tree: after,
@@ -691,6 +823,92 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
         }
     };
     Ok(loaded)
+}
+
+/// A perf profile of one event with the other events of its input as metrics, each its
+/// own profile (same stats but for its samples and unit). Metrics are in name order.
+fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
+    // What is said of the input as a whole (events seen, lines skipped) stays with the
+    // profile shown: copied to every metric it would grow with their number squared.
+    let events = std::mem::take(&mut main.stats.events);
+    let bad_lines = std::mem::take(&mut main.stats.bad_lines);
+    let mut all: Vec<Profile> = others
+        .into_iter()
+        .map(|mut o| {
+            o.tree.finish();
+            o.samples.finish();
+            let mut stats = main.stats.clone();
+            stats.samples = o.stats.samples;
+            stats.unit = o.stats.unit;
+            stats.event = o.stats.event;
+            Profile {
+                source: main.source.clone(),
+                tree: o.tree,
+                stats,
+                samples: std::sync::Arc::new(o.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    main.stats.events = events;
+    main.stats.bad_lines = bad_lines;
+    let main_event = main.stats.event.clone();
+    all.push(main);
+    all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
+    let names: Vec<String> = all
+        .iter()
+        .map(|p| p.stats.event.clone().unwrap_or_default())
+        .collect();
+    let shown = all
+        .iter()
+        .position(|p| p.stats.event == main_event)
+        .unwrap_or(0);
+    let main = all.remove(shown);
+    main.with_metrics(names, shown, all)
+}
+
+/// The metric asked for with `--metric` (every format: perf events, pprof sample types,
+/// SystemTap's halves).
+///
+/// # Errors
+/// [`Error::UnknownMetric`] naming the metrics there are.
+fn select_metric(loaded: Loaded, metric: Option<&str>) -> Result<Loaded> {
+    let Some(wanted) = metric else {
+        return Ok(loaded);
+    };
+    let p = match loaded {
+        Loaded::Single(p) => p,
+        diff @ Loaded::Diff { .. } => {
+            return Err(Error::UnknownMetric {
+                source_name: diff.main().source.clone(),
+                metric: wanted.to_owned(),
+                metrics: "(none: a differential folded file has one metric per column)".to_owned(),
+            });
+        }
+    };
+    if p.metric_name() == Some(wanted)
+        || (p.metric_names().is_empty() && p.stats.event.as_deref() == Some(wanted))
+    {
+        return Ok(Loaded::Single(p));
+    }
+    match p.into_metric_named(wanted) {
+        Ok(p) => Ok(Loaded::Single(p)),
+        Err(p) => Err(Error::UnknownMetric {
+            source_name: p.source.clone(),
+            metric: wanted.to_owned(),
+            metrics: if p.metric_names().is_empty() {
+                format!(
+                    "(none: {} has one metric, {})",
+                    p.stats
+                        .format
+                        .map_or("this input".to_owned(), |f| f.to_string()),
+                    p.stats.unit
+                )
+            } else {
+                p.metric_names().join(", ")
+            },
+        }),
+    }
 }
 
 #[cfg(test)]

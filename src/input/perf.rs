@@ -509,8 +509,11 @@ pub struct PerfParser {
     /// The event kept; the first one seen unless the user named one.
     event: Option<String>,
     in_event: bool,
-    /// The current sample is dropped (other event).
+    /// The current sample is dropped.
     dropping: bool,
+    /// The current sample is of another event than the kept one: it goes to that
+    /// event's collector ([`Collector::other_event`]), named here.
+    other: Option<String>,
     /// After an unreadable event line: skip until the blank line.
     discarding: bool,
     pname: String,
@@ -606,8 +609,26 @@ impl PerfParser {
             .get_or_insert_with(|| ev.event.to_owned())
             .as_str();
         if wanted != ev.event && wanted != ev.event_spec {
-            self.dropping = true;
-            out.stats.filtered_samples += 1;
+            self.period = ev.period;
+            self.time = ev.time;
+            if let Some(o) = out.other_event(ev.event) {
+                if !self.opts.no_timeline {
+                    self.task = o
+                        .samples
+                        .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
+                }
+                if ev.period.is_some() && o.stats.unit == Unit::Samples {
+                    o.stats.unit = if is_clock(ev.event) {
+                        Unit::Nanoseconds
+                    } else {
+                        Unit::Events(ev.event.to_owned())
+                    };
+                }
+                self.other = Some(ev.event.to_owned());
+            } else {
+                self.dropping = true;
+                out.stats.filtered_samples += 1;
+            }
         } else {
             self.period = ev.period;
             self.time = ev.time;
@@ -618,7 +639,7 @@ impl PerfParser {
             }
             let (period, clock) = (self.kept_period, self.kept_clock);
             self.kept_period |= ev.period.is_some();
-            self.kept_clock |= matches!(ev.event, "cpu-clock" | "task-clock");
+            self.kept_clock |= is_clock(ev.event);
             if out.stats.event.is_none() || (period, clock) != (self.kept_period, self.kept_clock) {
                 self.publish_unit(out);
             }
@@ -758,12 +779,18 @@ impl PerfParser {
             let process = out.tree.intern_task(&self.pname);
             let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());
             let weight = self.period.unwrap_or(1);
-            let leaf = out.tree.insert_ids(frames, weight);
-            if !self.opts.no_timeline {
-                out.samples.push(self.time, self.task, leaf, weight);
-            }
-            out.stats.samples += 1;
             out.stats.line_counts.in_samples += self.sample_lines;
+            let target = match self.other.take() {
+                None => Some(&mut *out),
+                Some(event) => out.other_event(&event),
+            };
+            if let Some(target) = target {
+                let leaf = target.tree.insert_ids(frames, weight);
+                if !self.opts.no_timeline {
+                    target.samples.push(self.time, self.task, leaf, weight);
+                }
+                target.stats.samples += 1;
+            }
         } else {
             out.stats.line_counts.dropped += self.sample_lines;
         }
@@ -771,9 +798,15 @@ impl PerfParser {
         self.frames.clear();
         self.in_event = false;
         self.dropping = false;
+        self.other = None;
         self.period = None;
         self.time = None;
     }
+}
+
+/// Whether `event` counts time: its periods are nanoseconds.
+fn is_clock(event: &str) -> bool {
+    matches!(event, "cpu-clock" | "task-clock")
 }
 
 /// A pid or tid as perf printed it (`-1` for a task that has exited); `None` for `?`

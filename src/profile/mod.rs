@@ -11,6 +11,7 @@ pub mod group;
 pub mod heatmap;
 pub mod intern;
 pub mod libraries;
+pub mod metrics;
 pub mod order;
 pub mod samples;
 pub mod sandwich;
@@ -26,7 +27,7 @@ use std::fmt;
 pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
-pub use tree::{CallTree, Counters, Node, NodeId, StackRun};
+pub use tree::{CallTree, Counters, ForestEntry, Node, NodeId, StackRun};
 
 /// Threads for work split over the cores (parsing, sorting, formatting, scoring): one
 /// per core, at most 8 (beyond that the memory per thread buys nothing here).
@@ -98,6 +99,10 @@ pub enum Format {
     Bpftrace,
     /// pprof's `profile.proto` (Go, continuous profilers).
     Pprof,
+    /// speedscope's JSON file format (py-spy `--format speedscope`).
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools).
+    Cpuprofile,
     /// DTrace `ustack()` / `stack()` aggregations, read by inferno's collapser.
     Dtrace,
     /// macOS `sample` call graphs, read by inferno's collapser.
@@ -121,6 +126,8 @@ impl fmt::Display for Format {
             Format::Stap => "SystemTap",
             Format::Bpftrace => "bpftrace",
             Format::Pprof => "pprof",
+            Format::Speedscope => "speedscope",
+            Format::Cpuprofile => "cpuprofile",
             Format::Dtrace => "DTrace",
             Format::Sample => "macOS sample",
             Format::Vtune => "VTune",
@@ -190,6 +197,19 @@ pub struct Stats {
     pub read_error: Option<String>,
     /// pprof: the profile's metrics, period and duration.
     pub pprof: Option<PprofInfo>,
+    /// When the input has several metrics ([`metrics`]): which one this profile is.
+    pub metric: Option<MetricPlace>,
+}
+
+/// Which of several metrics of its input a profile is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricPlace {
+    /// Its name (perf event, pprof sample type, `on-cpu`).
+    pub name: String,
+    /// Its place among them, from 0.
+    pub index: usize,
+    /// How many there are.
+    pub count: usize,
 }
 
 /// What a pprof profile says about itself, for the header.
@@ -290,6 +310,8 @@ pub struct Profile {
     /// views of the profile; empty for inputs without sample records (folded stacks,
     /// SystemTap) and for trees derived from this one (their nodes are others).
     pub samples: std::sync::Arc<samples::SampleTable>,
+    /// The other metrics of the input, when it has several ([`metrics`]).
+    pub metrics: metrics::Metrics,
 }
 
 impl Profile {

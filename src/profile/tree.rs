@@ -179,6 +179,12 @@ impl CallTree {
         out
     }
 
+    /// Takes a copy of `other`'s names, for a tree whose nodes were inserted with ids
+    /// interned in `other` (the trees of several events of one input, filled together).
+    pub fn adopt_names(&mut self, other: &CallTree) {
+        self.names = other.names.clone();
+    }
+
     /// As [`CallTree::insert`], with frames already interned in this tree.
     ///
     /// Consecutive samples usually share most of their root side, so the path of the
@@ -220,6 +226,49 @@ impl CallTree {
         self.last_path = last;
         self.note_depth(depth);
         at
+    }
+
+    /// Adds a forest given parents first: entry `i` is a frame named `name` under entry
+    /// `parent` (`None`: under the root), weighing `own` itself in `own_samples` samples.
+    /// Returns the node of each entry (entries of one path and name share a node).
+    ///
+    /// For loaders whose input is a tree already (a `.cpuprofile`'s nodes, the stack states
+    /// of an evented profile): inclusive weights are summed once from the leaves up, so the
+    /// cost is one child lookup and one addition per entry, however deep the forest (a path
+    /// inserted per entry would cost its depth each time). An entry whose parent is not
+    /// before it is put under the root.
+    pub fn insert_forest(&mut self, entries: &[ForestEntry]) -> Vec<NodeId> {
+        let mut nodes = Vec::with_capacity(entries.len());
+        let mut depths: Vec<u32> = Vec::with_capacity(entries.len());
+        let mut totals: Vec<(u64, u64)> = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let parent = e.parent.map(|p| p as usize).filter(|&p| p < i);
+            let (at, depth) = parent.map_or((NodeId::ROOT, 0), |p| (nodes[p], depths[p]));
+            nodes.push(self.child_or_insert(at, e.name));
+            depths.push(depth.saturating_add(1));
+            totals.push((e.own, e.own_samples));
+        }
+        let mut root = (0u64, 0u64);
+        for i in (0..entries.len()).rev() {
+            let (w, n) = totals[i];
+            let sum = match entries[i].parent.map(|p| p as usize).filter(|&p| p < i) {
+                Some(p) => &mut totals[p],
+                None => &mut root,
+            };
+            if let Some(t) = sum.0.checked_add(w) {
+                sum.0 = t;
+            } else {
+                sum.0 = u64::MAX;
+                self.saturated = true;
+            }
+            sum.1 = sum.1.saturating_add(n);
+            self.add_weight(nodes[i], w, n);
+        }
+        self.add_weight(NodeId::ROOT, root.0, root.1);
+        if let Some(&d) = depths.iter().max() {
+            self.note_depth(d as usize);
+        }
+        nodes
     }
 
     fn note_depth(&mut self, depth: usize) {
@@ -822,6 +871,19 @@ impl CallTree {
     }
 }
 
+/// One frame of a forest for [`CallTree::insert_forest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForestEntry {
+    /// The entry it is called from (an earlier index), or `None` at the root.
+    pub parent: Option<u32>,
+    /// Its name.
+    pub name: NameId,
+    /// Its own weight (not its callees').
+    pub own: u64,
+    /// Its own samples.
+    pub own_samples: u64,
+}
+
 /// The counters of a node, as [`CallTree::pruned_with`] takes them (a node's own part is
 /// derived from these and its children's).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -1050,6 +1112,45 @@ mod tests {
         assert_eq!(t.node(b).samples, 2);
         assert_eq!(t.path_string(t.child_named(b, "c").unwrap()), "a;b;c");
         assert_eq!(t.max_depth(), 3);
+    }
+
+    #[test]
+    fn a_forest_adds_up_as_its_paths_would() {
+        let mut forest = CallTree::new();
+        let (fa, fb, fc) = (forest.intern("a"), forest.intern("b"), forest.intern("c"));
+        let entry = |parent, name, own| ForestEntry {
+            parent,
+            name,
+            own,
+            own_samples: u64::from(own > 0),
+        };
+        // a(1) → b(2) → c(3); a → b again (merged, 4); c at the root (5).
+        let nodes = forest.insert_forest(&[
+            entry(None, fa, 1),
+            entry(Some(0), fb, 2),
+            entry(Some(1), fc, 3),
+            entry(Some(0), fb, 4),
+            entry(None, fc, 5),
+        ]);
+        let mut want = tree(&[("a", 1), ("a;b", 2), ("a;b;c", 3), ("a;b", 4), ("c", 5)]);
+        want.finish();
+        forest.finish();
+        assert_eq!(forest.stacks(), want.stacks());
+        assert_eq!(forest.total(), 15);
+        assert_eq!(nodes[1], nodes[3]);
+        assert_eq!(forest.path_string(nodes[2]), "a;b;c");
+        assert_eq!(forest.max_depth(), 3);
+        // A chain of 100,000 costs one step a frame.
+        let mut deep = CallTree::new();
+        let x = deep.intern("x");
+        let chain: Vec<ForestEntry> = (0..100_000u32)
+            .map(|i| entry(i.checked_sub(1), x, u64::from(i == 99_999)))
+            .collect();
+        deep.insert_forest(&chain);
+        assert_eq!(
+            (deep.total(), deep.max_depth(), deep.len()),
+            (1, 100_000, 100_001)
+        );
     }
 
     #[test]

@@ -17,6 +17,8 @@ mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;
+mod json;
+mod metrics;
 mod pprof;
 mod props;
 mod system_wide;

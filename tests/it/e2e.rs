@@ -310,10 +310,19 @@ fn ctrl_z_suspends_and_fg_redraws() {
     t.wait_for("the job stopped", |s| {
         s.contains("Stopped") && !s.contains("? help")
     });
-    t.send(&["clear; ", STTY, "Enter"]);
-    let screen = t.wait_for("stty", |s| s.contains("echo") && s.lines().count() > 0);
-    let cooked = t.wait_for("a cooked tty", |s| s.contains("icanon echo"));
-    assert!(!cooked.contains("-icanon"), "{screen}\n{cooked}");
+    // The settings come out on a line of their own, tagged so that neither the command
+    // typed nor an earlier output (still on screen under load) can pass for them.
+    t.send(&["clear; printf 'tty%s: ' 2; ", STTY, "Enter"]);
+    let screen = t.wait_for("stty", |s| s.lines().any(|l| l.starts_with("tty2: ")));
+    let line = screen
+        .lines()
+        .find(|l| l.starts_with("tty2: "))
+        .unwrap_or_default();
+    assert_eq!(
+        line.trim_end(),
+        "tty2: icanon echo",
+        "a cooked tty:\n{screen}"
+    );
     t.send(&["fg", "Enter"]);
     t.wait_for("the graph redrawn", |s| {
         s.contains("? help") && s.contains("folded-small.txt")
@@ -324,8 +333,10 @@ fn ctrl_z_suspends_and_fg_redraws() {
         s.contains("gzip") && s.contains("of total")
     });
     t.send(&["q"]);
-    t.send(&["clear; ", STTY, "Enter"]);
-    let end = t.wait_for("the shell again", |s| s.contains("icanon echo"));
+    t.send(&["clear; printf 'tty%s: ' 3; ", STTY, "Enter"]);
+    let end = t.wait_for("the shell again", |s| {
+        s.lines().any(|l| l.trim_end() == "tty3: icanon echo")
+    });
     assert!(!end.contains("? help"), "{end}");
 }
 

@@ -69,16 +69,32 @@ pub struct Decoded {
 /// [`Error::Pprof`] for input that cannot be read or decoded, [`Error::UnknownMetric`] for
 /// a metric the profile does not have.
 pub fn load<R: Read>(reader: R, name: &str, metric: Option<&str>) -> Result<Collector> {
-    load_limited(reader, name, metric, MAX_BYTES)
+    let (mut all, index, _) = load_limited(reader, name, metric, MAX_BYTES, false)?;
+    Ok(all.swap_remove(index))
 }
 
-/// [`load`], reading at most `limit` bytes.
+/// Every metric of a whole profile read from `reader`: one collector per sample type in
+/// the profile's order, the index of `metric` (by name, or the default) and the names.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_every<R: Read>(
+    reader: R,
+    name: &str,
+    metric: Option<&str>,
+) -> Result<(Vec<Collector>, usize, Vec<String>)> {
+    load_limited(reader, name, metric, MAX_BYTES, true)
+}
+
+/// [`load_every`] (or only the metric chosen, unless `every`), reading at most `limit`
+/// bytes.
 fn load_limited<R: Read>(
     reader: R,
     name: &str,
     metric: Option<&str>,
     limit: u64,
-) -> Result<Collector> {
+    every: bool,
+) -> Result<(Vec<Collector>, usize, Vec<String>)> {
     let bad = |message: String| Error::Pprof {
         source_name: name.to_owned(),
         message,
@@ -110,9 +126,19 @@ fn load_limited<R: Read>(
         metric: metric.unwrap_or_default().to_owned(),
         metrics: names(&metrics),
     })?;
-    let mut out = Collector::default();
-    build(&decoded, &bytes, &metrics, index, &mut out).map_err(bad)?;
-    Ok(out)
+    let wanted: Vec<usize> = if every {
+        (0..metrics.len()).collect()
+    } else {
+        vec![index]
+    };
+    let mut all = Vec::with_capacity(wanted.len());
+    for i in wanted {
+        let mut out = Collector::default();
+        build(&decoded, &bytes, &metrics, i, &mut out).map_err(bad)?;
+        all.push(out);
+    }
+    let at = if every { index } else { 0 };
+    Ok((all, at, metrics.into_iter().map(|m| m.name).collect()))
 }
 
 /// The metrics' names, comma-separated.

@@ -1,0 +1,241 @@
+//! Stage: bytes → call tree, for the JSON profile formats: speedscope's file format
+//! ([`speedscope`]: py-spy `--format speedscope`, and what other tools export for
+//! speedscope) and Chrome / V8 `.cpuprofile` ([`cpuprofile`]: `node --cpu-prof`, Chrome
+//! DevTools "Save profile").
+//!
+//! A JSON document is read whole (at most [`MAX_BYTES`], after gzip, as pprof is) and
+//! decoded by `serde_json` into plain structs of the fields used, every other field skipped
+//! unread. Which of the two it is follows from its keys (a speedscope file has `profiles`
+//! and `shared`, or its `$schema`; a `.cpuprofile` has `nodes`), so the keys may come in any
+//! order and the first bytes only have to look like a JSON object ([`looks_like_json`]).
+//!
+//! Bounds: a field nested deeper than its schema is a type error at the first level too
+//! deep, a value of a field not used is skipped by `serde_json` without recursing, and its
+//! recursion limit (128, the default, kept) stops anything else, so a document of a million
+//! `[` is an error or skipped, never a stack overflow; arrays grow only as their elements
+//! are read, so a huge declared count cannot allocate ahead of the bytes; numbers that do
+//! not fit (an index past `u32`, a
+//! count near `u64::MAX`) are errors or are clamped where they are weights. Memory is the
+//! input's bytes and the decoded structs while they are decoded; the bytes are dropped
+//! before the tree is built.
+
+pub mod cpuprofile;
+pub mod speedscope;
+
+use std::io::Read;
+
+use serde::Deserialize;
+
+use super::Collector;
+use crate::error::{Error, Result};
+use crate::profile::Format;
+
+/// The largest (decompressed) JSON document read: 1 GiB.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// Which JSON format a document is, or is asked to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// speedscope's file format.
+    Speedscope,
+    /// Chrome / V8 `.cpuprofile`.
+    Cpuprofile,
+}
+
+impl Kind {
+    /// The [`Format`] of this kind.
+    pub fn format(self) -> Format {
+        match self {
+            Kind::Speedscope => Format::Speedscope,
+            Kind::Cpuprofile => Format::Cpuprofile,
+        }
+    }
+}
+
+/// Whether the first bytes of an input open a JSON object: an optional UTF-8 byte order
+/// mark, white space, `{`, white space, then `"` or `}` (or nothing yet). A folded line
+/// never starts so (`{{closure}};main 1` has no quote after the brace), nor does perf
+/// script or any other text format read here.
+pub fn looks_like_json(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let mut rest = head.iter().skip_while(|b| b.is_ascii_whitespace());
+    if rest.next() != Some(&b'{') {
+        return false;
+    }
+    matches!(
+        rest.find(|b| !b.is_ascii_whitespace()),
+        None | Some(b'"' | b'}')
+    )
+}
+
+/// The top-level fields of either format, so one pass decodes both and the keys decide.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Document {
+    /// speedscope: its schema's URL.
+    #[serde(rename = "$schema")]
+    schema: Option<String>,
+    /// speedscope: the frame table.
+    shared: Option<speedscope::Shared>,
+    /// speedscope: the profiles.
+    profiles: Option<Vec<speedscope::SpeedscopeProfile>>,
+    /// cpuprofile: the call tree's nodes.
+    nodes: Option<Vec<cpuprofile::Node>>,
+    /// cpuprofile: the leaf node of each sample.
+    samples: Option<Vec<u64>>,
+    /// cpuprofile: microseconds from the previous sample (the first: from `startTime`).
+    time_deltas: Option<Vec<f64>>,
+    /// cpuprofile: when profiling started, in microseconds.
+    start_time: Option<f64>,
+}
+
+impl Document {
+    /// The format its keys say, if any.
+    fn kind(&self) -> Option<Kind> {
+        let schema = self
+            .schema
+            .as_deref()
+            .is_some_and(|s| s.contains("speedscope"));
+        if schema || self.profiles.is_some() {
+            Some(Kind::Speedscope)
+        } else if self.nodes.is_some() {
+            Some(Kind::Cpuprofile)
+        } else {
+            None
+        }
+    }
+}
+
+/// Reads a whole JSON profile from `reader`, of `kind` when forced, else of the kind its
+/// keys say, into a collector.
+///
+/// # Errors
+/// [`Error::Json`] for input that is not JSON, not one of the formats, or inconsistent
+/// (naming the line and column `serde_json` stopped at), [`Error::Empty`] for no input.
+pub fn load<R: Read>(reader: R, name: &str, kind: Option<Kind>) -> Result<(Collector, Format)> {
+    load_limited(reader, name, kind, MAX_BYTES)
+}
+
+/// [`load`], reading at most `limit` bytes.
+fn load_limited<R: Read>(
+    reader: R,
+    name: &str,
+    kind: Option<Kind>,
+    limit: u64,
+) -> Result<(Collector, Format)> {
+    let what = kind.map_or("JSON profile", |k| match k {
+        Kind::Speedscope => "speedscope profile",
+        Kind::Cpuprofile => "cpuprofile",
+    });
+    let bad = |message: String| Error::Json {
+        source_name: name.to_owned(),
+        message,
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("the input ended early ({e})")))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::Empty {
+            source_name: name.to_owned(),
+        });
+    }
+    if bytes.len() as u64 > limit {
+        return Err(bad(format!(
+            "larger than {limit} bytes (decompressed), the most read for a {what}"
+        )));
+    }
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let doc: Document =
+        serde_json::from_slice(text).map_err(|e| bad(format!("not a readable {what}: {e}")))?;
+    drop(bytes);
+    let Some(kind) = kind.or_else(|| doc.kind()) else {
+        return Err(bad(
+                "a JSON document, but neither a speedscope file (no `profiles`) nor a Chrome .cpuprofile (no `nodes`)"
+                .to_owned(),
+        ));
+    };
+    let mut out = Collector::default();
+    match kind {
+        Kind::Speedscope => speedscope::build(doc, &mut out).map_err(bad)?,
+        Kind::Cpuprofile => cpuprofile::build(doc, &mut out).map_err(bad)?,
+    }
+    out.stats.format = Some(kind.format());
+    Ok((out, kind.format()))
+}
+
+/// Nanoseconds in `value` units of `per` nanoseconds each, rounded; `None` when negative,
+/// not a number, or past `u64::MAX`.
+fn to_ns(value: f64, per: f64) -> Option<u64> {
+    let ns = (value * per).round();
+    // 2^64 as f64; anything at or past it does not fit.
+    (0.0..18_446_744_073_709_551_616.0).contains(&ns).then(|| {
+        #[allow(clippy::cast_sign_loss)] // checked non-negative and in range just above
+        let n = ns as u64;
+        n
+    })
+}
+
+/// The last part of a path or URL (`file:///srv/app/work.js` → `work.js`); the whole of
+/// it when it ends in `/`.
+fn file_name(path: &str) -> &str {
+    match path.rsplit('/').next() {
+        Some(last) if !last.is_empty() => last,
+        _ => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_known_by_its_opening_brace_and_quote() {
+        assert!(looks_like_json(b"{\"$schema\": 1}"));
+        assert!(looks_like_json(b"\xEF\xBB\xBF \n {\n  \"nodes\""));
+        assert!(looks_like_json(b"{}"));
+        assert!(looks_like_json(b"{"));
+        assert!(!looks_like_json(b"{{closure}};main 1\n"));
+        assert!(!looks_like_json(b"main;{closure} 1\n"));
+        assert!(!looks_like_json(b"[{\"name\": 1}]"));
+        assert!(!looks_like_json(b""));
+    }
+
+    #[test]
+    fn weights_convert_to_nanoseconds_or_refuse() {
+        assert_eq!(to_ns(1.5, 1e9), Some(1_500_000_000));
+        assert_eq!(to_ns(0.010_309_278_350_515_464, 1e9), Some(10_309_278));
+        assert_eq!(to_ns(-1.0, 1.0), None);
+        assert_eq!(to_ns(f64::NAN, 1.0), None);
+        assert_eq!(to_ns(1.9e19, 1.0), None);
+        assert_eq!(to_ns(1.8e19, 1.0), Some(18_000_000_000_000_000_000));
+    }
+
+    #[test]
+    fn file_names_are_the_last_part() {
+        assert_eq!(file_name("file:///srv/app/work.js"), "work.js");
+        assert_eq!(
+            file_name("node:internal/main/run_main_module"),
+            "run_main_module"
+        );
+        assert_eq!(file_name("spy.py"), "spy.py");
+        assert_eq!(file_name("dir/"), "dir/");
+    }
+
+    #[test]
+    fn other_json_is_refused_by_its_keys() {
+        let e = load(&b"{\"a\": [1, 2]}"[..], "x.json", None).unwrap_err();
+        assert!(e.to_string().contains("neither a speedscope"), "{e}");
+        let e = load(&b"{\"nodes\": 3}"[..], "x.json", None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("x.json: not a readable JSON profile"),
+            "{e}"
+        );
+        let e = load(&b"  \n"[..], "x.json", None).unwrap_err();
+        assert!(matches!(e, Error::Empty { .. }));
+        let e = load_limited(&b"{\"nodes\": []}"[..], "x.json", None, 5).unwrap_err();
+        assert!(e.to_string().contains("larger than 5 bytes"), "{e}");
+    }
+}

@@ -1,0 +1,471 @@
+//! Stage: bytes → call tree, for speedscope's file format
+//! (<https://www.speedscope.app/file-format-schema.json>), which py-spy writes with
+//! `--format speedscope` and other profilers export for the speedscope viewer:
+//!
+//! ```text
+//! { "$schema": "https://www.speedscope.app/file-format-schema.json",
+//!   "shared": { "frames": [ { "name": N, "file": F?, "line": L?, "col": C? }, … ] },
+//!   "profiles": [
+//!     { "type": "sampled", "name": P, "unit": U, "startValue": S, "endValue": E,
+//!       "samples": [ [frame index, … root first], … ], "weights": [ W, … ] },
+//!     { "type": "evented", "name": P, "unit": U, "startValue": S, "endValue": E,
+//!       "events": [ { "type": "O" | "C", "at": T, "frame": frame index }, … ] } ] }
+//! ```
+//!
+//! A frame is named `name (file:line)` as py-spy's raw output names it (`name (file)`
+//! without a line, `name` without a file); its file is its library (`--top-by library`).
+//! Every profile (py-spy writes one per thread, `Thread 1234 "MainThread"`) is a task of
+//! the sample table, named as the profile is, and its stacks go into one tree (threads
+//! apart: the viewer's task list, or grouping by thread). A sampled profile's sample
+//! weighs its weight; an evented profile's stack weighs the time between the events that
+//! open and close it, nested frames counted in their callers too, as speedscope draws
+//! them. Times: a sampled profile's samples are at `startValue` plus the weights before
+//! them (py-spy's weights are the sampling interval), an evented profile's stacks at the
+//! event that starts them; both only when the unit is a time, so the heat map works.
+//!
+//! Units: `nanoseconds`, `microseconds`, `milliseconds`, `seconds` are times, kept as
+//! nanoseconds (rounded); `bytes` and `none` are not. Different kinds are never added up:
+//! the first profile's kind is kept and a profile in another is skipped with a note
+//! naming it. A note's number is the profile's (1-based). A sample naming a frame that is
+//! not in `shared.frames`, or with a negative weight, is skipped and counted; an event
+//! that closes a frame not open is skipped, one that closes an outer frame closes the
+//! frames inside it too, frames left open are closed at `endValue` (all with a note).
+
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+use super::{Document, file_name, to_ns};
+use crate::input::Collector;
+use crate::profile::{ForestEntry, NameId, TaskId, Unit};
+
+/// `shared`: what the profiles share.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Shared {
+    #[serde(default)]
+    frames: Vec<Frame>,
+}
+
+/// A frame of `shared.frames`.
+#[derive(Debug, Deserialize)]
+struct Frame {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    line: Option<f64>,
+}
+
+/// One profile of `profiles`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SpeedscopeProfile {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    unit: Option<String>,
+    #[serde(default)]
+    start_value: Option<f64>,
+    #[serde(default)]
+    end_value: Option<f64>,
+    #[serde(default)]
+    samples: Option<Vec<Vec<u32>>>,
+    #[serde(default)]
+    weights: Option<Vec<f64>>,
+    #[serde(default)]
+    events: Option<Vec<Event>>,
+}
+
+/// An event of an evented profile.
+#[derive(Debug, Deserialize)]
+struct Event {
+    #[serde(rename = "type")]
+    kind: EventKind,
+    at: f64,
+    frame: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+enum EventKind {
+    #[serde(rename = "O")]
+    Open,
+    #[serde(rename = "C")]
+    Close,
+}
+
+/// What a profile's values measure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Measure {
+    /// A time: nanoseconds per unit.
+    Time(f64),
+    /// Bytes.
+    Bytes,
+    /// Unitless counts.
+    Count,
+}
+
+impl Measure {
+    fn parse(unit: &str) -> Option<Measure> {
+        Some(match unit {
+            "nanoseconds" => Measure::Time(1.0),
+            "microseconds" => Measure::Time(1e3),
+            "milliseconds" => Measure::Time(1e6),
+            "seconds" => Measure::Time(1e9),
+            "bytes" => Measure::Bytes,
+            "none" => Measure::Count,
+            _ => return None,
+        })
+    }
+
+    /// Whether values of `self` and `other` may be added (times in any unit may).
+    fn same_kind(self, other: Measure) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// A value as a weight of the tree (nanoseconds for times); `None` when negative or
+    /// unreadable.
+    fn weight(self, value: f64) -> Option<u64> {
+        match self {
+            Measure::Time(per) => to_ns(value, per),
+            Measure::Bytes | Measure::Count => to_ns(value, 1.0),
+        }
+    }
+
+    /// A point in time in nanoseconds, when the unit is a time.
+    fn time(self, value: f64) -> Option<u64> {
+        match self {
+            Measure::Time(per) => to_ns(value, per),
+            Measure::Bytes | Measure::Count => None,
+        }
+    }
+
+    fn unit(self) -> Unit {
+        match self {
+            Measure::Time(_) => Unit::Nanoseconds,
+            Measure::Bytes => Unit::Metric {
+                name: "weight".to_owned(),
+                unit: "bytes".to_owned(),
+            },
+            Measure::Count => Unit::Samples,
+        }
+    }
+}
+
+/// The name a frame is shown with: `name (file:line)`, `name (file)` or `name`.
+fn frame_name(f: &Frame) -> String {
+    let name = f
+        .name
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("[unknown]");
+    match (f.file.as_deref().filter(|f| !f.is_empty()), f.line) {
+        (Some(file), Some(line)) => format!("{name} ({file}:{line})"),
+        (Some(file), None) => format!("{name} ({file})"),
+        (None, _) => name.to_owned(),
+    }
+}
+
+/// Loads every profile of a speedscope document into `out`.
+///
+/// # Errors
+/// A document without `profiles`.
+pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
+    let profiles = doc
+        .profiles
+        .ok_or("a speedscope file needs `profiles`, and this one has none")?;
+    let frames = doc.shared.unwrap_or_default().frames;
+    let names: Vec<NameId> = frames
+        .iter()
+        .map(|f| {
+            let id = out.tree.intern(&frame_name(f));
+            if let Some(file) = f.file.as_deref().filter(|f| !f.is_empty()) {
+                out.tree.names_mut().set_library(id, file_name(file));
+            }
+            id
+        })
+        .collect();
+    drop(frames);
+    let mut kept: Option<(Measure, String)> = None;
+    for (i, p) in profiles.into_iter().enumerate() {
+        let number = i as u64 + 1;
+        let name = p
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("profile {number}"));
+        let records =
+            p.samples.as_ref().map_or(0, Vec::len) + p.events.as_ref().map_or(0, Vec::len);
+        out.stats.lines += records as u64;
+        let unit = p.unit.as_deref().unwrap_or("none");
+        let Some(measure) = Measure::parse(unit) else {
+            let why = format!("profile {number} {name:?}: unknown unit {unit:?}");
+            skip_profile(out, number, "profile skipped: unknown unit", &why, records);
+            continue;
+        };
+        if let Some((first, first_name)) = &kept
+            && !first.same_kind(measure)
+        {
+            let why = format!(
+                "profile {number} {name:?} is in {unit}, profile {first_name} in another unit"
+            );
+            skip_profile(
+                out,
+                number,
+                "profile skipped: in another unit than the first",
+                &why,
+                records,
+            );
+            continue;
+        }
+        let task = out.samples.task(&name, None, None);
+        let ctx = Ctx {
+            number,
+            measure,
+            task,
+            names: &names,
+        };
+        // The records of the other type (a sampled profile's `events`) are not read.
+        let (samples, events) = (
+            p.samples.as_ref().map_or(0, Vec::len) as u64,
+            p.events.as_ref().map_or(0, Vec::len) as u64,
+        );
+        let used = match p.kind.as_str() {
+            "sampled" => {
+                out.stats.line_counts.dropped += events;
+                sampled(&ctx, p, out)
+            }
+            "evented" => {
+                out.stats.line_counts.dropped += samples;
+                evented(&ctx, p, out)
+            }
+            other => {
+                let why = format!("profile {number} {name:?} is of type {other:?}");
+                skip_profile(
+                    out,
+                    number,
+                    "profile skipped: neither sampled nor evented",
+                    &why,
+                    records,
+                );
+                false
+            }
+        };
+        if used && kept.is_none() {
+            kept = Some((measure, format!("{number} {name:?}")));
+        }
+    }
+    out.stats.unit = kept.map_or(Unit::Samples, |(m, _)| m.unit());
+    Ok(())
+}
+
+/// What every record of one profile needs.
+struct Ctx<'a> {
+    number: u64,
+    measure: Measure,
+    task: TaskId,
+    names: &'a [NameId],
+}
+
+/// Counts a whole profile's records as skipped, with a note.
+fn skip_profile(out: &mut Collector, number: u64, reason: &'static str, why: &str, records: usize) {
+    *out.stats.skipped.entry(reason).or_insert(0) += records as u64;
+    out.stats.note(number, reason, why);
+}
+
+/// Counts one record as skipped (a note for the first few).
+fn skip_record(out: &mut Collector, number: u64, reason: &'static str, why: &str) {
+    out.stats.skip(number, reason, why);
+}
+
+/// Loads a sampled profile; whether it was (its unit then counts as the file's).
+fn sampled(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
+    let samples = p.samples.unwrap_or_default();
+    if let Some(w) = &p.weights
+        && w.len() != samples.len()
+    {
+        let why = format!(
+            "profile {}: {} samples but {} weights",
+            ctx.number,
+            samples.len(),
+            w.len()
+        );
+        skip_profile(
+            out,
+            ctx.number,
+            "profile skipped: samples and weights differ in number",
+            &why,
+            samples.len(),
+        );
+        return false;
+    }
+    let mut at = p.start_value.unwrap_or(0.0);
+    let mut stack: Vec<NameId> = Vec::new();
+    for (j, frames) in samples.iter().enumerate() {
+        let value = p.weights.as_ref().map_or(Some(1.0), |w| w.get(j).copied());
+        let start = at;
+        at += value.unwrap_or(0.0);
+        let Some(weight) = value.and_then(|v| ctx.measure.weight(v)) else {
+            let why = format!("sample {j} weighs {value:?}");
+            skip_record(
+                out,
+                ctx.number,
+                "sample skipped: negative or unreadable weight",
+                &why,
+            );
+            continue;
+        };
+        stack.clear();
+        let bad = frames.iter().find(|&&f| {
+            ctx.names
+                .get(f as usize)
+                .map(|&id| stack.push(id))
+                .is_none()
+        });
+        if let Some(f) = bad {
+            let why = format!("sample {j} names frame {f} of {}", ctx.names.len());
+            skip_record(
+                out,
+                ctx.number,
+                "sample skipped: frame index out of range",
+                &why,
+            );
+            continue;
+        }
+        let leaf = out.tree.insert_ids(stack.iter().copied(), weight);
+        out.samples
+            .push(ctx.measure.time(start), ctx.task, leaf, weight);
+        out.stats.samples += 1;
+        out.stats.line_counts.in_samples += 1;
+    }
+    true
+}
+
+/// The stack states of an evented profile: a trie of open frames whose entries weigh the
+/// time spent with exactly that stack open, and the intervals for the sample table.
+#[derive(Default)]
+struct States {
+    entries: Vec<ForestEntry>,
+    /// (parent entry + 1, or 0 at the root; frame index) → entry.
+    children: FxHashMap<(u32, u32), u32>,
+    /// (start time, entry, weight) of each interval.
+    intervals: Vec<(Option<u64>, u32, u64)>,
+}
+
+impl States {
+    fn open(&mut self, at: Option<u32>, frame: u32, name: NameId) -> u32 {
+        let key = (at.map_or(0, |a| a + 1), frame);
+        if let Some(&e) = self.children.get(&key) {
+            return e;
+        }
+        let e = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        self.entries.push(ForestEntry {
+            parent: at,
+            name,
+            own: 0,
+            own_samples: 0,
+        });
+        self.children.insert(key, e);
+        e
+    }
+
+    /// Charges the stack `state` with the time from `from` to `to`.
+    fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) -> bool {
+        let mut saturated = false;
+        let Some(e) = state else { return false };
+        let weight = measure.weight(to - from).unwrap_or(0);
+        if weight == 0 {
+            return false;
+        }
+        if let Some(entry) = self.entries.get_mut(e as usize) {
+            saturated = entry.own.checked_add(weight).is_none();
+            entry.own = entry.own.saturating_add(weight);
+            entry.own_samples += 1;
+            self.intervals.push((measure.time(from), e, weight));
+        }
+        saturated
+    }
+}
+
+/// Loads an evented profile; whether it was.
+fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
+    let events = p.events.unwrap_or_default();
+    let mut states = States::default();
+    // The open frames, innermost last: (frame index, its state).
+    let mut open: Vec<(u32, u32)> = Vec::new();
+    let mut last = p
+        .start_value
+        .or_else(|| events.first().map(|e| e.at))
+        .unwrap_or(0.0);
+    for (j, ev) in events.iter().enumerate() {
+        let Some(&name) = ctx.names.get(ev.frame as usize) else {
+            let why = format!("event {j} names frame {} of {}", ev.frame, ctx.names.len());
+            skip_record(
+                out,
+                ctx.number,
+                "event skipped: frame index out of range",
+                &why,
+            );
+            continue;
+        };
+        // An event before the one ahead of it (or not a number) happens at the same time.
+        let at = if ev.at >= last { ev.at } else { last };
+        if ev.at < last || ev.at.is_nan() {
+            let why = format!("event {j} at {} comes after one at {last}", ev.at);
+            out.stats.note(
+                ctx.number,
+                "event out of order, taken as simultaneous",
+                &why,
+            );
+        }
+        if states.charge(open.last().map(|o| o.1), last, at, ctx.measure) {
+            out.tree.mark_saturated();
+        }
+        last = at;
+        match ev.kind {
+            EventKind::Open => {
+                let state = states.open(open.last().map(|o| o.1), ev.frame, name);
+                open.push((ev.frame, state));
+            }
+            EventKind::Close => {
+                let Some(k) = open.iter().rposition(|o| o.0 == ev.frame) else {
+                    let why = format!("event {j} closes frame {}", ev.frame);
+                    skip_record(
+                        out,
+                        ctx.number,
+                        "event skipped: closes a frame that is not open",
+                        &why,
+                    );
+                    continue;
+                };
+                if k + 1 != open.len() {
+                    let why = format!(
+                        "event {j} closes frame {} with frames open inside it",
+                        ev.frame
+                    );
+                    out.stats
+                        .note(ctx.number, "frames closed with their caller", &why);
+                }
+                open.truncate(k);
+            }
+        }
+        out.stats.line_counts.in_samples += 1;
+    }
+    if !open.is_empty() {
+        let end = p.end_value.filter(|&e| e > last).unwrap_or(last);
+        if states.charge(open.last().map(|o| o.1), last, end, ctx.measure) {
+            out.tree.mark_saturated();
+        }
+        let why = format!("{} frames still open, closed at {end}", open.len());
+        out.stats
+            .note(ctx.number, "frames left open at the end", &why);
+    }
+    let nodes = out.tree.insert_forest(&states.entries);
+    for (time, e, weight) in states.intervals {
+        if let Some(&leaf) = nodes.get(e as usize) {
+            out.samples.push(time, ctx.task, leaf, weight);
+            out.stats.samples += 1;
+        }
+    }
+    true
+}

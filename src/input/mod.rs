@@ -554,7 +554,6 @@ fn load_collapsed<R: BufRead + Send>(
     prefix: detect::Prefix,
     name: &str,
     collapser: inferno::Collapser,
-    opts: &LoadOptions,
 ) -> Result<Loaded> {
     let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
         Box::new(io::empty())
@@ -562,8 +561,7 @@ fn load_collapsed<R: BufRead + Send>(
         Box::new(reader)
     };
     let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
-    let threads = opts.threads.unwrap_or(1).min(max_threads());
-    let loaded = inferno::load(input, name, collapser, threads);
+    let loaded = inferno::load(input, name, collapser);
     // A collapser that fails on a prefix cut by a read error failed because of it.
     let mut out = match (loaded, &prefix.error) {
         (Err(Error::Collapse { .. }), Some(e)) => {
@@ -612,7 +610,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
             error: prefix_error,
             ended,
         };
-        return load_collapsed(reader, prefix, name, collapser, opts);
+        return load_collapsed(reader, prefix, name, collapser);
     }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:

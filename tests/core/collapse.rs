@@ -431,3 +431,24 @@ fn help_names_every_format_and_the_cli_reads_each() {
         assert_eq!(folded_text(&text), expected(case), "{flag}");
     }
 }
+
+#[test]
+fn collapse_recursion_is_infernos_recursive_collapser() {
+    use flametui::profile::transform::Transform;
+    // Direct recursion only: `a;b;a;b` stays, `fib;fib;fib` becomes one frame.
+    let text = "main;fib;fib;fib;add 5\nmain;fib;print 2\nmain;a;b;a;b 1\nmain;fib;fib 4\nx;x 7\n";
+    let mut out = Vec::new();
+    let mut opt = inferno::collapse::recursive::Options::default();
+    opt.nthreads = 1;
+    inferno::collapse::recursive::Folder::from(opt)
+        .collapse(text.as_bytes(), &mut out)
+        .unwrap();
+    let infernos = folded_text(&String::from_utf8(out).unwrap());
+    let loaded = input::load_reader(text.as_bytes(), "r.folded", &LoadOptions::default())
+        .unwrap()
+        .transformed(&[Transform::CollapseRecursion]);
+    assert_eq!(stacks(&single(loaded)), infernos);
+    assert_eq!(infernos.get("main;fib;add"), Some(&5));
+    assert_eq!(infernos.get("main;fib"), Some(&4));
+    assert_eq!(infernos.get("x"), Some(&7));
+}

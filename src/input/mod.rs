@@ -554,6 +554,7 @@ fn load_collapsed<R: BufRead + Send>(
     prefix: detect::Prefix,
     name: &str,
     collapser: inferno::Collapser,
+    metric: Option<&str>,
 ) -> Result<Loaded> {
     let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
         Box::new(io::empty())
@@ -575,7 +576,7 @@ fn load_collapsed<R: BufRead + Send>(
     if let Some(e) = prefix.error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, collapser.format(), opts.metric.as_deref())
+    finish(out, name, collapser.format(), metric)
 }
 
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
@@ -610,7 +611,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
             error: prefix_error,
             ended,
         };
-        return load_collapsed(reader, prefix, name, collapser);
+        return load_collapsed(reader, prefix, name, collapser, opts.metric.as_deref());
     }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:

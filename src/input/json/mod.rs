@@ -4,8 +4,8 @@
 //! DevTools "Save profile").
 //!
 //! A JSON document is read whole (at most [`MAX_BYTES`], after gzip, as pprof is) and
-//! decoded by `serde_json` straight from the buffered reader (the text is never held whole)
-//! into plain structs of the fields used, every other field skipped
+//! decoded by `serde_json` (from the bytes up to 16 MiB, faster; from the reader beyond, so
+//! a large text is never held whole) into plain structs of the fields used, every other field skipped
 //! unread. Which of the two it is follows from its keys (a speedscope file has `profiles`
 //! and `shared`, or its `$schema`; a `.cpuprofile` has `nodes`), so the keys may come in any
 //! order and the first bytes only have to look like a JSON object ([`looks_like_json`]).
@@ -27,7 +27,7 @@
 pub mod cpuprofile;
 pub mod speedscope;
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Cursor, Read};
 
 use serde::Deserialize;
 
@@ -37,6 +37,10 @@ use crate::profile::Format;
 
 /// The largest (decompressed) JSON document read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
+
+/// Documents shorter than this are read into memory and decoded from there; longer ones are
+/// decoded from the reader.
+const WHOLE_BELOW: u64 = 16 << 20;
 
 /// Which JSON format a document is, or is asked to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,15 +153,25 @@ fn load_limited<R: Read>(
         read: 0,
         text: false,
     };
-    let mut buffered = BufReader::with_capacity(1 << 16, &mut input);
-    if buffered
-        .fill_buf()
-        .is_ok_and(|head| head.starts_with(b"\xEF\xBB\xBF"))
-    {
-        buffered.consume(3);
-    }
-    let doc: std::result::Result<Document, _> = serde_json::from_reader(&mut buffered);
-    drop(buffered);
+    // Up to WHOLE_BELOW bytes are read first: a document that ends within them is decoded
+    // from the bytes (serde_json decodes a slice about 1.6 times as fast as a reader), a
+    // larger one from them and the rest of the reader, never held whole.
+    let mut head = Vec::new();
+    let read = (&mut input).take(WHOLE_BELOW).read_to_end(&mut head);
+    let bom = if head.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let doc: std::result::Result<Document, _> = match read {
+        Err(e) => Err(serde_json::Error::io(e)),
+        Ok(n) if (n as u64) < WHOLE_BELOW => serde_json::from_slice(&head[bom..]),
+        Ok(_) => {
+            let rest = Cursor::new(&head[bom..]).chain(&mut input);
+            serde_json::from_reader(BufReader::with_capacity(1 << 16, rest))
+        }
+    };
+    drop(head);
     if !input.text {
         return Err(Error::Empty {
             source_name: name.to_owned(),

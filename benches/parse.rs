@@ -154,6 +154,90 @@ fn pprof_bytes(n: usize) -> Vec<u8> {
     b
 }
 
+/// A speedscope file as py-spy writes it: one sampled profile per thread (4), weights in
+/// seconds, frames with a file and a line.
+fn speedscope_json(n: usize) -> String {
+    let frames: Vec<String> = FUNCS
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            format!(
+                r#"{{"name":"{f}","file":"app/mod{i}.py","line":{}}}"#,
+                10 + i
+            )
+        })
+        .collect();
+    let index = |f: &str| FUNCS.iter().position(|g| *g == f).unwrap();
+    let mut threads = vec![(Vec::new(), Vec::new()); 4];
+    for (i, (stack, w)) in stacks(n).into_iter().enumerate() {
+        let ids: Vec<String> = stack.iter().map(|f| index(f).to_string()).collect();
+        let (samples, weights) = &mut threads[i % 4];
+        samples.push(format!("[{}]", ids.join(",")));
+        weights.push(format!("{}", w as f64 * 0.010_309_278_350_515_464));
+    }
+    let profiles: Vec<String> = threads
+        .iter()
+        .enumerate()
+        .map(|(t, (s, w))| {
+            format!(
+                r#"{{"type":"sampled","name":"Thread {t}","unit":"seconds","startValue":0,"endValue":{},"samples":[{}],"weights":[{}]}}"#,
+                s.len(),
+                s.join(","),
+                w.join(",")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{}]}},"profiles":[{}],"exporter":"bench"}}"#,
+        frames.join(","),
+        profiles.join(",")
+    )
+}
+
+/// A `.cpuprofile` as node writes it: the call tree of `trees` generated stacks as nodes
+/// (children lists), then `samples` samples cycling over their leaves with time deltas.
+fn cpuprofile_json(trees: usize, samples: usize) -> String {
+    use std::collections::HashMap;
+    let mut nodes: Vec<(usize, &str, Vec<usize>)> = vec![(0, "(root)", Vec::new())];
+    let mut child: HashMap<(usize, &str), usize> = HashMap::new();
+    let mut leaves = Vec::new();
+    for (stack, _) in stacks(trees) {
+        let mut at = 0;
+        for f in stack {
+            at = *child.entry((at, f)).or_insert_with(|| {
+                nodes.push((at, f, Vec::new()));
+                let id = nodes.len() - 1;
+                nodes[at].2.push(id);
+                id
+            });
+        }
+        leaves.push(at);
+    }
+    let body: Vec<String> = nodes
+        .iter()
+        .enumerate()
+        .map(|(id, (_, f, children))| {
+            let kids: Vec<String> = children.iter().map(|c| (c + 1).to_string()).collect();
+            format!(
+                r#"{{"id":{},"callFrame":{{"functionName":"{f}","scriptId":"7","url":"https://example.com/app/work.js","lineNumber":{},"columnNumber":4}},"hitCount":1,"children":[{}]}}"#,
+                id + 1,
+                id % 500,
+                kids.join(",")
+            )
+        })
+        .collect();
+    let ids: Vec<String> = (0..samples)
+        .map(|i| (leaves[i % leaves.len()] + 1).to_string())
+        .collect();
+    let deltas: Vec<String> = (0..samples).map(|i| (900 + i % 250).to_string()).collect();
+    format!(
+        r#"{{"nodes":[{}],"startTime":30150135765,"endTime":30151704121,"samples":[{}],"timeDeltas":[{}]}}"#,
+        body.join(","),
+        ids.join(","),
+        deltas.join(",")
+    )
+}
+
 fn bench_parsers(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     for (name, format, text) in [
@@ -170,6 +254,16 @@ fn bench_parsers(c: &mut Criterion) {
             bpftrace_text(20_000).into_bytes(),
         ),
         ("pprof", FormatChoice::Pprof, pprof_bytes(50_000)),
+        (
+            "speedscope",
+            FormatChoice::Auto,
+            speedscope_json(50_000).into_bytes(),
+        ),
+        (
+            "cpuprofile",
+            FormatChoice::Auto,
+            cpuprofile_json(2_000, 200_000).into_bytes(),
+        ),
     ] {
         let opts = LoadOptions {
             format,

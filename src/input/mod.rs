@@ -470,7 +470,7 @@ fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loade
         FormatChoice::Cpuprofile => Some(json::Kind::Cpuprofile),
         _ => None,
     };
-    let (out, format) = json::load(reader, name, kind)?;
+    let (out, format) = json::load(reader, name, kind, !opts.perf.no_timeline)?;
     finish(out, name, format, opts.metric.as_deref())
 }
 

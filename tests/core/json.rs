@@ -749,3 +749,105 @@ fn every_prefix_of_the_fuzz_seeds_accounts_for_its_records() {
         assert_eq!(whole.stats.accounted_lines(), whole.stats.lines, "{name}");
     }
 }
+
+// ---- the binary ----
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(data) = stdin {
+        input.write_all(data).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn the_binary_names_and_reads_the_json_formats() {
+    let help = text(&run(&["--help"], None).stdout);
+    assert!(
+        help.contains("speedscope") && help.contains("cpuprofile"),
+        "{help}"
+    );
+    let about = help.split("\n\n").next().unwrap().replace('\n', " ");
+    assert!(about.contains("speedscope, Chrome .cpuprofile"), "{about}");
+    // --top on the node recording: DevTools' heaviest self time first.
+    let cpu = testdata("node-work.cpuprofile");
+    let out = run(&["--top", "3", &cpu], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let top = text(&out.stdout);
+    assert!(top.contains("total 1,581,696,000 ns"), "{top}");
+    assert!(
+        top.lines().nth(2).unwrap().ends_with("parse (work.js:14)"),
+        "{top}"
+    );
+    // From a pipe, with --format, into folded text: the same as from the file.
+    let bytes = fs::read(&cpu).unwrap();
+    let piped = run(
+        &["--format", "cpuprofile", "--export", "folded", "-"],
+        Some(&bytes),
+    );
+    let file = run(&["--export", "folded", &cpu], None);
+    assert!(piped.status.success() && !piped.stdout.is_empty());
+    assert_eq!(piped.stdout, file.stdout);
+    // The heat map works: every sample is in one cell.
+    let heat = text(&run(&["--heatmap", "csv", &cpu], None).stdout);
+    let cells: u64 = heat
+        .lines()
+        .filter_map(|l| l.rsplit(',').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(cells, 1402);
+    // The py-spy threads are tasks: --tids is refused (no thread ids), --comms keeps one.
+    let spy = testdata("pyspy-speedscope.json");
+    let one = run(
+        &[
+            "--comms",
+            "Thread 31383 \"compressor\"",
+            "--export",
+            "folded",
+            &spy,
+        ],
+        None,
+    );
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    let one = text(&one.stdout);
+    assert!(
+        one.lines().all(|l| l.starts_with("Thread._bootstrap")),
+        "{one}"
+    );
+}
+
+#[test]
+fn the_binary_warns_of_skipped_profiles_and_fails_on_bad_links() {
+    let doc = speedscope(
+        FRAMES,
+        r#"{"type": "sampled", "name": "cpu", "unit": "seconds", "samples": [[0]], "weights": [1]},
+           {"type": "sampled", "name": "heap", "unit": "bytes", "samples": [[1]], "weights": [4096]}"#,
+    );
+    let out = run(&["--export", "folded", "-"], Some(&doc));
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "main (a.py:1) 1000000000\n");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("<stdin>:2: profile skipped: in another unit than the first: profile 2 \"heap\" is in bytes"),
+        "{err}"
+    );
+    let doc = cpuprofile(&node(2, "a", "2"), "2", "1");
+    let out = run(&["--export", "folded", "-"], Some(&doc));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "flametui: <stdin>: the nodes' parent links form a cycle (node 2 is its own ancestor)\n"
+    );
+}

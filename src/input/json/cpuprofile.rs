@@ -34,7 +34,7 @@ use serde::Deserialize;
 
 use super::{Document, file_name, to_ns};
 use crate::input::Collector;
-use crate::profile::{ForestEntry, Unit};
+use crate::profile::{ForestEntry, NodeId, Unit};
 
 /// A node of `nodes`.
 #[derive(Debug, Deserialize)]
@@ -162,11 +162,11 @@ fn parents_first(nodes: &[Node], parent: &[Option<usize>]) -> Result<Vec<usize>,
     Ok(order)
 }
 
-/// Loads a `.cpuprofile` document into `out`.
+/// Loads a `.cpuprofile` document into `out`, with a record per sample when `records`.
 ///
 /// # Errors
 /// No `nodes`, inconsistent links or lengths (see the module doc).
-pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
+pub(crate) fn build(doc: Document, records: bool, out: &mut Collector) -> Result<(), String> {
     let nodes = doc
         .nodes
         .ok_or("a .cpuprofile needs `nodes`, and this one has none")?;
@@ -180,9 +180,74 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             d.len()
         ));
     }
-    let parent = parents(&nodes)?;
-    let order = parents_first(&nodes, &parent)?;
-    // Entries of the forest, parents first; the synthetic root has none.
+    let (entry, mut entries) = forest(&nodes, out)?;
+    let index: FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    if samples.is_empty() {
+        hit_counts(&nodes, &entry, &mut entries, out);
+        return Ok(());
+    }
+    // Each sample's node index in place of its id (`u64::MAX`: no such node), its weight
+    // into its entry's own; then the forest, then the records (weights and times again).
+    let mut samples = samples;
+    let deltas = doc.time_deltas.as_deref();
+    let weight_of =
+        |j: usize| deltas.map_or(Some(1), |d| to_ns(d.get(j).copied().unwrap_or(0.0), 1e3));
+    for (j, id) in samples.iter_mut().enumerate() {
+        out.stats.lines += 1;
+        let weight = weight_of(j);
+        if weight.is_none() {
+            let delta = deltas.and_then(|d| d.get(j)).copied().unwrap_or(0.0);
+            let why = format!("sample {j} has time delta {delta:?} µs");
+            let reason = "negative or unreadable time delta, weighs nothing";
+            out.stats.note(j as u64 + 1, reason, &why);
+        }
+        let Some(&i) = index.get(id) else {
+            let why = format!("sample {j} names node {id}");
+            out.stats
+                .skip(j as u64 + 1, "sample skipped: not a node", &why);
+            *id = u64::MAX;
+            continue;
+        };
+        *id = i as u64;
+        if entry[i].is_none() {
+            // A sample of the synthetic root: no frame.
+            out.tree.insert_ids(std::iter::empty(), weight.unwrap_or(0));
+        }
+        if let Some(e) = entry[i].and_then(|e| entries.get_mut(e as usize)) {
+            e.own = e.own.checked_add(weight.unwrap_or(0)).unwrap_or_else(|| {
+                out.tree.mark_saturated();
+                u64::MAX
+            });
+            e.own_samples += 1;
+        }
+        out.stats.samples += 1;
+        out.stats.line_counts.in_samples += 1;
+    }
+    drop(index);
+    let leaves = out.tree.insert_forest(&entries);
+    out.stats.unit = if doc.time_deltas.is_some() {
+        Unit::Nanoseconds
+    } else {
+        Unit::Samples
+    };
+    if records {
+        let start = doc.start_time.unwrap_or(0.0);
+        push_records(&samples, deltas, start, &entry, &leaves, out);
+    }
+    Ok(())
+}
+
+/// The forest entry of each node (`None` for the synthetic root), and the entries,
+/// parents first.
+///
+/// # Errors
+/// Links that are not a tree (see [`parents`] and [`parents_first`]).
+fn forest(
+    nodes: &[Node],
+    out: &mut Collector,
+) -> Result<(Vec<Option<u32>>, Vec<ForestEntry>), String> {
+    let parent = parents(nodes)?;
+    let order = parents_first(nodes, &parent)?;
     let mut entry: Vec<Option<u32>> = vec![None; nodes.len()];
     let mut entries: Vec<ForestEntry> = Vec::with_capacity(nodes.len());
     for &i in &order {
@@ -203,66 +268,40 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             own_samples: 0,
         });
     }
-    let index: FxHashMap<u64, usize> = nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
-    if samples.is_empty() {
-        hit_counts(&nodes, &entry, &mut entries, out);
-        return Ok(());
-    }
-    // (time, entry or the root, weight) of each sample.
-    let mut records: Vec<(Option<u64>, Option<u32>, u64)> = Vec::with_capacity(samples.len());
-    let start = doc.start_time.unwrap_or(0.0);
+    Ok((entry, entries))
+}
+
+/// One record per sample (`samples` holds node indices, `u64::MAX` for a skipped one), at
+/// `start` plus the deltas so far, weighing its delta.
+fn push_records(
+    samples: &[u64],
+    deltas: Option<&[f64]>,
+    start: f64,
+    entry: &[Option<u32>],
+    leaves: &[NodeId],
+    out: &mut Collector,
+) {
+    let task = out.samples.task(TASK, None, None);
     let mut elapsed = 0.0f64;
-    for (j, id) in samples.iter().enumerate() {
-        out.stats.lines += 1;
-        let (weight, time) = match &doc.time_deltas {
-            Some(d) => {
-                let delta = d.get(j).copied().unwrap_or(0.0);
-                elapsed += delta;
-                let weight = to_ns(delta, 1e3);
-                if weight.is_none() {
-                    let why = format!("sample {j} has time delta {delta:?} µs");
-                    let reason = "negative or unreadable time delta, weighs nothing";
-                    out.stats.note(j as u64 + 1, reason, &why);
-                }
-                (weight.unwrap_or(0), to_ns(start + elapsed, 1e3))
-            }
-            None => (1, None),
-        };
-        let Some(&i) = index.get(id) else {
-            let why = format!("sample {j} names node {id}");
-            out.stats
-                .skip(j as u64 + 1, "sample skipped: not a node", &why);
+    for (j, &i) in samples.iter().enumerate() {
+        let delta = deltas.map(|d| d.get(j).copied().unwrap_or(0.0));
+        let weight = delta.map_or(Some(1), |d| to_ns(d, 1e3)).unwrap_or(0);
+        let time = delta.map(|d| {
+            elapsed += d;
+            start + elapsed
+        });
+        let Some(&e) = usize::try_from(i).ok().and_then(|i| entry.get(i)) else {
             continue;
         };
-        if let Some(e) = entry[i].and_then(|e| entries.get_mut(e as usize)) {
-            e.own = e.own.checked_add(weight).unwrap_or_else(|| {
-                out.tree.mark_saturated();
-                u64::MAX
-            });
-            e.own_samples += 1;
-        }
-        records.push((time, entry[i], weight));
-        out.stats.samples += 1;
-        out.stats.line_counts.in_samples += 1;
-    }
-    let leaves = out.tree.insert_forest(&entries);
-    let task = out.samples.task(TASK, None, None);
-    for (time, e, weight) in records {
         let leaf = match e {
             Some(e) => leaves.get(e as usize).copied(),
-            // A sample of the synthetic root: no frame.
-            None => Some(out.tree.insert_ids(std::iter::empty(), weight)),
+            None => Some(NodeId::ROOT),
         };
         if let Some(leaf) = leaf {
-            out.samples.push(time, task, leaf, weight);
+            out.samples
+                .push(time.and_then(|t| to_ns(t, 1e3)), task, leaf, weight);
         }
     }
-    out.stats.unit = if doc.time_deltas.is_some() {
-        Unit::Nanoseconds
-    } else {
-        Unit::Samples
-    };
-    Ok(())
 }
 
 /// A file without samples: each node's `hitCount` counts as its samples.

@@ -4,7 +4,8 @@
 //! DevTools "Save profile").
 //!
 //! A JSON document is read whole (at most [`MAX_BYTES`], after gzip, as pprof is) and
-//! decoded by `serde_json` into plain structs of the fields used, every other field skipped
+//! decoded by `serde_json` (from the bytes up to 16 MiB, faster; from the reader beyond, so
+//! a large text is never held whole) into plain structs of the fields used, every other field skipped
 //! unread. Which of the two it is follows from its keys (a speedscope file has `profiles`
 //! and `shared`, or its `$schema`; a `.cpuprofile` has `nodes`), so the keys may come in any
 //! order and the first bytes only have to look like a JSON object ([`looks_like_json`]).
@@ -16,13 +17,17 @@
 //! are read, so a huge declared count cannot allocate ahead of the bytes; numbers that do
 //! not fit (an index past `u32`, a
 //! count near `u64::MAX`) are errors or are clamped where they are weights. Memory is the
-//! input's bytes and the decoded structs while they are decoded; the bytes are dropped
-//! before the tree is built.
+//! decoded structs (a speedscope profile's frame indices in one vector, a `.cpuprofile`'s
+//! nodes, samples and deltas), then the tree and the sample table (none for the text
+//! outputs of a whole profile). Measured (`/usr/bin/time`, `--export folded`) on files of
+//! `scripts/gen-json-profiles.py`: a 224 MB speedscope file of 2 M samples peaks at 234 MB
+//! RSS (591 MB with the text held whole and a `Vec` per sample); a 58 MB `.cpuprofile` of
+//! 4 M samples at 114 MB (210 MB with `--time 0,100%`, which keeps a record per sample).
 
 pub mod cpuprofile;
 pub mod speedscope;
 
-use std::io::Read;
+use std::io::{BufReader, Cursor, Read};
 
 use serde::Deserialize;
 
@@ -32,6 +37,10 @@ use crate::profile::Format;
 
 /// The largest (decompressed) JSON document read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
+
+/// Documents shorter than this are read into memory and decoded from there; longer ones are
+/// decoded from the reader.
+const WHOLE_BELOW: u64 = 16 << 20;
 
 /// Which JSON format a document is, or is asked to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,13 +116,20 @@ impl Document {
 }
 
 /// Reads a whole JSON profile from `reader`, of `kind` when forced, else of the kind its
-/// keys say, into a collector.
+/// keys say, into a collector, with a record per sample in its sample table when
+/// `records` (the viewer and the time and task filters need them; the text outputs of a
+/// whole profile do not).
 ///
 /// # Errors
 /// [`Error::Json`] for input that is not JSON, not one of the formats, or inconsistent
 /// (naming the line and column `serde_json` stopped at), [`Error::Empty`] for no input.
-pub fn load<R: Read>(reader: R, name: &str, kind: Option<Kind>) -> Result<(Collector, Format)> {
-    load_limited(reader, name, kind, MAX_BYTES)
+pub fn load<R: Read>(
+    reader: R,
+    name: &str,
+    kind: Option<Kind>,
+    records: bool,
+) -> Result<(Collector, Format)> {
+    load_limited(reader, name, kind, records, MAX_BYTES)
 }
 
 /// [`load`], reading at most `limit` bytes.
@@ -121,6 +137,7 @@ fn load_limited<R: Read>(
     reader: R,
     name: &str,
     kind: Option<Kind>,
+    records: bool,
     limit: u64,
 ) -> Result<(Collector, Format)> {
     let what = kind.map_or("JSON profile", |k| match k {
@@ -131,25 +148,47 @@ fn load_limited<R: Read>(
         source_name: name.to_owned(),
         message,
     };
-    let mut bytes = Vec::new();
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| bad(format!("the input ended early ({e})")))?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let mut input = Counted {
+        inner: reader.take(limit.saturating_add(1)),
+        read: 0,
+        text: false,
+    };
+    // Up to WHOLE_BELOW bytes are read first: a document that ends within them is decoded
+    // from the bytes (serde_json decodes a slice about 1.6 times as fast as a reader), a
+    // larger one from them and the rest of the reader, never held whole.
+    let mut head = Vec::new();
+    let read = (&mut input).take(WHOLE_BELOW).read_to_end(&mut head);
+    let bom = if head.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let doc: std::result::Result<Document, _> = match read {
+        Err(e) => Err(serde_json::Error::io(e)),
+        Ok(n) if (n as u64) < WHOLE_BELOW => serde_json::from_slice(&head[bom..]),
+        Ok(_) => {
+            let rest = Cursor::new(&head[bom..]).chain(&mut input);
+            serde_json::from_reader(BufReader::with_capacity(1 << 16, rest))
+        }
+    };
+    drop(head);
+    if !input.text {
         return Err(Error::Empty {
             source_name: name.to_owned(),
         });
     }
-    if bytes.len() as u64 > limit {
+    if input.read > limit {
         return Err(bad(format!(
             "larger than {limit} bytes (decompressed), the most read for a {what}"
         )));
     }
-    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let doc: Document =
-        serde_json::from_slice(text).map_err(|e| bad(format!("not a readable {what}: {e}")))?;
-    drop(bytes);
+    let doc = doc.map_err(|e| {
+        if e.is_io() {
+            bad(format!("the input ended early ({e})"))
+        } else {
+            bad(format!("not a readable {what}: {e}"))
+        }
+    })?;
     let Some(kind) = kind.or_else(|| doc.kind()) else {
         return Err(bad(
                 "a JSON document, but neither a speedscope file (no `profiles`) nor a Chrome .cpuprofile (no `nodes`)"
@@ -158,11 +197,29 @@ fn load_limited<R: Read>(
     };
     let mut out = Collector::default();
     match kind {
-        Kind::Speedscope => speedscope::build(doc, &mut out).map_err(bad)?,
-        Kind::Cpuprofile => cpuprofile::build(doc, &mut out).map_err(bad)?,
+        Kind::Speedscope => speedscope::build(doc, records, &mut out).map_err(bad)?,
+        Kind::Cpuprofile => cpuprofile::build(doc, records, &mut out).map_err(bad)?,
     }
     out.stats.format = Some(kind.format());
     Ok((out, kind.format()))
+}
+
+/// A reader that counts the bytes it gives and notes whether any is not white space.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+    text: bool,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if !self.text {
+            self.text = buf[..n].iter().any(|b| !b.is_ascii_whitespace());
+        }
+        Ok(n)
+    }
 }
 
 /// Nanoseconds in `value` units of `per` nanoseconds each, rounded; `None` when negative,
@@ -225,17 +282,17 @@ mod tests {
 
     #[test]
     fn other_json_is_refused_by_its_keys() {
-        let e = load(&b"{\"a\": [1, 2]}"[..], "x.json", None).unwrap_err();
+        let e = load(&b"{\"a\": [1, 2]}"[..], "x.json", None, true).unwrap_err();
         assert!(e.to_string().contains("neither a speedscope"), "{e}");
-        let e = load(&b"{\"nodes\": 3}"[..], "x.json", None).unwrap_err();
+        let e = load(&b"{\"nodes\": 3}"[..], "x.json", None, true).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("x.json: not a readable JSON profile"),
             "{e}"
         );
-        let e = load(&b"  \n"[..], "x.json", None).unwrap_err();
+        let e = load(&b"  \n"[..], "x.json", None, true).unwrap_err();
         assert!(matches!(e, Error::Empty { .. }));
-        let e = load_limited(&b"{\"nodes\": []}"[..], "x.json", None, 5).unwrap_err();
+        let e = load_limited(&b"{\"nodes\": []}"[..], "x.json", None, true, 5).unwrap_err();
         assert!(e.to_string().contains("larger than 5 bytes"), "{e}");
     }
 }

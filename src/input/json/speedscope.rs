@@ -71,11 +71,81 @@ pub(crate) struct SpeedscopeProfile {
     #[serde(default)]
     end_value: Option<f64>,
     #[serde(default)]
-    samples: Option<Vec<Vec<u32>>>,
+    samples: Option<Stacks>,
     #[serde(default)]
     weights: Option<Vec<f64>>,
     #[serde(default)]
     events: Option<Vec<Event>>,
+}
+
+/// Every sample's frame indices, root first, in one vector: a `Vec` per sample would cost
+/// a 24-byte header and a heap block each (a third of the memory of a py-spy file's
+/// samples), and as many allocations.
+#[derive(Debug, Default)]
+pub(crate) struct Stacks {
+    frames: Vec<u32>,
+    /// Where each sample's frames end in `frames`.
+    ends: Vec<usize>,
+}
+
+impl Stacks {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Each sample's frames.
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(a, b)| self.frames.get(a..b).unwrap_or_default())
+    }
+}
+
+impl<'de> Deserialize<'de> for Stacks {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Outer;
+        impl<'de> serde::de::Visitor<'de> for Outer {
+            type Value = Stacks;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of arrays of frame indices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Stacks, A::Error> {
+                let mut s = Stacks::default();
+                while seq.next_element_seed(Append(&mut s.frames))?.is_some() {
+                    s.ends.push(s.frames.len());
+                }
+                Ok(s)
+            }
+        }
+        d.deserialize_seq(Outer)
+    }
+}
+
+/// Appends one sample's frame indices.
+struct Append<'a>(&'a mut Vec<u32>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Append<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Append<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of frame indices")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(i) = seq.next_element::<u32>()? {
+            self.0.push(i);
+        }
+        Ok(())
+    }
 }
 
 /// An event of an evented profile.
@@ -167,11 +237,12 @@ fn frame_name(f: &Frame) -> String {
     }
 }
 
-/// Loads every profile of a speedscope document into `out`.
+/// Loads every profile of a speedscope document into `out`, with a record per sample when
+/// `keep`.
 ///
 /// # Errors
 /// A document without `profiles`.
-pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
+pub(crate) fn build(doc: Document, keep: bool, out: &mut Collector) -> Result<(), String> {
     let profiles = doc
         .profiles
         .ok_or("a speedscope file needs `profiles`, and this one has none")?;
@@ -195,7 +266,7 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| format!("profile {number}"));
         let records =
-            p.samples.as_ref().map_or(0, Vec::len) + p.events.as_ref().map_or(0, Vec::len);
+            p.samples.as_ref().map_or(0, Stacks::len) + p.events.as_ref().map_or(0, Vec::len);
         out.stats.lines += records as u64;
         let unit = p.unit.as_deref().unwrap_or("none");
         let Some(measure) = Measure::parse(unit) else {
@@ -224,10 +295,11 @@ pub(crate) fn build(doc: Document, out: &mut Collector) -> Result<(), String> {
             measure,
             task,
             names: &names,
+            records: keep,
         };
         // The records of the other type (a sampled profile's `events`) are not read.
         let (samples, events) = (
-            p.samples.as_ref().map_or(0, Vec::len) as u64,
+            p.samples.as_ref().map_or(0, Stacks::len) as u64,
             p.events.as_ref().map_or(0, Vec::len) as u64,
         );
         let used = match p.kind.as_str() {
@@ -265,6 +337,8 @@ struct Ctx<'a> {
     measure: Measure,
     task: TaskId,
     names: &'a [NameId],
+    /// Whether to keep a record per sample (not for the text outputs of a whole profile).
+    records: bool,
 }
 
 /// Counts a whole profile's records as skipped, with a note.
@@ -463,7 +537,9 @@ fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
     let nodes = out.tree.insert_forest(&states.entries);
     for (time, e, weight) in states.intervals {
         if let Some(&leaf) = nodes.get(e as usize) {
-            out.samples.push(time, ctx.task, leaf, weight);
+            if ctx.records {
+                out.samples.push(time, ctx.task, leaf, weight);
+            }
             out.stats.samples += 1;
         }
     }

@@ -147,9 +147,10 @@ const EXIT_STATUS: &str = "Exit status:
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
 /// What `--help` says flametui is, with every format it reads.
-const ABOUT: &str = "A terminal flame graph explorer. Reads perf script, SystemTap, bpftrace, pprof, speedscope and \
-Chrome .cpuprofile JSON and folded stacks, and through inferno's collapsers DTrace, macOS sample, VTune, xctrace, Visual Studio \
-and GHC .prof profiles; the format is detected from the content (--format overrides it)";
+const ABOUT: &str = "A terminal flame graph explorer. Reads perf.data recordings, perf script, SystemTap, \
+bpftrace, pprof, speedscope, Chrome .cpuprofile and folded stacks, and through inferno's collapsers DTrace, \
+macOS sample, VTune, xctrace, Visual Studio and GHC .prof profiles; the format is detected from the content \
+(--format overrides it)";
 
 /// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, speedscope,
 /// Chrome `.cpuprofile`, folded stacks and the formats inferno's collapsers read.

@@ -16,6 +16,7 @@ mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;
+mod perf_data;
 mod pprof;
 mod props;
 mod system_wide;

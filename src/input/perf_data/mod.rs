@@ -176,6 +176,8 @@ struct Reader<'o> {
 
 /// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
 const CONTEXT_MAX: u64 = u64::MAX - 4094;
+/// `PROT_EXEC` of an mmap's protection.
+const PROT_EXEC: u32 = 4;
 const CONTEXT_KERNEL: u64 = u64::MAX - 127;
 
 /// The event name and the name as printed (with modifiers): `cycles:u` → (`cycles`,
@@ -186,6 +188,44 @@ fn event_names(name: &str) -> (String, String) {
         Some((base, m)) if is_modifiers(m) => (base.to_owned(), name.to_owned()),
         _ => (name.to_owned(), name.to_owned()),
     }
+}
+
+/// Whether a sample record's callchain length fits the record (the parser multiplies it
+/// unchecked). With `PERF_SAMPLE_READ` before it, the read values' layout varies: such
+/// records are given to the parser as they are.
+fn sample_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
+    use linux_perf_data::linux_perf_event_reader::{RecordType, SampleFormat};
+    if record.record_type != RecordType::SAMPLE {
+        return true;
+    }
+    let format = record.parse_info.sample_format;
+    if !format.contains(SampleFormat::CALLCHAIN) || format.contains(SampleFormat::READ) {
+        return true;
+    }
+    let before = [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ];
+    let at = 8 * before.iter().filter(|f| format.contains(**f)).count();
+    let data = record.data.as_slice();
+    let Some(len) = data
+        .get(at..at + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+    else {
+        return false;
+    };
+    let len = match record.parse_info.endian {
+        linux_perf_data::Endianness::LittleEndian => u64::from_le_bytes(len),
+        linux_perf_data::Endianness::BigEndian => u64::from_be_bytes(len),
+    };
+    len <= (data.len().saturating_sub(at + 8) / 8) as u64
 }
 
 fn read_records<R: Read>(
@@ -253,9 +293,14 @@ fn read_records<R: Read>(
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
-                match record.parse() {
-                    Ok(rec) => r.record(attr_index, rec, &mut state, &mut out),
-                    Err(_) => state.skip(&mut out, "unreadable perf.data record", ""),
+                let parsed = if sample_fits(&record) {
+                    record.parse().ok()
+                } else {
+                    None
+                };
+                match parsed {
+                    Some(rec) => r.record(attr_index, rec, &mut state, &mut out),
+                    None => state.skip(&mut out, "unreadable perf.data record", ""),
                 }
             }
             Ok(Some(PerfFileRecord::UserRecord(_))) => state.line_no += 1,
@@ -268,7 +313,10 @@ fn read_records<R: Read>(
     }
     r.perf.finish(&mut out);
     r.finish_notes(&mut out);
-    out.stats.lines = state.line_no;
+    // Records are not lines: only the unreadable ones are counted (as skipped), so the
+    // line accounting of the text formats still adds up.
+    out.stats.line_counts = crate::profile::LineCounts::default();
+    out.stats.lines = out.stats.skipped_lines();
     out.stats.format = Some(crate::profile::Format::PerfData);
     out
 }
@@ -308,11 +356,12 @@ impl Reader<'_> {
                     );
                 }
             }
-            EventRecord::Mmap(m) => {
+            // Code maps only (`--call-graph dwarf` records the data maps too).
+            EventRecord::Mmap(m) if m.is_executable => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
                 self.map(m.pid, m.address, m.length, m.page_offset, &path);
             }
-            EventRecord::Mmap2(m) => {
+            EventRecord::Mmap2(m) if m.protection & PROT_EXEC != 0 => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
                 self.map(m.pid, m.address, m.length, m.page_offset, &path);
             }
@@ -648,7 +697,7 @@ impl Reader<'_> {
             }
         }
         for n in &self.notes {
-            out.stats.note(0, "perf.data", n);
+            out.stats.note(0, "symbols", n);
         }
     }
 }

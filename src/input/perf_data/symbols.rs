@@ -483,6 +483,12 @@ fn load_dwarf(file: &object::File<'_>) -> Option<Dwarf> {
         gimli::RunTimeEndian::Big
     };
     let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
+        // Location lists and macros are large and say nothing of functions or lines:
+        // left compressed.
+        use gimli::SectionId::{DebugLoc, DebugLocLists, DebugMacinfo, DebugMacro};
+        if matches!(id, DebugLoc | DebugLocLists | DebugMacinfo | DebugMacro) {
+            return Ok(gimli::EndianArcSlice::new(Arc::from(&[][..]), endian));
+        }
         let data: Arc<[u8]> = file
             .section_by_name(id.name())
             .and_then(|s| s.uncompressed_data().ok())

@@ -9,7 +9,8 @@
 # and `--build-std` need nightly. The crate forbids unsafe code, so AddressSanitizer
 # would find nothing that a Rust panic does not already report.
 #
-# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof
+# Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof,
+# fuzz_perf_data
 # (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
@@ -27,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_perf_data fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -54,6 +55,9 @@ for f in testdata/perf-*.txt.gz; do
 done
 gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
 gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
+# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB).
+gzip -dc testdata/perf-data-fp.data.gz > "$seeds/perf-data-fp.data"
+gzip -dc testdata/perf-data-pipe.data.gz > "$seeds/perf-data-pipe.data"
 cp testdata/folded-small.txt "$seeds/"
 head -n 8 testdata/folded-small.txt > "$seeds/folded-head.txt"
 # A differential folded file made from the same stacks.

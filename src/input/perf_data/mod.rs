@@ -163,6 +163,9 @@ struct Reader<'o> {
     dso_ids: FxHashMap<Arc<str>, u32>,
     build_ids: FxHashMap<Vec<u8>, Vec<u8>>,
     kallsyms: Option<Kallsyms>,
+    /// The kernel's symbols being read on another thread (reading `/proc/kallsyms` is
+    /// slow: the kernel formats every line), while the records are.
+    kallsyms_job: Option<std::thread::JoinHandle<Kallsyms>>,
     /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
     cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
     unknown: Arc<str>,
@@ -187,6 +190,15 @@ fn event_names(name: &str) -> (String, String) {
     match name.rsplit_once(':') {
         Some((base, m)) if is_modifiers(m) => (base.to_owned(), name.to_owned()),
         _ => (name.to_owned(), name.to_owned()),
+    }
+}
+
+/// The kernel's symbols: from `path` (`--kallsyms`), else this machine's.
+fn read_kallsyms(path: Option<&std::path::Path>) -> Kallsyms {
+    match path {
+        Some(path) => std::fs::read_to_string(path)
+            .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
+        None => Kallsyms::from_machine(),
     }
 }
 
@@ -270,6 +282,7 @@ fn read_records<R: Read>(
         dso_ids: FxHashMap::default(),
         build_ids,
         kallsyms: None,
+        kallsyms_job: None,
         cache: FxHashMap::default(),
         unknown: Arc::from("[unknown]"),
         kernel: Arc::from("[kernel.kallsyms]"),
@@ -287,6 +300,18 @@ fn read_records<R: Read>(
             "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
             here.trim()
         ));
+    }
+    let wants_kernel = perf_file.event_attributes().iter().any(|a| {
+        !a.attributes()
+            .flags
+            .contains(linux_perf_data::linux_perf_event_reader::AttrFlags::EXCLUDE_KERNEL)
+    });
+    if wants_kernel {
+        let path = opts.kallsyms.clone();
+        r.kallsyms_job = std::thread::Builder::new()
+            .name("kallsyms".to_owned())
+            .spawn(move || read_kallsyms(path.as_deref()))
+            .ok();
     }
     let mut state = ParseState::default();
     loop {
@@ -571,10 +596,9 @@ impl Reader<'_> {
 
     fn kernel_frame(&mut self, ip: u64) {
         if self.kallsyms.is_none() {
-            let k = match &self.opts.kallsyms {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
-                None => Kallsyms::from_machine(),
+            let k = match self.kallsyms_job.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(k)) => k,
+                _ => read_kallsyms(self.opts.kallsyms.as_deref()),
             };
             self.kallsyms = Some(k);
         }

@@ -535,6 +535,7 @@ impl Kallsyms {
         let mut raw = Vec::new();
         let mut modules = Vec::new();
         let mut lines = 0u64;
+        let mut last_module: Option<Arc<str>> = None;
         for line in text.lines() {
             let mut it = line.split_ascii_whitespace();
             let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
@@ -547,9 +548,19 @@ impl Kallsyms {
             if addr == 0 || !matches!(kind, "T" | "t" | "W" | "w") {
                 continue;
             }
+            // Module names repeat line after line: one allocation per run of them.
             let module = it
                 .next()
-                .map(|m| Arc::from(m.trim_start_matches('[').trim_end_matches(']')));
+                .map(|m| m.trim_start_matches('[').trim_end_matches(']'));
+            let module = match (module, &last_module) {
+                (Some(m), Some(last)) if **last == *m => Some(last.clone()),
+                (Some(m), _) => {
+                    let m: Arc<str> = Arc::from(m);
+                    last_module = Some(m.clone());
+                    Some(m)
+                }
+                (None, _) => None,
+            };
             let global = kind == "T" || kind == "W";
             raw.push((addr, 0, Arc::from(name), rank(true, global, false)));
             modules.push((addr, module));

@@ -171,6 +171,36 @@ fn another_event_name_is_refused_with_the_events_recorded() {
     }
 }
 
+#[test]
+fn a_recording_of_another_architecture_is_not_unwound_and_says_so() {
+    let mut bytes = raw("perf-data-dwarf.data.gz");
+    // The HEADER_ARCH feature's string, "x86_64" and its NUL: the last one (the feature
+    // sections follow the records; paths have "x86_64-", stack copies hold it too).
+    let at = bytes
+        .windows(7)
+        .rposition(|w| w == b"x86_64\0")
+        .expect("arch string");
+    bytes[at..at + 7].copy_from_slice(b"arm64\0\0");
+    let p = match input::load_reader(&bytes[..], "arm.data", &opts(true)) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    assert_eq!(p.stats.samples, 160);
+    assert_eq!(p.tree.total(), 400_000_000);
+    let notes: Vec<&str> = p.stats.bad_lines.iter().map(|b| b.text.as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("recorded on arm64")),
+        "{notes:?}"
+    );
+    // No unwinding: the leaf alone under the process.
+    assert!(
+        p.tree
+            .stacks()
+            .iter()
+            .all(|(s, _)| s.matches(';').count() <= 1)
+    );
+}
+
 /// Loads `bytes` from a stream and from a file; both must return (error or profile).
 fn survives(bytes: &[u8], dir: &std::path::Path, what: &str) {
     let _ = input::load_reader(bytes, what, &opts(false)).map_err(|e| e.to_string());

@@ -175,6 +175,9 @@ struct Reader<'o> {
     regs_user: Vec<u64>,
     notes: Vec<String>,
     frames: Vec<Frame>,
+    /// Recorded on another architecture than x86-64: no DWARF unwinding (the registers
+    /// are another machine's).
+    foreign: bool,
 }
 
 /// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
@@ -291,7 +294,16 @@ fn read_records<R: Read>(
         regs_user,
         notes: Vec::new(),
         frames: Vec::new(),
+        foreign: false,
     };
+    if let Ok(Some(arch)) = perf_file.arch()
+        && arch != "x86_64"
+    {
+        r.foreign = true;
+        r.notes.push(format!(
+            "recorded on {arch}: callchains are read, DWARF user stacks are not unwound (x86-64 only)"
+        ));
+    }
     if let Ok(Some(release)) = perf_file.os_release()
         && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         && here.trim() != release.trim()
@@ -534,6 +546,7 @@ impl Reader<'_> {
         // `--call-graph dwarf`: the user part is unwound from the copied stack.
         if let (Some(regs), Some((stack, _))) = (&s.user_regs, &s.user_stack)
             && !user_seen
+            && !self.foreign
         {
             let mask = self.regs_user.get(attr).copied().unwrap_or(0);
             let addrs = self.unwind(pid, regs, mask, stack);

@@ -304,27 +304,8 @@ fn read_records<R: Read>(
             "recorded on {arch}: callchains are read, DWARF user stacks are not unwound (x86-64 only)"
         ));
     }
-    if let Ok(Some(release)) = perf_file.os_release()
-        && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        && here.trim() != release.trim()
-    {
-        r.notes.push(format!(
-            "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
-            here.trim()
-        ));
-    }
-    let wants_kernel = perf_file.event_attributes().iter().any(|a| {
-        !a.attributes()
-            .flags
-            .contains(linux_perf_data::linux_perf_event_reader::AttrFlags::EXCLUDE_KERNEL)
-    });
-    if wants_kernel {
-        let path = opts.kallsyms.clone();
-        r.kallsyms_job = std::thread::Builder::new()
-            .name("kallsyms".to_owned())
-            .spawn(move || read_kallsyms(path.as_deref()))
-            .ok();
-    }
+    r.machine_notes(&perf_file);
+    r.start_kallsyms(&perf_file);
     let mut state = ParseState::default();
     loop {
         match record_iter.next_record(&mut perf_file) {
@@ -356,6 +337,37 @@ fn read_records<R: Read>(
     out.stats.lines = out.stats.skipped_lines();
     out.stats.format = Some(crate::profile::Format::PerfData);
     out
+}
+
+impl Reader<'_> {
+    /// Notes on where the recording was made: another kernel, another architecture.
+    fn machine_notes(&mut self, perf_file: &linux_perf_data::PerfFile) {
+        if let Ok(Some(release)) = perf_file.os_release()
+            && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            && here.trim() != release.trim()
+        {
+            self.notes.push(format!(
+                "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
+                here.trim()
+            ));
+        }
+    }
+
+    /// Starts reading the kernel's symbols when an event may have kernel frames.
+    fn start_kallsyms(&mut self, perf_file: &linux_perf_data::PerfFile) {
+        let wants_kernel = perf_file.event_attributes().iter().any(|a| {
+            !a.attributes()
+                .flags
+                .contains(linux_perf_data::linux_perf_event_reader::AttrFlags::EXCLUDE_KERNEL)
+        });
+        if wants_kernel {
+            let path = self.opts.kallsyms.clone();
+            self.kallsyms_job = std::thread::Builder::new()
+                .name("kallsyms".to_owned())
+                .spawn(move || read_kallsyms(path.as_deref()))
+                .ok();
+        }
+    }
 }
 
 impl Reader<'_> {

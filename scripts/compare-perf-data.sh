@@ -27,7 +27,7 @@ for f in "$@"; do
         END {
             for (s in d) { td += d[s]; if (s in p) same += (d[s] < p[s] ? d[s] : p[s]) }
             for (s in p) tp += p[s]
-            printf "weight: direct %d, perf script %d, agreeing %.2f%%\n", td, tp, 100 * same / (tp > td ? tp : td)
+            printf "weight: direct %.0f, perf script %.0f, agreeing %.2f%%\n", td, tp, 100 * same / (tp > td ? tp : td)
         }' "$tmp/direct.folded" "$tmp/script.folded"
     read -r dw dm < "$tmp/direct.time"
     read -r sw sm < "$tmp/script.time"

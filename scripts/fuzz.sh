@@ -12,6 +12,7 @@
 # Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof,
 # fuzz_speedscope, fuzz_cpuprofile (the format forced)
 # fuzz_inferno (its first byte picks one of inferno's collapsers)
+# fuzz_perf_data
 # (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
@@ -29,7 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_perf_data fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -56,6 +57,9 @@ for f in testdata/perf-*.txt.gz; do
 done
 gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
 gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
+# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB).
+gzip -dc testdata/perf-data-fp.data.gz > "$seeds/perf-data-fp.data"
+gzip -dc testdata/perf-data-pipe.data.gz > "$seeds/perf-data-pipe.data"
 cp testdata/folded-small.txt "$seeds/"
 # JSON: the py-spy speedscope file whole (12 KB) and the committed small ones.
 cp testdata/pyspy-speedscope.json "$seeds/"

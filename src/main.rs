@@ -357,12 +357,13 @@ fn warn_about(p: &Profile) -> bool {
         );
     }
     for b in &s.bad_lines {
-        eprintln!(
-            "flametui: {src}:{}: {}: {}",
-            b.line,
-            b.reason,
-            sanitize(&b.text)
-        );
+        // Line 0: a note about the whole input (a perf.data recording's missing binary).
+        let at = if b.line == 0 {
+            String::new()
+        } else {
+            format!(":{}", b.line)
+        };
+        eprintln!("flametui: {src}{at}: {}: {}", b.reason, sanitize(&b.text));
     }
     let more = s.skipped_lines().saturating_sub(s.bad_lines.len() as u64);
     if more > 0 {

@@ -19,6 +19,7 @@ mod golden;
 mod hostile;
 mod json;
 mod metrics;
+mod perf_data;
 mod pprof;
 mod props;
 mod system_wide;

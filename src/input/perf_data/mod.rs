@@ -163,6 +163,9 @@ struct Reader<'o> {
     dso_ids: FxHashMap<Arc<str>, u32>,
     build_ids: FxHashMap<Vec<u8>, Vec<u8>>,
     kallsyms: Option<Kallsyms>,
+    /// The kernel's symbols being read on another thread (reading `/proc/kallsyms` is
+    /// slow: the kernel formats every line), while the records are.
+    kallsyms_job: Option<std::thread::JoinHandle<Kallsyms>>,
     /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
     cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
     unknown: Arc<str>,
@@ -172,10 +175,15 @@ struct Reader<'o> {
     regs_user: Vec<u64>,
     notes: Vec<String>,
     frames: Vec<Frame>,
+    /// Recorded on another architecture than x86-64: no DWARF unwinding (the registers
+    /// are another machine's).
+    foreign: bool,
 }
 
 /// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
 const CONTEXT_MAX: u64 = u64::MAX - 4094;
+/// `PROT_EXEC` of an mmap's protection.
+const PROT_EXEC: u32 = 4;
 const CONTEXT_KERNEL: u64 = u64::MAX - 127;
 
 /// The event name and the name as printed (with modifiers): `cycles:u` → (`cycles`,
@@ -186,6 +194,53 @@ fn event_names(name: &str) -> (String, String) {
         Some((base, m)) if is_modifiers(m) => (base.to_owned(), name.to_owned()),
         _ => (name.to_owned(), name.to_owned()),
     }
+}
+
+/// The kernel's symbols: from `path` (`--kallsyms`), else this machine's.
+fn read_kallsyms(path: Option<&std::path::Path>) -> Kallsyms {
+    match path {
+        Some(path) => std::fs::read_to_string(path)
+            .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
+        None => Kallsyms::from_machine(),
+    }
+}
+
+/// Whether a sample record's callchain length fits the record (the parser multiplies it
+/// unchecked). With `PERF_SAMPLE_READ` before it, the read values' layout varies: such
+/// records are given to the parser as they are.
+fn sample_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
+    use linux_perf_data::linux_perf_event_reader::{RecordType, SampleFormat};
+    if record.record_type != RecordType::SAMPLE {
+        return true;
+    }
+    let format = record.parse_info.sample_format;
+    if !format.contains(SampleFormat::CALLCHAIN) || format.contains(SampleFormat::READ) {
+        return true;
+    }
+    let before = [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ];
+    let at = 8 * before.iter().filter(|f| format.contains(**f)).count();
+    let data = record.data.as_slice();
+    let Some(len) = data
+        .get(at..at + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+    else {
+        return false;
+    };
+    let len = match record.parse_info.endian {
+        linux_perf_data::Endianness::LittleEndian => u64::from_le_bytes(len),
+        linux_perf_data::Endianness::BigEndian => u64::from_be_bytes(len),
+    };
+    len <= (data.len().saturating_sub(at + 8) / 8) as u64
 }
 
 fn read_records<R: Read>(
@@ -230,6 +285,7 @@ fn read_records<R: Read>(
         dso_ids: FxHashMap::default(),
         build_ids,
         kallsyms: None,
+        kallsyms_job: None,
         cache: FxHashMap::default(),
         unknown: Arc::from("[unknown]"),
         kernel: Arc::from("[kernel.kallsyms]"),
@@ -238,24 +294,31 @@ fn read_records<R: Read>(
         regs_user,
         notes: Vec::new(),
         frames: Vec::new(),
+        foreign: false,
     };
-    if let Ok(Some(release)) = perf_file.os_release()
-        && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        && here.trim() != release.trim()
+    if let Ok(Some(arch)) = perf_file.arch()
+        && arch != "x86_64"
     {
+        r.foreign = true;
         r.notes.push(format!(
-            "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
-            here.trim()
+            "recorded on {arch}: callchains are read, DWARF user stacks are not unwound (x86-64 only)"
         ));
     }
+    r.machine_notes(&perf_file);
+    r.start_kallsyms(&perf_file);
     let mut state = ParseState::default();
     loop {
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
-                match record.parse() {
-                    Ok(rec) => r.record(attr_index, rec, &mut state, &mut out),
-                    Err(_) => state.skip(&mut out, "unreadable perf.data record", ""),
+                let parsed = if sample_fits(&record) {
+                    record.parse().ok()
+                } else {
+                    None
+                };
+                match parsed {
+                    Some(rec) => r.record(attr_index, rec, &mut state, &mut out),
+                    None => state.skip(&mut out, "unreadable perf.data record", ""),
                 }
             }
             Ok(Some(PerfFileRecord::UserRecord(_))) => state.line_no += 1,
@@ -268,9 +331,43 @@ fn read_records<R: Read>(
     }
     r.perf.finish(&mut out);
     r.finish_notes(&mut out);
-    out.stats.lines = state.line_no;
+    // Records are not lines: only the unreadable ones are counted (as skipped), so the
+    // line accounting of the text formats still adds up.
+    out.stats.line_counts = crate::profile::LineCounts::default();
+    out.stats.lines = out.stats.skipped_lines();
     out.stats.format = Some(crate::profile::Format::PerfData);
     out
+}
+
+impl Reader<'_> {
+    /// Notes on where the recording was made: another kernel, another architecture.
+    fn machine_notes(&mut self, perf_file: &linux_perf_data::PerfFile) {
+        if let Ok(Some(release)) = perf_file.os_release()
+            && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            && here.trim() != release.trim()
+        {
+            self.notes.push(format!(
+                "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
+                here.trim()
+            ));
+        }
+    }
+
+    /// Starts reading the kernel's symbols when an event may have kernel frames.
+    fn start_kallsyms(&mut self, perf_file: &linux_perf_data::PerfFile) {
+        let wants_kernel = perf_file.event_attributes().iter().any(|a| {
+            !a.attributes()
+                .flags
+                .contains(linux_perf_data::linux_perf_event_reader::AttrFlags::EXCLUDE_KERNEL)
+        });
+        if wants_kernel {
+            let path = self.opts.kallsyms.clone();
+            self.kallsyms_job = std::thread::Builder::new()
+                .name("kallsyms".to_owned())
+                .spawn(move || read_kallsyms(path.as_deref()))
+                .ok();
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -308,11 +405,12 @@ impl Reader<'_> {
                     );
                 }
             }
-            EventRecord::Mmap(m) => {
+            // Code maps only (`--call-graph dwarf` records the data maps too).
+            EventRecord::Mmap(m) if m.is_executable => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
                 self.map(m.pid, m.address, m.length, m.page_offset, &path);
             }
-            EventRecord::Mmap2(m) => {
+            EventRecord::Mmap2(m) if m.protection & PROT_EXEC != 0 => {
                 let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
                 self.map(m.pid, m.address, m.length, m.page_offset, &path);
             }
@@ -460,6 +558,7 @@ impl Reader<'_> {
         // `--call-graph dwarf`: the user part is unwound from the copied stack.
         if let (Some(regs), Some((stack, _))) = (&s.user_regs, &s.user_stack)
             && !user_seen
+            && !self.foreign
         {
             let mask = self.regs_user.get(attr).copied().unwrap_or(0);
             let addrs = self.unwind(pid, regs, mask, stack);
@@ -522,10 +621,9 @@ impl Reader<'_> {
 
     fn kernel_frame(&mut self, ip: u64) {
         if self.kallsyms.is_none() {
-            let k = match &self.opts.kallsyms {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
-                None => Kallsyms::from_machine(),
+            let k = match self.kallsyms_job.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(k)) => k,
+                _ => read_kallsyms(self.opts.kallsyms.as_deref()),
             };
             self.kallsyms = Some(k);
         }
@@ -648,7 +746,7 @@ impl Reader<'_> {
             }
         }
         for n in &self.notes {
-            out.stats.note(0, "perf.data", n);
+            out.stats.note(0, "symbols", n);
         }
     }
 }

@@ -16,17 +16,19 @@ use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTab
 /// The most bytes read from one ELF or debug file (larger ones are not symbolised).
 const MAX_ELF_BYTES: u64 = 1 << 31;
 
-/// One symbol: its address range and demangled name.
+/// One symbol: its address range and name (raw, demangled on first use: a table of a
+/// large library has hundreds of thousands of names, and a profile needs a few).
 #[derive(Debug, Clone)]
 struct Symbol {
     start: u64,
     end: u64,
     name: Arc<str>,
+    shown: std::cell::OnceCell<Arc<str>>,
     /// The raw names of every symbol at `start` (aliases), for naming inline chains.
     aliases: Arc<[Box<str>]>,
 }
 
-/// A symbol as read: address, size, demangled name, rank, raw name.
+/// A symbol as read: address, size, name, rank, raw name.
 type RawSymbol = (u64, u64, Arc<str>, u8, Box<str>);
 
 /// A sorted table of symbols.
@@ -48,20 +50,27 @@ impl SymbolTable {
 
     /// [`SymbolTable::new`], with each symbol's raw (mangled) name.
     fn with_raw_names(mut raw: Vec<RawSymbol>) -> Self {
-        // Rank: higher is better (function, global, not weak: see `rank`); then fewer
-        // leading underscores, then the longer name, then the first in the table, as
-        // perf's choose_best_symbol.
+        // Of symbols at one address the best is kept, as perf's choose_best_symbol: the
+        // higher rank (function, not weak, global: see `rank`), then fewer leading
+        // underscores, then the longer name (both demangled), then the first in the table.
+        raw.sort_by_key(|r| r.0);
         let underscores = |s: &str| s.bytes().take_while(|&b| b == b'_').count();
-        raw.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then(b.3.cmp(&a.3))
-                .then(underscores(&a.2).cmp(&underscores(&b.2)))
-                .then(b.2.len().cmp(&a.2.len()))
-        });
         let mut aliases: Vec<Arc<[Box<str>]>> = Vec::new();
         let mut i = 0;
         while i < raw.len() {
             let j = i + raw[i..].iter().take_while(|r| r.0 == raw[i].0).count();
+            if j - i > 1 {
+                let key = |r: &RawSymbol| {
+                    let shown = demangle(&r.2);
+                    (
+                        std::cmp::Reverse(r.3),
+                        underscores(&shown),
+                        std::cmp::Reverse(shown.len()),
+                    )
+                };
+                let best = (i..j).min_by_key(|&k| key(&raw[k])).unwrap_or(i);
+                raw[i..=best].rotate_right(1);
+            }
             let names: Vec<Box<str>> = raw[i..j]
                 .iter_mut()
                 .map(|r| std::mem::take(&mut r.4))
@@ -82,15 +91,16 @@ impl SymbolTable {
                 start: *start,
                 end,
                 name: name.clone(),
+                shown: std::cell::OnceCell::new(),
                 aliases,
             });
         }
         Self { symbols }
     }
 
-    /// The symbol whose range holds `addr`.
+    /// The symbol whose range holds `addr`: its demangled name and start.
     pub fn find(&self, addr: u64) -> Option<(&Arc<str>, u64)> {
-        self.find_symbol(addr).map(|s| (&s.name, s.start))
+        self.find_symbol(addr).map(|s| (s.shown(), s.start))
     }
 
     fn find_symbol(&self, addr: u64) -> Option<&Symbol> {
@@ -105,7 +115,7 @@ impl SymbolTable {
     pub fn outer_name(&self, addr: u64, dwarf_raw: &str, dwarf_name: Arc<str>) -> Arc<str> {
         match self.find_symbol(addr) {
             Some(s) if s.aliases.iter().any(|a| &**a == dwarf_raw) => dwarf_name,
-            Some(s) => s.name.clone(),
+            Some(s) => s.shown().clone(),
             None => dwarf_name,
         }
     }
@@ -113,6 +123,15 @@ impl SymbolTable {
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
         self.symbols.is_empty()
+    }
+}
+
+impl Symbol {
+    fn shown(&self) -> &Arc<str> {
+        self.shown.get_or_init(|| match demangle(&self.name) {
+            Cow::Borrowed(_) => self.name.clone(),
+            Cow::Owned(s) => Arc::from(s),
+        })
     }
 }
 
@@ -378,7 +397,7 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
         raw.push((
             sym.address(),
             sym.size(),
-            Arc::from(&*demangle(name)),
+            Arc::from(name),
             r,
             Box::from(name),
         ));
@@ -483,6 +502,12 @@ fn load_dwarf(file: &object::File<'_>) -> Option<Dwarf> {
         gimli::RunTimeEndian::Big
     };
     let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
+        // Location lists and macros are large and say nothing of functions or lines:
+        // left compressed.
+        use gimli::SectionId::{DebugLoc, DebugLocLists, DebugMacinfo, DebugMacro};
+        if matches!(id, DebugLoc | DebugLocLists | DebugMacinfo | DebugMacro) {
+            return Ok(gimli::EndianArcSlice::new(Arc::from(&[][..]), endian));
+        }
         let data: Arc<[u8]> = file
             .section_by_name(id.name())
             .and_then(|s| s.uncompressed_data().ok())
@@ -510,6 +535,7 @@ impl Kallsyms {
         let mut raw = Vec::new();
         let mut modules = Vec::new();
         let mut lines = 0u64;
+        let mut last_module: Option<Arc<str>> = None;
         for line in text.lines() {
             let mut it = line.split_ascii_whitespace();
             let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
@@ -522,9 +548,19 @@ impl Kallsyms {
             if addr == 0 || !matches!(kind, "T" | "t" | "W" | "w") {
                 continue;
             }
+            // Module names repeat line after line: one allocation per run of them.
             let module = it
                 .next()
-                .map(|m| Arc::from(m.trim_start_matches('[').trim_end_matches(']')));
+                .map(|m| m.trim_start_matches('[').trim_end_matches(']'));
+            let module = match (module, &last_module) {
+                (Some(m), Some(last)) if **last == *m => Some(last.clone()),
+                (Some(m), _) => {
+                    let m: Arc<str> = Arc::from(m);
+                    last_module = Some(m.clone());
+                    Some(m)
+                }
+                (None, _) => None,
+            };
             let global = kind == "T" || kind == "W";
             raw.push((addr, 0, Arc::from(name), rank(true, global, false)));
             modules.push((addr, module));

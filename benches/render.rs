@@ -51,6 +51,7 @@ fn generated() -> CallTree {
 /// The viewer on `tree` at 250×70.
 fn viewer(tree: CallTree) -> App {
     let profile = Profile {
+        metrics: flametui::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::default(),
         source: "generated".into(),
         tree,

@@ -11,6 +11,8 @@
 #
 # Targets (fuzz/fuzz_targets/): fuzz_folded, fuzz_perf, fuzz_stap, fuzz_bpftrace, fuzz_pprof,
 # fuzz_speedscope, fuzz_cpuprofile (the format forced)
+# fuzz_inferno (its first byte picks one of inferno's collapsers)
+# (the format forced)
 # and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
 # and panics when a line is unaccounted for or the two loads disagree
@@ -27,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_detect}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2
@@ -57,6 +59,12 @@ gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
 cp testdata/folded-small.txt "$seeds/"
 # JSON: the py-spy speedscope file whole (12 KB) and the committed small ones.
 cp testdata/pyspy-speedscope.json "$seeds/"
+# inferno's formats: each hand-made file behind the byte that picks its collapser.
+i=0
+for f in dtrace-ustack.txt sample-macos.txt vtune-topdown.csv vsprof-calltree.csv ghc-kvbench.prof xctrace-time-profile.xml; do
+  { printf "\\$(printf '%03o' "$i")"; cat "testdata/$f"; } > "$seeds/inferno-$f"
+  i=$((i + 1))
+done
 head -n 8 testdata/folded-small.txt > "$seeds/folded-head.txt"
 # A differential folded file made from the same stacks.
 awk '{ print $0, NR % 3 ? $NF : 0 }' "$seeds/folded-head.txt" > "$seeds/folded-head-diff.txt"

@@ -34,6 +34,18 @@ pub enum FormatArg {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools "Save profile").
     Cpuprofile,
+    /// DTrace `@[ustack()] = count()` / `stack()` aggregations (inferno's collapser).
+    Dtrace,
+    /// macOS `sample PID -file out.txt` call graphs (inferno's collapser).
+    Sample,
+    /// VTune `amplxe-cl -R top-down` CSV reports (inferno's collapser).
+    Vtune,
+    /// Xcode Instruments `xctrace export` time-profile XML (inferno's collapser).
+    Xctrace,
+    /// Visual Studio profiler call-tree CSV (inferno's collapser).
+    Vsprof,
+    /// GHC `+RTS -p` `.prof` reports (inferno's collapser).
+    Ghcprof,
 }
 
 /// When the viewer uses colours.
@@ -134,10 +146,15 @@ const EXIT_STATUS: &str = "Exit status:
   2  usage error: a bad flag or value, or a time or task flag the input cannot answer
   3  an input ended early (truncated gzip, read error): the output holds what was read before";
 
+/// What `--help` says flametui is, with every format it reads.
+const ABOUT: &str = "A terminal flame graph explorer. Reads perf script, SystemTap, bpftrace, pprof, speedscope and \
+Chrome .cpuprofile JSON and folded stacks, and through inferno's collapsers DTrace, macOS sample, VTune, xctrace, Visual Studio \
+and GHC .prof profiles; the format is detected from the content (--format overrides it)";
+
 /// A terminal flame graph explorer for perf script, `SystemTap`, bpftrace, pprof, speedscope,
-/// Chrome `.cpuprofile` and folded stacks.
+/// Chrome `.cpuprofile`, folded stacks and the formats inferno's collapsers read.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None, after_help = EXIT_STATUS)]
+#[command(version, about = ABOUT, long_about = None, after_help = EXIT_STATUS)]
 pub struct Args {
     /// Profile(s) to read: a path, or `-` for standard input; gzip is read directly.
     /// Two profiles are compared (BEFORE AFTER).
@@ -240,14 +257,25 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
 
-    /// perf: keep samples of this event (default: the first event seen).
+    /// perf: show this event (default: the first event seen; the others are metrics).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
 
-    /// pprof: show this metric (sample type, as `go tool pprof -sample_index` names it:
-    /// `cpu`, `samples`, `alloc_space`, `inuse_objects`, …; default: the profile's default).
+    /// Show this metric: a perf event (`cpu-clock`, `sched:sched_switch`), a pprof sample
+    /// type as `go tool pprof -sample_index` names it (`cpu`, `samples`, `alloc_space`, …),
+    /// or a SystemTap half (`on-cpu`, `off-cpu`, `on+off-cpu`). Default: the first event,
+    /// pprof's default, both halves. `m` switches in the viewer.
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
+
+    /// perf.data: look for the recording's binaries under this directory first (as
+    /// `DIR/path` and `DIR/file-name`; perf's `--symfs`).
+    #[arg(long, value_name = "DIR")]
+    pub symfs: Option<std::path::PathBuf>,
+
+    /// perf.data: name kernel frames from this kallsyms file instead of `/proc/kallsyms`.
+    #[arg(long, value_name = "FILE")]
+    pub kallsyms: Option<std::path::PathBuf>,
 
     /// perf: include the PID in the process frame (`comm-PID`).
     #[arg(long)]
@@ -438,6 +466,12 @@ impl Args {
                 FormatArg::Pprof => FormatChoice::Pprof,
                 FormatArg::Speedscope => FormatChoice::Speedscope,
                 FormatArg::Cpuprofile => FormatChoice::Cpuprofile,
+                FormatArg::Dtrace => FormatChoice::Dtrace,
+                FormatArg::Sample => FormatChoice::Sample,
+                FormatArg::Vtune => FormatChoice::Vtune,
+                FormatArg::Xctrace => FormatChoice::Xctrace,
+                FormatArg::Vsprof => FormatChoice::Vsprof,
+                FormatArg::Ghcprof => FormatChoice::Ghcprof,
             },
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,
@@ -452,6 +486,10 @@ impl Args {
             snapshots: None,
             chunk_size: None,
             metric: self.metric.clone(),
+            perf_data: crate::input::perf_data::PerfDataOptions {
+                symfs: self.symfs.iter().cloned().collect(),
+                kallsyms: self.kallsyms.clone(),
+            },
         }
     }
 }

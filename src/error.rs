@@ -25,7 +25,7 @@ pub enum Error {
     },
     /// The content matches none of the known formats.
     #[error(
-        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, speedscope or .cpuprofile JSON, or folded stacks `a;b;c COUNT`); it starts with:\n{head}",
+        "{}: not a known profile format (perf script, SystemTap print_stack, bpftrace maps, pprof, speedscope or .cpuprofile JSON, folded stacks `a;b;c COUNT`, or through inferno DTrace, macOS sample, VTune CSV, xctrace XML, Visual Studio CSV, GHC .prof); it starts with:\n{head}",
         sanitize(.source_name)
     )]
     UnknownFormat {
@@ -54,18 +54,13 @@ pub enum Error {
         /// Path or `<stdin>`.
         source_name: String,
     },
-    /// The input is a perf.data recording (binary), not the text `perf script` prints from
-    /// one: the message gives the command that does.
-    #[error("{}", perf_data(.source_name, *.pipe, *.gzip, *.stdin))]
+    /// A perf.data recording that cannot be read (the message says why).
+    #[error("{}: cannot read this perf.data recording: {}", sanitize(.source_name), sanitize(.message))]
     PerfData {
         /// Path or `<stdin>`.
         source_name: String,
-        /// Written in pipe mode (`perf record -o -`).
-        pipe: bool,
-        /// gzip-compressed.
-        gzip: bool,
-        /// Read from standard input.
-        stdin: bool,
+        /// What is wrong.
+        message: String,
     },
     /// A pprof profile that cannot be decoded or refers to what it does not hold.
     #[error("{}: {}", sanitize(.source_name), sanitize(.message))]
@@ -81,6 +76,20 @@ pub enum Error {
         /// Path or `<stdin>`.
         source_name: String,
         /// What is wrong.
+        message: String,
+    },
+    /// One of inferno's collapsers could not read the input (DTrace, macOS sample, …).
+    #[error(
+        "{}: not readable as {format} input: {}",
+        sanitize(.source_name),
+        sanitize(.message)
+    )]
+    Collapse {
+        /// Path or `<stdin>`.
+        source_name: String,
+        /// The format the collapser reads.
+        format: String,
+        /// What inferno said.
         message: String,
     },
     /// `--metric` names a metric the profile does not have.
@@ -171,37 +180,6 @@ fn ids_as_profile(ids: &str, threads: bool) -> String {
     let ids = sanitize(ids);
     format!(
         "{ids}: no such file; to keep only these {tasks} use --{flag}s {ids} (--{flag} names frames by {naming}, as inferno does)"
-    )
-}
-
-/// The message of [`Error::PerfData`]: what the input is, and the exact command to run (the
-/// path quoted for a shell when it needs it). `perf script -i FILE` reads both modes from a
-/// file; from a pipe it reads pipe mode only.
-fn perf_data(name: &str, pipe: bool, gzip: bool, stdin: bool) -> String {
-    let what = if pipe {
-        "this is a perf.data recording in pipe mode (perf record -o -)"
-    } else {
-        "this is a perf.data recording"
-    };
-    let gunzip = if gzip { "gunzip -c | " } else { "" };
-    let run = match (stdin, pipe) {
-        (true, true) => format!("run: perf record -o - … | {gunzip}perf script -i - | flametui -"),
-        (true, false) => "perf script reads it from a file, not a pipe; run: perf script -i perf.data | flametui -".to_owned(),
-        (false, _) if gzip => {
-            let file = shell_word(name);
-            match name.strip_suffix(".gz").filter(|s| !s.is_empty()) {
-                Some(plain) if !pipe => format!(
-                    "run: gunzip -k {file} && perf script -i {} | flametui -",
-                    shell_word(plain)
-                ),
-                _ => format!("run: gunzip -c {file} | perf script -i - | flametui -"),
-            }
-        }
-        (false, _) => format!("run: perf script -i {} | flametui -", shell_word(name)),
-    };
-    format!(
-        "{}: {what}, which flametui does not read directly yet; {run}",
-        sanitize(name)
     )
 }
 

@@ -329,16 +329,31 @@ fn warn_about(p: &Profile) -> bool {
     let s: &Stats = &p.stats;
     let src = sanitize(&p.source);
     if s.events.len() > 1 {
-        let others: Vec<String> = s
+        let mut others: Vec<String> = s
             .events
             .iter()
             .filter(|(e, _)| Some(*e) != s.event.as_ref())
             .map(|(e, n)| format!("{} ({n} samples)", sanitize(e)))
             .collect();
+        if others.len() > 10 {
+            let more = others.len() - 10;
+            others.truncate(10);
+            others.push(format!("and {more} more"));
+        }
         eprintln!(
-            "flametui: {src}: kept event {}; skipped events: {} (choose with --event)",
+            "flametui: {src}: shows event {}; other events, kept as metrics: {} (choose with \
+             --metric, or m in the viewer){}",
             sanitize(s.event.as_deref().unwrap_or("?")),
-            others.join(", ")
+            others.join(", "),
+            if s.filtered_samples > 0 {
+                format!(
+                    "; {} samples of events past the first {} left out",
+                    s.filtered_samples,
+                    flametui::input::MAX_OTHER_EVENTS + 1
+                )
+            } else {
+                String::new()
+            }
         );
     }
     for b in &s.bad_lines {

@@ -134,10 +134,14 @@ fn functions(n: usize) -> String {
 pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
     use crate::profile::Format;
     let what = match format {
-        Some(Format::Perf | Format::Pprof | Format::Speedscope | Format::Cpuprofile) => "sample",
-        Some(Format::Folded | Format::DiffFolded | Format::Stap | Format::Bpftrace) | None => {
-            "stack"
-        }
+        Some(
+            Format::Perf
+            | Format::Pprof
+            | Format::PerfData
+            | Format::Speedscope
+            | Format::Cpuprofile,
+        ) => "sample",
+        _ => "stack",
     };
     let plural = if n == 1 { "" } else { "s" };
     format!("{} {what}{plural}", thousands_str(&n.to_string()))
@@ -212,18 +216,29 @@ pub fn line_accounting(profile: &Profile) -> String {
     let n = |v: u64| thousands_str(&v.to_string());
     // A pprof profile has samples, not lines: each is one record here.
     let pprof = s.format == Some(crate::profile::Format::Pprof);
+    // inferno's collapsers read the input's lines; what they write is folded stacks.
+    let collapsed = s
+        .format
+        .is_some_and(|f| crate::input::inferno::Collapser::of(f).is_some());
     let (read, dropped) = if pprof {
         (
             "samples",
             "samples whose value of the metric is zero or negative",
         )
+    } else if collapsed {
+        ("folded lines", "")
     } else {
-        ("lines", "lines of samples of other events")
+        ("lines", "lines of samples with no usable frame")
     };
     let mut out = format!(
-        "{}: {} {read} read\n",
+        "{}: {} {}\n",
         sanitize(&profile.source),
-        n(s.lines)
+        n(s.lines),
+        if collapsed {
+            "folded lines from inferno's collapser (which reads the input's own lines)".to_owned()
+        } else {
+            format!("{read} read")
+        }
     );
     let rows = [
         ("in the tree", c.in_samples, String::new()),
@@ -246,7 +261,21 @@ pub fn line_accounting(profile: &Profile) -> String {
     };
     let _ = writeln!(out, "  {:<12} {:>12}  {verdict}", "total", n(accounted));
     let _ = write!(out, "{} in the tree", records(s.format, s.samples));
-    if s.filtered_samples > 0 || !s.events.is_empty() {
+    let others: u64 = s
+        .events
+        .iter()
+        .filter(|(e, _)| Some(*e) != s.event.as_ref())
+        .map(|(_, n)| *n)
+        .sum::<u64>()
+        .saturating_sub(s.filtered_samples);
+    if others > 0 {
+        let _ = write!(
+            out,
+            ", {} of other events in metrics of their own (--metric)",
+            records(s.format, others)
+        );
+    }
+    if s.filtered_samples > 0 {
         let _ = write!(
             out,
             ", {} of other events left out",

@@ -89,6 +89,7 @@ fn missing(format: Option<Format>, samples: &SampleTable, what: &str) -> String 
             samples.untimed(),
             samples.len()
         ),
+        Some(Format::Pprof) if what == "task" => "this pprof profile's samples carry no labels, so no task: its tasks are the labels of its samples (`pprof.Do(ctx, pprof.Labels(\"worker\", \"3\"), …)` in Go)".to_owned(),
         Some(f) => format!(
             "{f} input has no {what} per sample{}: only perf script input has one",
             if what == "time" {
@@ -197,6 +198,7 @@ fn slice_profile(
     let mut stats = p.stats.clone();
     stats.samples = samples;
     Ok(Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::default(),
         source: format!("{} [{}]", p.source, label.join(" · ")),
         tree,

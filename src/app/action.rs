@@ -71,6 +71,8 @@ pub enum Action {
     ToggleShortNames,
     /// Colour frames by their library (DSO, module) instead of by name.
     ToggleLibraryColors,
+    /// Show the next metric of the input (perf event, pprof sample type, SystemTap half).
+    NextMetric,
     /// Select the next match.
     NextMatch,
     /// Select the previous match.

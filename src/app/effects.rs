@@ -174,6 +174,7 @@ impl Explorer {
             }
             ExportKind::Svg => {
                 let p = Profile {
+                    metrics: crate::profile::metrics::Metrics::default(),
                     samples: std::sync::Arc::default(),
                     source: self.profile.source.clone(),
                     tree,

@@ -161,6 +161,7 @@ mod tests {
         t.insert(["main", "lock_wait"], 5);
         t.finish();
         let mut ex = Explorer::new(Profile {
+            metrics: crate::profile::metrics::Metrics::default(),
             samples: std::sync::Arc::default(),
             source: "t".into(),
             tree: t,

@@ -74,6 +74,8 @@ impl HeatState {
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
     if original.samples.is_empty() {
         Some("No timeline: this input has no timestamps (perf script input has them)")
+    } else if original.stats.format == Some(crate::profile::Format::Pprof) {
+        Some("No timeline: pprof samples carry no times (a profile sums them over its duration)")
     } else if !original.samples.has_timeline() {
         Some("No timeline: perf script printed no time field (perf script -F +time)")
     } else {
@@ -325,6 +327,7 @@ fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice, group: Gr
         tasks: tasks.tasks.clone(),
     };
     Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         source: format!("{} [{}]", original.source, range_label(range)),
         tree: regroup(&original.tree, &original.samples, &slice, group),
         stats: original.stats.clone(),

@@ -29,6 +29,7 @@ use super::sandwich::Sandwich;
 use super::tools::{Screen, view_message};
 use super::transforms::{BuiltView, TransformStack, ViewJob};
 use super::{App, Mode, Phase};
+use crate::profile::metrics::MetricShelf;
 use crate::profile::{NameId, NodeId, Profile};
 use crate::text::sanitize;
 use crate::view::tooltip::ellipsize;
@@ -76,8 +77,12 @@ pub struct Pending {
 /// What a pending job computes, to tell whether a request is already being answered.
 #[derive(Debug, Clone)]
 enum Work {
-    View(TransformStack),
-    Sandwich { name: NameId, generation: u64 },
+    /// A view, of the metrics wanted (each input's index, see `App::metrics`).
+    View(TransformStack, Vec<usize>),
+    Sandwich {
+        name: NameId,
+        generation: u64,
+    },
 }
 
 /// What the shell is asked to do about jobs, after an action.
@@ -191,7 +196,7 @@ impl Jobs {
         matches!(
             &self.pending,
             Some(Pending {
-                work: Work::View(_),
+                work: Work::View(..),
                 ..
             })
         )
@@ -207,8 +212,12 @@ impl Jobs {
         )
     }
 
-    fn computing_view(&self, view: &TransformStack) -> bool {
-        matches!(&self.pending, Some(Pending { work: Work::View(v), .. }) if v.shows_the_same(view))
+    fn computing_view(&self, view: &TransformStack, metrics: &[usize]) -> bool {
+        matches!(
+            &self.pending,
+            Some(Pending { work: Work::View(v, m), .. })
+                if v.shows_the_same(view) && m.as_slice() == metrics
+        )
     }
 
     fn computing_sandwich(&self, name: NameId, generation: u64) -> bool {
@@ -243,15 +252,53 @@ pub(super) fn cancel(app: &mut App) -> bool {
     if app.jobs.pending.is_none() {
         return false;
     }
-    match &mut app.phase {
+    let shown: Vec<Option<usize>> = match &mut app.phase {
         Phase::Ready(ex) => {
             app.view = ex.tools.applied.clone();
             ex.tools.wanted_sandwich = None;
+            vec![metric_index(ex.original())]
         }
-        Phase::Compare(cmp) => app.view = cmp.applied().clone(),
-        Phase::Loading(_) => {}
+        Phase::Compare(cmp) => {
+            app.view = cmp.applied().clone();
+            let (b, a) = cmp.originals();
+            vec![metric_index(b), metric_index(a)]
+        }
+        Phase::Loading(_) => Vec::new(),
+    };
+    // The metric wanted is the one shown again too.
+    for (shelf, i) in app.metrics.iter_mut().zip(shown) {
+        if let Some(i) = i {
+            shelf.shown = i;
+        }
     }
+    app.metric_note = None;
     true
+}
+
+/// Which of its input's metrics a profile is.
+fn metric_index(p: &Profile) -> Option<usize> {
+    p.stats.metric.as_ref().map(|m| m.index)
+}
+
+/// `Metric 2/3 sched:sched_switch · m for the next`, and what the switch noted.
+fn metric_message(p: &Profile, note: Option<String>) -> String {
+    let place = p.stats.metric.as_ref().map_or_else(String::new, |m| {
+        format!("{}/{} {}", m.index + 1, m.count, m.name)
+    });
+    sanitize(&format!(
+        "Metric {place} · m for the next{}",
+        note.unwrap_or_default()
+    ))
+    .into_owned()
+}
+
+/// The metric wanted of each input (see `App::metrics`): its profile and index.
+fn wanted_metrics(shelves: &[MetricShelf]) -> (Vec<Arc<Profile>>, Vec<usize>) {
+    let profiles = shelves
+        .iter()
+        .filter_map(|s| s.profiles.get(s.shown).cloned())
+        .collect();
+    (profiles, shelves.iter().map(|s| s.shown).collect())
 }
 
 /// Brings what is shown in step with what is wanted (the view, then callers / callees):
@@ -262,27 +309,49 @@ pub(super) fn reconcile(app: &mut App) {
         view,
         jobs,
         mode,
+        metrics,
+        metric_note,
         ..
     } = app;
+    let (profiles, indexes) = wanted_metrics(metrics);
+    let wanted = Wanted {
+        view,
+        profiles: &profiles,
+        indexes: &indexes,
+    };
     match phase {
         Phase::Ready(ex) => {
-            if reconcile_view(ex, view, jobs, mode) {
+            if reconcile_view(ex, &wanted, jobs, mode, metric_note) {
                 reconcile_sandwich(ex, jobs, mode);
             }
         }
-        Phase::Compare(cmp) => reconcile_compare(cmp, view, jobs),
+        Phase::Compare(cmp) => reconcile_compare(cmp, &wanted, jobs, metric_note),
         Phase::Loading(_) => {}
     }
 }
 
-/// True when the view shown is the one wanted.
+/// What should be shown: the view, and the metric of each input (its profile as read).
+struct Wanted<'a> {
+    view: &'a TransformStack,
+    profiles: &'a [Arc<Profile>],
+    indexes: &'a [usize],
+}
+
+/// True when the view shown is the one wanted, of the metric wanted.
 fn reconcile_view(
     ex: &mut Explorer,
-    view: &TransformStack,
+    wanted: &Wanted<'_>,
     jobs: &mut Jobs,
     mode: &mut Mode,
+    note: &mut Option<String>,
 ) -> bool {
-    if view.shows_the_same(&ex.tools.applied) {
+    let view = wanted.view;
+    // Another metric of the input than the one shown: its profile as read.
+    let other = wanted
+        .profiles
+        .first()
+        .filter(|w| !Arc::ptr_eq(w, ex.original_shared()));
+    if other.is_none() && view.shows_the_same(&ex.tools.applied) {
         if jobs.awaits_view()
             && let Some(label) = jobs.cancel()
         {
@@ -290,21 +359,46 @@ fn reconcile_view(
         }
         return true;
     }
-    if jobs.computing_view(view) {
+    if jobs.computing_view(view, wanted.indexes) {
         return false;
     }
-    if ex.original().tree.len() < jobs.background_from {
+    let nodes = other.map_or_else(|| ex.original().tree.len(), |w| w.tree.len());
+    if nodes < jobs.background_from {
         if jobs.awaits_view() {
             jobs.cancel();
         }
-        ex.apply_view(view);
-        ex.tools.message = Some(view_message(ex));
+        if let Some(w) = other {
+            // Zoom, selection and history carried over by stack path.
+            ex.replace_profile(Arc::clone(w), view, mode);
+            ex.tools.message = Some(metric_message(ex.original(), note.take()));
+        } else {
+            ex.apply_view(view);
+            ex.tools.message = Some(view_message(ex));
+        }
         after_view(ex, mode, None);
         return true;
     }
-    let job = ex.view_job(view);
-    jobs.submit(Task::View(job), view_label(view), Work::View(view.clone()));
+    let (job, label) = match other {
+        Some(w) => (
+            ex.view_job_of(Arc::clone(w), view),
+            format!("metric {}", sanitize(&metric_name(w))),
+        ),
+        None => (ex.view_job(view), view_label(view)),
+    };
+    jobs.submit(
+        Task::View(job),
+        label,
+        Work::View(view.clone(), wanted.indexes.to_vec()),
+    );
     false
+}
+
+/// A metric's name, for a label.
+fn metric_name(p: &Profile) -> String {
+    p.stats
+        .metric
+        .as_ref()
+        .map_or_else(|| p.stats.unit.to_string(), |m| m.name.clone())
 }
 
 fn reconcile_sandwich(ex: &mut Explorer, jobs: &mut Jobs, mode: &mut Mode) {
@@ -341,8 +435,20 @@ fn reconcile_sandwich(ex: &mut Explorer, jobs: &mut Jobs, mode: &mut Mode) {
     jobs.submit(task, label, Work::Sandwich { name, generation });
 }
 
-fn reconcile_compare(cmp: &mut Compare, view: &TransformStack, jobs: &mut Jobs) {
-    if view.shows_the_same(cmp.applied()) {
+fn reconcile_compare(
+    cmp: &mut Compare,
+    wanted: &Wanted<'_>,
+    jobs: &mut Jobs,
+    note: &mut Option<String>,
+) {
+    let view = wanted.view;
+    let other = match (wanted.profiles, cmp.originals()) {
+        ([wb, wa], (b, a)) if !Arc::ptr_eq(wb, b) || !Arc::ptr_eq(wa, a) => {
+            Some((Arc::clone(wb), Arc::clone(wa)))
+        }
+        _ => None,
+    };
+    if other.is_none() && view.shows_the_same(cmp.applied()) {
         if jobs.awaits_view()
             && let Some(label) = jobs.cancel()
         {
@@ -350,22 +456,44 @@ fn reconcile_compare(cmp: &mut Compare, view: &TransformStack, jobs: &mut Jobs) 
         }
         return;
     }
-    if jobs.computing_view(view) {
+    if jobs.computing_view(view, wanted.indexes) {
         return;
     }
-    if cmp.nodes() < jobs.background_from {
+    let nodes = other
+        .as_ref()
+        .map_or_else(|| cmp.nodes(), |(b, a)| b.tree.len() + a.tree.len());
+    let switching = other.is_some();
+    let job = match other {
+        Some(pair) => CompareJob::new(pair, view.clone()),
+        None => cmp.view_job(view),
+    };
+    if nodes < jobs.background_from {
         if jobs.awaits_view() {
             jobs.cancel();
         }
-        cmp.reapply(view);
-        cmp.driver_mut().tools.message = Some(compare_message(view));
+        if let Some(fresh) = job.build(&|| false) {
+            let old = cmp.adopt(fresh);
+            jobs.discard(old);
+        }
+        cmp.driver_mut().tools.message = Some(if switching {
+            metric_message(cmp.originals().0, note.take())
+        } else {
+            compare_message(view)
+        });
         return;
     }
-    let job = cmp.view_job(view);
+    let label = if switching {
+        format!(
+            "metric {} (both profiles)",
+            sanitize(&metric_name(job.originals().0))
+        )
+    } else {
+        view_label(view)
+    };
     jobs.submit(
         Task::Compare(job),
-        view_label(view),
-        Work::View(view.clone()),
+        label,
+        Work::View(view.clone(), wanted.indexes.to_vec()),
     );
 }
 
@@ -385,7 +513,11 @@ pub(super) fn install(app: &mut App, done: Done) {
     let Done { id, outcome } = done;
     let awaited = app.jobs.pending.take_if(|p| p.id == id);
     let App {
-        phase, mode, jobs, ..
+        phase,
+        mode,
+        jobs,
+        metric_note,
+        ..
     } = app;
     let Some(pending) = awaited else {
         jobs.discard(outcome);
@@ -394,9 +526,14 @@ pub(super) fn install(app: &mut App, done: Done) {
     match (phase, outcome) {
         (Phase::Ready(ex), Outcome::View(built)) => {
             let finder = (*mode == Mode::Finder).then(|| ex.tools.finder.query.clone());
+            let was = Arc::clone(ex.original_shared());
             let old = ex.adopt(*built);
             jobs.discard(old);
-            ex.tools.message = Some(view_message(ex));
+            ex.tools.message = Some(if Arc::ptr_eq(&was, ex.original_shared()) {
+                view_message(ex)
+            } else {
+                metric_message(ex.original(), metric_note.take())
+            });
             after_view(ex, mode, finder);
         }
         (Phase::Ready(ex), Outcome::Sandwich(s)) => {
@@ -414,9 +551,15 @@ pub(super) fn install(app: &mut App, done: Done) {
             }
         }
         (Phase::Compare(cmp), Outcome::Compare(fresh)) => {
+            let was = Arc::clone(cmp.originals().0);
             let old = cmp.adopt(*fresh);
             jobs.discard(old);
-            cmp.driver_mut().tools.message = Some(compare_message(cmp.applied()));
+            let message = if Arc::ptr_eq(&was, cmp.originals().0) {
+                compare_message(cmp.applied())
+            } else {
+                metric_message(cmp.originals().0, metric_note.take())
+            };
+            cmp.driver_mut().tools.message = Some(message);
         }
         (_, other) => jobs.discard(other),
     }

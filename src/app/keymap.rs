@@ -289,6 +289,14 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('m')],
+        Some(Action::NextMetric),
+        "m",
+        "next metric or event",
+        None
+    ),
+    bind!(
+        Normal,
         [ch('T')],
         tool(ToolAction::Heat),
         "T",

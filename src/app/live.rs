@@ -12,10 +12,16 @@ use crate::input::stap::ON_CPU;
 use crate::profile::diff::{find_path, path_names};
 use crate::profile::{CallTree, NameId, NodeId, Profile};
 use crate::view::{Target, Viewport};
+use std::sync::Arc;
 
 impl Explorer {
     /// Shows `profile` (a newer snapshot of the same input) in place of the current one.
-    pub fn replace_profile(&mut self, profile: Profile, view: &TransformStack, mode: &mut Mode) {
+    pub fn replace_profile(
+        &mut self,
+        profile: impl Into<Arc<Profile>>,
+        view: &TransformStack,
+        mode: &mut Mode,
+    ) {
         let tree = &self.profile.tree;
         let path_of = |id: NodeId| -> Vec<String> {
             path_names(tree, id)
@@ -34,7 +40,7 @@ impl Explorer {
             list.iter().map(|v| path_of(v.root)).collect()
         };
         let (back, forward) = (history(&self.back), history(&self.forward));
-        let mut fresh = Explorer::with_view(profile, view);
+        let mut fresh = Explorer::with_view_shared(profile.into(), view);
         fresh.flame = self.flame;
         fresh.scroll = self.scroll;
         fresh.search.query = std::mem::take(&mut self.search.query);

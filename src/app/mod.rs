@@ -114,6 +114,11 @@ pub struct App {
     pub names: NameStyle,
     /// Frames are coloured by their library (`C`), not by their name.
     pub library_colors: bool,
+    /// The metrics of each input shown (one shelf, or BEFORE and AFTER), for `m`.
+    pub metrics: Vec<crate::profile::metrics::MetricShelf>,
+    /// What to say with the metric wanted once it is shown (metrics passed over, a
+    /// slice forgotten).
+    pub metric_note: Option<String>,
 }
 
 impl App {
@@ -137,6 +142,8 @@ impl App {
             jobs: jobs::Jobs::default(),
             names: NameStyle::default(),
             library_colors: false,
+            metrics: Vec::new(),
+            metric_note: None,
         }
     }
 

@@ -95,7 +95,7 @@ pub enum TaskKey {
 /// Why a profile has no task list, if it has none.
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
     original.samples.is_empty().then_some(
-        "No task information: this input has no per-sample tasks (perf script has them; folded stacks and SystemTap do not)",
+        "No task information: this input has no per-sample tasks (perf script has them, pprof when its samples carry labels; folded stacks and SystemTap do not)",
     )
 }
 

@@ -134,6 +134,30 @@ impl TransformStack {
             && self.order == Order::Alpha
     }
 
+    /// Forgets every slice, the one shown and those `u` would restore: they name times
+    /// and tasks of one sample table (another metric's samples have their own).
+    pub fn forget_slices(&mut self) {
+        self.slice = Slice::default();
+        // Steps that only changed the slice are no steps any more.
+        let mut kept: Vec<Shown> = Vec::with_capacity(self.history.len());
+        for mut shown in std::mem::take(&mut self.history) {
+            shown.slice = Slice::default();
+            if !kept
+                .last()
+                .is_some_and(|k| same_view(k.parts(), shown.parts()))
+            {
+                kept.push(shown);
+            }
+        }
+        while kept
+            .last()
+            .is_some_and(|k| same_view(k.parts(), self.parts()))
+        {
+            kept.pop();
+        }
+        self.history = kept;
+    }
+
     /// Shows `slice` of the recording instead (undoable).
     pub fn set_slice(&mut self, slice: Slice) {
         self.change(|s| s.slice = slice);
@@ -210,6 +234,7 @@ impl TransformStack {
     /// The profile as shown (source and stats kept).
     pub fn apply(&self, profile: &Profile) -> Profile {
         Profile {
+            metrics: crate::profile::metrics::Metrics::default(),
             samples: std::sync::Arc::default(),
             source: profile.source.clone(),
             tree: self
@@ -472,6 +497,7 @@ impl ViewJob {
             Arc::clone(&original)
         } else {
             Arc::new(Profile {
+                metrics: crate::profile::metrics::Metrics::default(),
                 samples: std::sync::Arc::default(),
                 source: original.source.clone(),
                 tree: view.apply_profile_until(&original, stop)?,
@@ -509,10 +535,14 @@ impl ViewJob {
 impl Explorer {
     /// A new explorer showing `profile` through `view`.
     pub fn with_view(profile: Profile, view: &TransformStack) -> Self {
+        Explorer::with_view_shared(Arc::new(profile), view)
+    }
+
+    /// As [`Explorer::with_view`], on a profile that may be shared (a metric on the shelf).
+    pub fn with_view_shared(original: Arc<Profile>, view: &TransformStack) -> Self {
         if view.is_identity() {
-            return Explorer::new(profile);
+            return Explorer::shared(original);
         }
-        let original = Arc::new(profile);
         let job = ViewJob {
             original: Arc::clone(&original),
             view: view.clone(),
@@ -544,6 +574,14 @@ impl Explorer {
             view: view.clone(),
             search: (self.search.query.clone(), self.search.ignore_case),
             keep,
+        }
+    }
+
+    /// As [`Explorer::view_job`], on another profile as read (another metric of the input).
+    pub(crate) fn view_job_of(&self, original: Arc<Profile>, view: &TransformStack) -> ViewJob {
+        ViewJob {
+            original,
+            ..self.view_job(view)
         }
     }
 
@@ -624,6 +662,7 @@ mod tests {
         }
         t.finish();
         Profile {
+            metrics: crate::profile::metrics::Metrics::default(),
             samples: std::sync::Arc::default(),
             source: "t".into(),
             tree: t,

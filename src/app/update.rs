@@ -5,8 +5,11 @@ use super::compare::Compare;
 use super::explorer::Explorer;
 use super::jobs::{self, Done};
 use super::{Action, App, Mode, Phase, Progress, Size};
+use crate::profile::metrics::{self, MetricShelf, next_common_metric};
 use crate::profile::{NodeId, Profile};
 use crate::view::Target;
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Most key actions kept while loading (a key storm cannot grow memory).
 const MAX_QUEUED: usize = 256;
@@ -94,7 +97,9 @@ pub fn update(app: &mut App, action: Action) {
         Action::LoadedPair(pair) => {
             let (before, after) = *pair;
             app.source = format!("{} → {}", before.source, after.source);
-            app.phase = Phase::Compare(Box::new(Compare::new(before, after)));
+            let (mut cmp, note) = compare_pair(app, before, after);
+            cmp.driver_mut().tools.message = note;
+            app.phase = Phase::Compare(Box::new(cmp));
             replay_queued(app);
         }
         Action::Failed(message) => {
@@ -113,6 +118,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::Tool(t) => super::tools::update(app, t),
         Action::ToggleDemangle | Action::ToggleShortNames => toggle_names(app, &action),
         Action::ToggleLibraryColors => toggle_library_colors(app),
+        Action::NextMetric => next_metric(app),
         other => {
             if let Phase::Ready(ex) = &mut app.phase
                 && app.mode != Mode::Help
@@ -234,10 +240,134 @@ fn show_profile(app: &mut App, profile: Box<Profile>) {
         return;
     }
     app.source.clone_from(&profile.source);
+    let (profile, shelf) = MetricShelf::new(*profile);
+    app.metrics = vec![shelf];
     match &mut app.phase {
-        Phase::Ready(ex) => ex.replace_profile(*profile, &app.view, &mut app.mode),
-        _ => app.phase = Phase::Ready(Box::new(Explorer::with_view(*profile, &app.view))),
+        Phase::Ready(ex) => ex.replace_profile(profile, &app.view, &mut app.mode),
+        _ => app.phase = Phase::Ready(Box::new(Explorer::with_view_shared(profile, &app.view))),
     }
+}
+
+/// The two inputs of a comparison, on the same metric where the input has several: AFTER
+/// takes BEFORE's when it has it, else BEFORE takes AFTER's; a note when they differ.
+fn compare_pair(app: &mut App, before: Profile, after: Profile) -> (Compare, Option<String>) {
+    let (mut b, mut sb) = MetricShelf::new(before);
+    let (mut a, mut sa) = MetricShelf::new(after);
+    let mut note = None;
+    if sb.name() != sa.name() {
+        if let Some(i) = sb.name().and_then(|n| sa.position(n)) {
+            sa.shown = i;
+            a = Arc::clone(&sa.profiles[i]);
+        } else if let Some(i) = sa.name().and_then(|n| sb.position(n)) {
+            sb.shown = i;
+            b = Arc::clone(&sb.profiles[i]);
+        }
+        if sb.name() != sa.name() {
+            note = Some(format!(
+                "Different metrics: BEFORE {}, AFTER {}",
+                metric_of(&b, &sb),
+                metric_of(&a, &sa)
+            ));
+        }
+    }
+    app.metrics = vec![sb, sa];
+    (Compare::shared(b, a), note)
+}
+
+/// What a profile's weights are: its metric's name, else its unit.
+fn metric_of(p: &Profile, shelf: &MetricShelf) -> String {
+    shelf
+        .name()
+        .map_or_else(|| p.stats.unit.to_string(), str::to_owned)
+}
+
+/// `m`: the next metric of the input wanted, the same on both sides of a comparison (one
+/// only one side has is passed over, and said so); `jobs::reconcile` shows it. The slice
+/// is forgotten: it names times and tasks of the samples of the metric it was made on.
+fn next_metric(app: &mut App) {
+    let (why, note) = match app.metrics.as_mut_slice() {
+        [one] => match next_metric_index(one) {
+            Err(why) => (Some(why), None),
+            Ok((i, passed)) => {
+                one.shown = i;
+                (None, Some(passed_note(&passed)))
+            }
+        },
+        [before, after] => match next_common_metric(before, after) {
+            (None, _) if before.names.is_empty() && after.names.is_empty() => {
+                (Some("Both profiles have one metric each".to_owned()), None)
+            }
+            (None, passed) => (
+                Some(format!(
+                    "No other metric on both sides{}",
+                    one_sided(&passed, before, after)
+                )),
+                None,
+            ),
+            (Some((b, a)), passed) => {
+                let note = one_sided(&passed, before, after);
+                (before.shown, after.shown) = (b, a);
+                (None, Some(note))
+            }
+        },
+        _ => return,
+    };
+    if let Some(mut note) = note {
+        if !app.view.slice.is_everything() {
+            note.push_str(" · time/task slice cleared");
+        }
+        app.view.forget_slices();
+        app.metric_note = Some(note);
+        return;
+    }
+    let message = why.map(|w| crate::text::sanitize(&w).into_owned());
+    match &mut app.phase {
+        Phase::Ready(ex) => ex.tools.message = message,
+        Phase::Compare(cmp) => cmp.driver_mut().tools.message = message,
+        Phase::Loading(_) => {}
+    }
+}
+
+/// ` · no samples: a, b` for the metrics passed over.
+fn passed_note(passed: &[String]) -> String {
+    if passed.is_empty() {
+        String::new()
+    } else {
+        format!(" · no samples: {}", passed.join(", "))
+    }
+}
+
+/// The next metric with weight on a single input's shelf, or why there is none.
+fn next_metric_index(shelf: &MetricShelf) -> Result<(usize, Vec<String>), String> {
+    if shelf.names.len() < 2 {
+        let unit = shelf
+            .profiles
+            .first()
+            .map(|p| p.stats.unit.to_string())
+            .unwrap_or_default();
+        return Err(format!("This profile has one metric ({unit})"));
+    }
+    match metrics::next_metric(shelf) {
+        (Some(i), passed) => Ok((i, passed)),
+        (None, _) => Err(format!(
+            "The other metrics have no samples; showing {}",
+            shelf.label()
+        )),
+    }
+}
+
+/// ` · x only in BEFORE` for the metrics passed over because one side lacks them.
+fn one_sided(passed: &[String], before: &MetricShelf, after: &MetricShelf) -> String {
+    let mut out = String::new();
+    for name in passed {
+        let side = match (before.position(name), after.position(name)) {
+            (Some(_), None) => "only in BEFORE",
+            (None, Some(_)) => "only in AFTER",
+            _ => "no samples on one side",
+        };
+        let _ = write!(out, " · {name} {side}");
+    }
+    out
 }
 
 /// Applies a graph action to one explorer (compare mode applies it to the pane in use).
@@ -311,10 +441,15 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::ToggleDemangle
         | Action::ToggleShortNames
         | Action::ToggleLibraryColors
+        | Action::NextMetric
         | Action::Computing(..)
         | Action::Tool(_) => {}
     }
 }
+
+#[cfg(test)]
+#[path = "metrics_tests.rs"]
+mod metrics_tests;
 
 #[cfg(test)]
 #[path = "update_tests.rs"]

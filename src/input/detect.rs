@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn detects_each_format() {
-        let cases: [(&str, Option<Format>); 9] = [
+        let cases: [(&str, Option<Format>); 11] = [
             ("a;b;c 12\na;b 3\n", Some(Format::Folded)),
             ("a;b 1 2\n", Some(Format::Folded)),
             (
@@ -180,6 +180,15 @@ mod tests {
                 Some(Format::Bpftrace),
             ),
             ("hello world\n", None),
+            // Read by inferno's collapsers (`super::inferno::guess`), not by flametui's own.
+            (
+                "\tTue Dec  1 16:40 2026 Time and Allocation Profiling Report  (Final)\n\n\t   kvbench +RTS -p -RTS\n",
+                None,
+            ),
+            (
+                "CPU     ID                    FUNCTION:NAME\n  1  81231   :tick-30s \n\n\n              kvd`main+0x88\n                3\n",
+                None,
+            ),
         ];
         for (input, expected) in cases {
             assert_eq!(detect(input.as_bytes()), expected, "{input:?}");

@@ -246,6 +246,7 @@ impl<'a> Live<'a> {
         stats.format = Some(self.format);
         stats.lines = lines;
         (self.snapshots.sink)(Profile {
+            metrics: crate::profile::metrics::Metrics::default(),
             samples: Arc::new(samples),
             source: self.name.to_owned(),
             tree,

@@ -8,16 +8,18 @@ pub mod bpftrace;
 pub mod common;
 pub mod detect;
 pub mod folded;
+pub mod inferno;
 pub mod json;
 pub mod live;
 pub mod parallel;
 pub mod perf;
+pub mod perf_data;
 pub mod pprof;
 pub mod stap;
 pub mod stream;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek};
 
 use crate::error::{Error, Result};
 use crate::profile::{CallTree, Format, Profile, SampleTable, Stats};
@@ -47,6 +49,18 @@ pub enum FormatChoice {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON.
     Cpuprofile,
+    /// DTrace stack aggregations (inferno's collapser).
+    Dtrace,
+    /// macOS `sample` output (inferno's collapser).
+    Sample,
+    /// VTune top-down CSV (inferno's collapser).
+    Vtune,
+    /// `xctrace export` XML (inferno's collapser).
+    Xctrace,
+    /// Visual Studio call-tree CSV (inferno's collapser).
+    Vsprof,
+    /// GHC `.prof` report (inferno's collapser).
+    Ghcprof,
 }
 
 /// How to read an input.
@@ -65,6 +79,8 @@ pub struct LoadOptions {
     pub snapshots: Option<Snapshots>,
     /// pprof: the metric (sample type) to load, by name (default: the profile's own).
     pub metric: Option<String>,
+    /// perf.data: where its binaries and kernel symbols are found.
+    pub perf_data: perf_data::PerfDataOptions,
 }
 
 /// The default number of parser threads.
@@ -115,7 +131,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -135,7 +151,7 @@ impl Loaded {
             p
         };
         match self {
-            Loaded::Single(p) => Loaded::Single(apply(p)),
+            Loaded::Single(p) => Loaded::Single(p.map_metrics(apply)),
             Loaded::Diff { before, after } => Loaded::Diff {
                 before: apply(before),
                 after: apply(after),
@@ -150,7 +166,12 @@ impl Loaded {
             return self; // trees are finished alphabetical
         }
         match &mut self {
-            Loaded::Single(p) => crate::profile::order::sort(&mut p.tree, order),
+            Loaded::Single(p) => {
+                crate::profile::order::sort(&mut p.tree, order);
+                for o in &mut p.metrics.others {
+                    crate::profile::order::sort(&mut o.tree, order);
+                }
+            }
             Loaded::Diff { before, after } => {
                 crate::profile::order::sort(&mut before.tree, order);
                 crate::profile::order::sort(&mut after.tree, order);
@@ -214,11 +235,31 @@ pub struct Collector {
     /// One record per sample, for inputs that have them (perf script); its leaves are
     /// nodes of `tree`.
     pub samples: SampleTable,
+    /// perf: the samples of each other event, one collector per event (its
+    /// `stats.event`), in the order first seen. While a parser fills them their trees
+    /// hold names of `tree` ([`Collector::other_event`]); merging or finishing gives
+    /// them their own.
+    pub others: Vec<Collector>,
+    /// The trees of `others` still use the names of `tree`.
+    others_share_names: bool,
 }
 
 impl Collector {
     /// Adds another piece's samples and counts.
     pub fn merge(&mut self, mut other: Collector) {
+        self.own_names();
+        other.own_names();
+        for o in std::mem::take(&mut other.others) {
+            let same = self
+                .others
+                .iter()
+                .position(|m| m.stats.event == o.stats.event);
+            match same {
+                Some(i) => self.others[i].merge(o),
+                None if self.others.len() < MAX_OTHER_EVENTS => self.others.push(o),
+                None => self.stats.filtered_samples += o.stats.samples,
+            }
+        }
         // The smaller tree goes into the larger (an empty one is simply replaced): the
         // merge costs one lookup per node of the tree merged in. Each sample table goes
         // with its tree.
@@ -234,6 +275,47 @@ impl Collector {
             _ => {}
         }
         self.stats.merge(other.stats);
+    }
+}
+
+/// The most events kept besides the one shown (each is a tree of its own); the samples of
+/// any more are left out and counted (a text can name any number of events).
+pub const MAX_OTHER_EVENTS: usize = 63;
+
+impl Collector {
+    /// The collector of the samples of another event than the kept one, made on first
+    /// sight; its tree takes frame names interned in `self.tree` (`None` once this
+    /// collector has been merged into: its others have names of their own).
+    pub fn other_event(&mut self, event: &str) -> Option<&mut Collector> {
+        if !self.others_share_names && !self.others.is_empty() {
+            return None;
+        }
+        let found = self
+            .others
+            .iter()
+            .position(|o| o.stats.event.as_deref() == Some(event));
+        if found.is_none() && self.others.len() >= MAX_OTHER_EVENTS {
+            return None;
+        }
+        self.others_share_names = true;
+        let at = found.unwrap_or_else(|| {
+            let mut o = Collector::default();
+            o.stats.event = Some(event.to_owned());
+            o.stats.format = self.stats.format;
+            self.others.push(o);
+            self.others.len() - 1
+        });
+        self.others.get_mut(at)
+    }
+
+    /// Gives the trees of `others` names of their own (a copy of `tree`'s, whose ids
+    /// they hold).
+    fn own_names(&mut self) {
+        if std::mem::take(&mut self.others_share_names) {
+            for o in &mut self.others {
+                o.tree.adopt_names(&self.tree);
+            }
+        }
     }
 }
 
@@ -270,11 +352,49 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     if path == "-" {
         return load_reader(io::stdin(), &name, opts);
     }
-    let file = File::open(path).map_err(|error| Error::Read {
+    let open_err = |error| Error::Read {
         source_name: name.clone(),
         error,
-    })?;
+    };
+    let mut file = File::open(path).map_err(open_err)?;
+    let mut magic = [0u8; 8];
+    let got = file.read(&mut magic).map_err(open_err)?;
+    if magic[..got] == PERF_DATA_MAGIC[..] || magic[..got] == *b"2ELIFREP" {
+        // A recording in a file is read in place (seeking to its sections).
+        let len = file.metadata().map_err(open_err)?.len();
+        file.rewind().map_err(open_err)?;
+        let reader = BufReader::with_capacity(1 << 18, file);
+        let out =
+            perf_data::load_seekable(reader, len, &name, &perf_options(opts), &opts.perf_data)?;
+        return finish(out, &name, Format::PerfData, opts.metric.as_deref());
+    }
+    file.rewind().map_err(open_err)?;
     load_reader(file, &name, opts)
+}
+
+/// The perf options a recording is read with: those of perf script text, with `--metric`
+/// naming the event when `--event` does not.
+fn perf_options(opts: &LoadOptions) -> PerfOptions {
+    let mut perf = opts.perf.clone();
+    if perf.event.is_none() {
+        perf.event.clone_from(&opts.metric);
+    }
+    perf
+}
+
+/// A perf.data recording from a stream (pipe mode as it comes; file mode read whole,
+/// up to this size).
+const MAX_STREAMED_PERF_DATA: u64 = 4 << 30;
+
+fn load_perf_data_stream<R: BufRead>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    let out = perf_data::load_stream(
+        reader,
+        name,
+        &perf_options(opts),
+        &opts.perf_data,
+        MAX_STREAMED_PERF_DATA,
+    )?;
+    finish(out, name, Format::PerfData, opts.metric.as_deref())
 }
 
 /// Loads a profile from any reader.
@@ -295,13 +415,13 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         let decoder = flate2::bufread::MultiGzDecoder::new(reader);
         let mut text = BufReader::with_capacity(1 << 18, decoder);
         // A read error here is the input's, and reported as such when the text is read.
-        let whole = match text.fill_buf() {
-            Ok(head) => {
-                refuse_perf_data(head, name, true)?;
-                read_whole(head, opts)
-            }
-            Err(_) => read_whole(&[], opts),
+        let (whole, is_perf_data) = match text.fill_buf() {
+            Ok(head) => (read_whole(head, opts), is_perf_data(head)),
+            Err(_) => (read_whole(&[], opts), false),
         };
+        if is_perf_data {
+            return load_perf_data_stream(text, name, opts);
+        }
         match whole {
             Some(Whole::Pprof) => load_pprof(text, name, opts),
             Some(Whole::Json) => load_json(text, name, opts),
@@ -309,7 +429,9 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         }
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
-        refuse_perf_data(head, name, false)?;
+        if is_perf_data(head) {
+            return load_perf_data_stream(reader, name, opts);
+        }
         match read_whole(head, opts) {
             Some(Whole::Pprof) => load_pprof(reader, name, opts),
             Some(Whole::Json) => load_json(reader, name, opts),
@@ -349,39 +471,112 @@ fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loade
         _ => None,
     };
     let (out, format) = json::load(reader, name, kind, !opts.perf.no_timeline)?;
-    finish(out, name, format)
+    finish(out, name, format, opts.metric.as_deref())
 }
 
 /// Reads a pprof profile whole and finishes it as the text formats are.
 fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
-    let out = pprof::load(reader, name, opts.metric.as_deref())?;
-    finish(out, name, Format::Pprof)
+    let (mut all, shown, names) = pprof::load_every(reader, name, opts.metric.as_deref())?;
+    let main = finish(all.remove(shown), name, Format::Pprof, None)?;
+    let Loaded::Single(main) = main else {
+        return Ok(main);
+    };
+    if names.len() < 2 {
+        return Ok(Loaded::Single(main));
+    }
+    // Another metric may have no sample of its own: it is then an empty profile.
+    let others = all
+        .into_iter()
+        .map(|mut c| {
+            c.tree.finish();
+            c.samples.finish();
+            Profile {
+                source: name.to_owned(),
+                tree: c.tree,
+                stats: c.stats,
+                samples: std::sync::Arc::new(c.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    Ok(Loaded::Single(main.with_metrics(names, shown, others)))
 }
 
 /// The magic bytes that open a perf.data recording, in file and pipe mode alike.
 pub const PERF_DATA_MAGIC: &[u8; 8] = b"PERFILE2";
 
-/// Size of the header that `perf record -o -` (pipe mode) writes after the magic; a file's
-/// header is larger.
-const PERF_PIPE_HEADER: u64 = 16;
+/// A perf.data recording, by its magic bytes whatever its name or `--format` (the bytes
+/// are no text), in file and pipe mode, either byte order.
+fn is_perf_data(head: &[u8]) -> bool {
+    head.starts_with(PERF_DATA_MAGIC) || head.starts_with(b"2ELIFREP")
+}
 
-/// A perf.data recording, by its magic bytes whatever its name (judged from the first
-/// bytes available, so a recording still being piped in is refused at once): an error
-/// that says what to run instead, whatever `--format` says (the bytes are no text).
-fn refuse_perf_data(head: &[u8], name: &str, gzip: bool) -> Result<()> {
-    if !head.starts_with(PERF_DATA_MAGIC) {
-        return Ok(());
-    }
-    let size = head
-        .get(8..16)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map(u64::from_le_bytes);
-    Err(Error::PerfData {
-        source_name: name.to_owned(),
-        pipe: size == Some(PERF_PIPE_HEADER),
-        gzip,
-        stdin: name == source_name("-"),
+/// The format of a text input: forced, sniffed by flametui's detection, else guessed by
+/// inferno's collapsers (which may read more of the input into the prefix).
+fn text_format<R: BufRead>(
+    reader: &mut R,
+    prefix: &mut Vec<u8>,
+    ended: &mut bool,
+    error: &mut Option<io::Error>,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Format> {
+    Ok(match opts.format {
+        FormatChoice::Folded => Format::Folded,
+        FormatChoice::Perf => Format::Perf,
+        FormatChoice::Stap => Format::Stap,
+        FormatChoice::Bpftrace => Format::Bpftrace,
+        // Forced pprof and JSON inputs are read whole before any text is.
+        FormatChoice::Pprof => Format::Pprof,
+        FormatChoice::Speedscope => Format::Speedscope,
+        FormatChoice::Cpuprofile => Format::Cpuprofile,
+        FormatChoice::Auto => {
+            if let Some(format) = detect::detect(prefix) {
+                return Ok(format);
+            }
+            let guessed = inferno::guess(prefix, reader, ended, error);
+            guessed
+                .map(inferno::Collapser::format)
+                .ok_or_else(|| Error::UnknownFormat {
+                    source_name: name.to_owned(),
+                    head: detect::head(prefix),
+                })?
+        }
+        forced => {
+            inferno::Collapser::forced(forced).map_or(Format::Folded, inferno::Collapser::format)
+        }
     })
+}
+
+/// Reads a text input through one of inferno's collapsers: the prefix, then the rest.
+fn load_collapsed<R: BufRead + Send>(
+    reader: R,
+    prefix: detect::Prefix,
+    name: &str,
+    collapser: inferno::Collapser,
+    metric: Option<&str>,
+) -> Result<Loaded> {
+    let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
+        Box::new(io::empty())
+    } else {
+        Box::new(reader)
+    };
+    let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
+    let loaded = inferno::load(input, name, collapser);
+    // A collapser that fails on a prefix cut by a read error failed because of it.
+    let mut out = match (loaded, &prefix.error) {
+        (Err(Error::Collapse { .. }), Some(e)) => {
+            return Err(Error::Read {
+                source_name: name.to_owned(),
+                error: io::Error::new(e.kind(), e.to_string()),
+            });
+        }
+        (loaded, _) => loaded?,
+    };
+    if let Some(e) = prefix.error {
+        out.stats.read_error.get_or_insert(e.to_string());
+    }
+    finish(out, name, collapser.format(), metric)
 }
 
 fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
@@ -390,9 +585,9 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
         error,
     };
     let detect::Prefix {
-        bytes: prefix,
-        error: prefix_error,
-        ended,
+        bytes: mut prefix,
+        error: mut prefix_error,
+        mut ended,
     } = detect::read_prefix(&mut reader);
     if let Some(error) = prefix_error.as_ref().filter(|_| prefix.is_empty()) {
         return Err(io_err(io::Error::new(error.kind(), error.to_string())));
@@ -402,20 +597,22 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
             source_name: name.to_owned(),
         });
     }
-    let format = match opts.format {
-        FormatChoice::Folded => Format::Folded,
-        FormatChoice::Perf => Format::Perf,
-        FormatChoice::Stap => Format::Stap,
-        FormatChoice::Bpftrace => Format::Bpftrace,
-        // Forced pprof and JSON inputs are read whole before any text is.
-        FormatChoice::Pprof => Format::Pprof,
-        FormatChoice::Speedscope => Format::Speedscope,
-        FormatChoice::Cpuprofile => Format::Cpuprofile,
-        FormatChoice::Auto => detect::detect(&prefix).ok_or_else(|| Error::UnknownFormat {
-            source_name: name.to_owned(),
-            head: detect::head(&prefix),
-        })?,
-    };
+    let format = text_format(
+        &mut reader,
+        &mut prefix,
+        &mut ended,
+        &mut prefix_error,
+        name,
+        opts,
+    )?;
+    if let Some(collapser) = inferno::Collapser::of(format) {
+        let prefix = detect::Prefix {
+            bytes: prefix,
+            error: prefix_error,
+            ended,
+        };
+        return load_collapsed(reader, prefix, name, collapser, opts.metric.as_deref());
+    }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:
     // merging per-worker trees would cost as much as parsing (measured: 2x slower).
@@ -474,7 +671,7 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     if let Some(e) = prefix_error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, format)
+    finish(out, name, format, opts.metric.as_deref())
 }
 
 /// Whether a folded input is differential, and how to parse it in chunks (`None`: not
@@ -491,11 +688,7 @@ fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<Ch
             perf.event.is_some().then_some(ChunkParser::Perf(perf))
         }
         Format::Folded | Format::DiffFolded => Some(ChunkParser::Folded(diff)),
-        Format::Stap
-        | Format::Bpftrace
-        | Format::Pprof
-        | Format::Speedscope
-        | Format::Cpuprofile => None,
+        _ => None,
     };
     (diff, chunked)
 }
@@ -559,7 +752,7 @@ fn parse_lines(
                 Format::Folded
             });
         }
-        Format::Perf => {
+        Format::Perf | Format::PerfData => {
             let mut p = perf::PerfParser::new(opts.perf.clone());
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);
@@ -567,8 +760,17 @@ fn parse_lines(
             p.finish(out);
             out.stats.format = Some(Format::Perf);
         }
-        // The formats read whole never come here.
-        Format::Stap | Format::Pprof | Format::Speedscope | Format::Cpuprofile => {
+        // The formats read whole never come here (pprof, JSON, inferno's).
+        Format::Stap
+        | Format::Pprof
+        | Format::Speedscope
+        | Format::Cpuprofile
+        | Format::Dtrace
+        | Format::Sample
+        | Format::Vtune
+        | Format::Xctrace
+        | Format::Vsprof
+        | Format::Ghcprof => {
             let mut p = stap::StapParser::default();
             feed(lines, &mut state, out, live.take(), |l, s, o| {
                 p.line(l, s, o);
@@ -591,7 +793,13 @@ fn parse_lines(
     out.stats.lines = state.line_no;
 }
 
-fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
+/// Finishes a parsed input into a profile, with the metric `metric` shown (`--metric`).
+fn finish(out: Collector, name: &str, format: Format, metric: Option<&str>) -> Result<Loaded> {
+    select_metric(finish_all(out, name, format)?, metric)
+}
+
+/// The profile of a parsed input, every metric kept, the default one shown.
+fn finish_all(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
     if out.stats.samples == 0 {
         if let Some(e) = out.stats.read_error.take() {
             return Err(Error::Read {
@@ -616,20 +824,28 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
             detail,
         });
     }
+    out.own_names();
+    let others = std::mem::take(&mut out.others);
     out.tree.finish();
     out.samples.finish();
     let before = Profile {
+        metrics: crate::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::new(out.samples),
         source: name.to_owned(),
         tree: out.tree,
         stats: out.stats,
     };
     let loaded = match out.after {
+        None if !others.is_empty() => Loaded::Single(with_event_metrics(before, others)),
+        None if format == Format::Stap => {
+            Loaded::Single(crate::profile::metrics::split_halves(before))
+        }
         None => Loaded::Single(before),
         Some(mut after) => {
             after.finish();
             Loaded::Diff {
                 after: Profile {
+                    metrics: crate::profile::metrics::Metrics::default(),
                     samples: std::sync::Arc::default(),
                     source: name.to_owned(),
                     tree: after,
@@ -642,44 +858,88 @@ fn finish(mut out: Collector, name: &str, format: Format) -> Result<Loaded> {
     Ok(loaded)
 }
 
-#[cfg(test)]
-mod perf_data_tests {
-    use std::io::{Cursor, Write};
+/// A perf profile of one event with the other events of its input as metrics, each its
+/// own profile (same stats but for its samples and unit). Metrics are in name order.
+fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
+    // What is said of the input as a whole (events seen, lines skipped) stays with the
+    // profile shown: copied to every metric it would grow with their number squared.
+    let events = std::mem::take(&mut main.stats.events);
+    let bad_lines = std::mem::take(&mut main.stats.bad_lines);
+    let mut all: Vec<Profile> = others
+        .into_iter()
+        .map(|mut o| {
+            o.tree.finish();
+            o.samples.finish();
+            let mut stats = main.stats.clone();
+            stats.samples = o.stats.samples;
+            stats.unit = o.stats.unit;
+            stats.event = o.stats.event;
+            Profile {
+                source: main.source.clone(),
+                tree: o.tree,
+                stats,
+                samples: std::sync::Arc::new(o.samples),
+                metrics: crate::profile::metrics::Metrics::default(),
+            }
+        })
+        .collect();
+    main.stats.events = events;
+    main.stats.bad_lines = bad_lines;
+    let main_event = main.stats.event.clone();
+    all.push(main);
+    all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
+    let names: Vec<String> = all
+        .iter()
+        .map(|p| p.stats.event.clone().unwrap_or_default())
+        .collect();
+    let shown = all
+        .iter()
+        .position(|p| p.stats.event == main_event)
+        .unwrap_or(0);
+    let main = all.remove(shown);
+    main.with_metrics(names, shown, all)
+}
 
-    use super::*;
-
-    fn refused(bytes: &[u8], name: &str, opts: &LoadOptions) -> (bool, bool, bool) {
-        match load_reader(Cursor::new(bytes.to_vec()), name, opts) {
-            Err(Error::PerfData {
-                pipe, gzip, stdin, ..
-            }) => (pipe, gzip, stdin),
-            other => panic!("not refused as perf.data: {:?}", other.map(|_| ())),
+/// The metric asked for with `--metric` (every format: perf events, pprof sample types,
+/// SystemTap's halves).
+///
+/// # Errors
+/// [`Error::UnknownMetric`] naming the metrics there are.
+fn select_metric(loaded: Loaded, metric: Option<&str>) -> Result<Loaded> {
+    let Some(wanted) = metric else {
+        return Ok(loaded);
+    };
+    let p = match loaded {
+        Loaded::Single(p) => p,
+        diff @ Loaded::Diff { .. } => {
+            return Err(Error::UnknownMetric {
+                source_name: diff.main().source.clone(),
+                metric: wanted.to_owned(),
+                metrics: "(none: a differential folded file has one metric per column)".to_owned(),
+            });
         }
+    };
+    if p.metric_name() == Some(wanted)
+        || (p.metric_names().is_empty() && p.stats.event.as_deref() == Some(wanted))
+    {
+        return Ok(Loaded::Single(p));
     }
-
-    #[test]
-    fn perf_data_is_known_by_its_magic_in_both_modes_gzipped_and_forced() {
-        let header = |size: u64| {
-            let mut b = PERF_DATA_MAGIC.to_vec();
-            b.extend_from_slice(&size.to_le_bytes());
-            b.extend_from_slice(&[0; 96]);
-            b
-        };
-        let opts = LoadOptions::default();
-        assert_eq!(refused(&header(104), "x.txt", &opts), (false, false, false));
-        assert_eq!(refused(&header(16), "<stdin>", &opts), (true, false, true));
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&header(104)).unwrap();
-        let gz = gz.finish().unwrap();
-        assert_eq!(refused(&gz, "r.data.gz", &opts), (false, true, false));
-        // Whatever --format says: the bytes are no text of any format.
-        let forced = LoadOptions {
-            format: FormatChoice::Perf,
-            ..LoadOptions::default()
-        };
-        assert_eq!(refused(&header(104), "x", &forced), (false, false, false));
-        // Only at offset 0: a text that mentions it is text.
-        let text = b"main;PERFILE2 3\n";
-        assert!(load_reader(Cursor::new(text.to_vec()), "t", &opts).is_ok());
+    match p.into_metric_named(wanted) {
+        Ok(p) => Ok(Loaded::Single(p)),
+        Err(p) => Err(Error::UnknownMetric {
+            source_name: p.source.clone(),
+            metric: wanted.to_owned(),
+            metrics: if p.metric_names().is_empty() {
+                format!(
+                    "(none: {} has one metric, {})",
+                    p.stats
+                        .format
+                        .map_or("this input".to_owned(), |f| f.to_string()),
+                    p.stats.unit
+                )
+            } else {
+                p.metric_names().join(", ")
+            },
+        }),
     }
 }

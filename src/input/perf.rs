@@ -509,8 +509,11 @@ pub struct PerfParser {
     /// The event kept; the first one seen unless the user named one.
     event: Option<String>,
     in_event: bool,
-    /// The current sample is dropped (other event).
+    /// The current sample is dropped.
     dropping: bool,
+    /// The current sample is of another event than the kept one: it goes to that
+    /// event's collector ([`Collector::other_event`]), named here.
+    other: Option<String>,
     /// After an unreadable event line: skip until the blank line.
     discarding: bool,
     pname: String,
@@ -598,6 +601,38 @@ impl PerfParser {
             self.discarding = true;
             return;
         };
+        self.begin(&ev, out);
+        if let Some(frame) = ev.inline_frame {
+            // A frame on the event line itself (inferno reads it; Perl ignores the sample).
+            if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
+                self.frame(sl, &mut out.tree);
+            }
+            self.end_sample(out);
+        }
+    }
+
+    /// Starts a sample from a read event line (or a binary recording's sample, which
+    /// names its frames as perf script would print them); `false` when its event is not
+    /// the one kept (the sample is then dropped at [`PerfParser::end_sample`]).
+    pub fn begin_sample(&mut self, ev: &EventLine<'_>, out: &mut Collector) -> bool {
+        self.begin(ev, out);
+        !self.dropping
+    }
+
+    /// Whether frames are named with their addresses (`--addrs`).
+    pub fn keeps_addrs(&self) -> bool {
+        self.opts.include_addrs
+    }
+
+    /// Adds one frame (leaf first) to the sample begun with [`PerfParser::begin_sample`].
+    pub fn push_frame(&mut self, sl: StackLine<'_>, out: &mut Collector) {
+        if !self.dropping {
+            self.sample_lines += 1;
+            self.frame(sl, &mut out.tree);
+        }
+    }
+
+    fn begin(&mut self, ev: &EventLine<'_>, out: &mut Collector) {
         self.in_event = true;
         self.sample_lines = 1;
         *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
@@ -606,8 +641,26 @@ impl PerfParser {
             .get_or_insert_with(|| ev.event.to_owned())
             .as_str();
         if wanted != ev.event && wanted != ev.event_spec {
-            self.dropping = true;
-            out.stats.filtered_samples += 1;
+            self.period = ev.period;
+            self.time = ev.time;
+            if let Some(o) = out.other_event(ev.event) {
+                if !self.opts.no_timeline {
+                    self.task = o
+                        .samples
+                        .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
+                }
+                if ev.period.is_some() && o.stats.unit == Unit::Samples {
+                    o.stats.unit = if is_clock(ev.event) {
+                        Unit::Nanoseconds
+                    } else {
+                        Unit::Events(ev.event.to_owned())
+                    };
+                }
+                self.other = Some(ev.event.to_owned());
+            } else {
+                self.dropping = true;
+                out.stats.filtered_samples += 1;
+            }
         } else {
             self.period = ev.period;
             self.time = ev.time;
@@ -618,7 +671,7 @@ impl PerfParser {
             }
             let (period, clock) = (self.kept_period, self.kept_clock);
             self.kept_period |= ev.period.is_some();
-            self.kept_clock |= matches!(ev.event, "cpu-clock" | "task-clock");
+            self.kept_clock |= is_clock(ev.event);
             if out.stats.event.is_none() || (period, clock) != (self.kept_period, self.kept_clock) {
                 self.publish_unit(out);
             }
@@ -632,13 +685,6 @@ impl PerfParser {
         if self.opts.include_tid {
             self.pname.push('/');
             self.pname.push_str(ev.tid);
-        }
-        if let Some(frame) = ev.inline_frame {
-            // A frame on the event line itself (inferno reads it; Perl ignores the sample).
-            if let Some(sl) = stack_line(frame).filter(|_| !self.dropping) {
-                self.frame(sl, &mut out.tree);
-            }
-            self.end_sample(out);
         }
     }
 
@@ -753,17 +799,23 @@ impl PerfParser {
 
     /// Ends the current sample. One without any stack line still counts (as its root
     /// frame alone, weight = period), as in `perf report`.
-    fn end_sample(&mut self, out: &mut Collector) {
+    pub fn end_sample(&mut self, out: &mut Collector) {
         if !self.dropping && self.in_event {
             let process = out.tree.intern_task(&self.pname);
             let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());
             let weight = self.period.unwrap_or(1);
-            let leaf = out.tree.insert_ids(frames, weight);
-            if !self.opts.no_timeline {
-                out.samples.push(self.time, self.task, leaf, weight);
-            }
-            out.stats.samples += 1;
             out.stats.line_counts.in_samples += self.sample_lines;
+            let target = match self.other.take() {
+                None => Some(&mut *out),
+                Some(event) => out.other_event(&event),
+            };
+            if let Some(target) = target {
+                let leaf = target.tree.insert_ids(frames, weight);
+                if !self.opts.no_timeline {
+                    target.samples.push(self.time, self.task, leaf, weight);
+                }
+                target.stats.samples += 1;
+            }
         } else {
             out.stats.line_counts.dropped += self.sample_lines;
         }
@@ -771,9 +823,15 @@ impl PerfParser {
         self.frames.clear();
         self.in_event = false;
         self.dropping = false;
+        self.other = None;
         self.period = None;
         self.time = None;
     }
+}
+
+/// Whether `event` counts time: its periods are nanoseconds.
+fn is_clock(event: &str) -> bool {
+    matches!(event, "cpu-clock" | "task-clock")
 }
 
 /// A pid or tid as perf printed it (`-1` for a task that has exited); `None` for `?`
@@ -802,6 +860,11 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
     let Some(ev) = event_line(first) else {
         return Some(false);
     };
+    // No perf event is named by digits alone: `Tue Dec  1 16:40 2026 Time and Allocation
+    // Profiling Report` (a GHC `.prof` header) reads as comm, tid 1 and event `16:`.
+    if ev.event.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(false);
+    }
     if ev.inline_frame.is_some() {
         return Some(true);
     }

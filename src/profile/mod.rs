@@ -11,6 +11,7 @@ pub mod group;
 pub mod heatmap;
 pub mod intern;
 pub mod libraries;
+pub mod metrics;
 pub mod order;
 pub mod samples;
 pub mod sandwich;
@@ -102,6 +103,20 @@ pub enum Format {
     Speedscope,
     /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools).
     Cpuprofile,
+    /// DTrace `ustack()` / `stack()` aggregations, read by inferno's collapser.
+    Dtrace,
+    /// macOS `sample` call graphs, read by inferno's collapser.
+    Sample,
+    /// Intel VTune `amplxe-cl` top-down CSV reports, read by inferno's collapser.
+    Vtune,
+    /// Xcode Instruments `xctrace export` time-profile XML, read by inferno's collapser.
+    Xctrace,
+    /// Visual Studio profiler call-tree CSV, read by inferno's collapser.
+    Vsprof,
+    /// GHC `.prof` cost-centre reports, read by inferno's collapser.
+    Ghcprof,
+    /// A perf.data recording (`perf record`), read without `perf script`.
+    PerfData,
 }
 
 impl fmt::Display for Format {
@@ -115,6 +130,13 @@ impl fmt::Display for Format {
             Format::Pprof => "pprof",
             Format::Speedscope => "speedscope",
             Format::Cpuprofile => "cpuprofile",
+            Format::Dtrace => "DTrace",
+            Format::Sample => "macOS sample",
+            Format::Vtune => "VTune",
+            Format::Xctrace => "xctrace",
+            Format::Vsprof => "Visual Studio",
+            Format::Ghcprof => "GHC prof",
+            Format::PerfData => "perf.data",
         })
     }
 }
@@ -178,6 +200,19 @@ pub struct Stats {
     pub read_error: Option<String>,
     /// pprof: the profile's metrics, period and duration.
     pub pprof: Option<PprofInfo>,
+    /// When the input has several metrics ([`metrics`]): which one this profile is.
+    pub metric: Option<MetricPlace>,
+}
+
+/// Which of several metrics of its input a profile is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricPlace {
+    /// Its name (perf event, pprof sample type, `on-cpu`).
+    pub name: String,
+    /// Its place among them, from 0.
+    pub index: usize,
+    /// How many there are.
+    pub count: usize,
 }
 
 /// What a pprof profile says about itself, for the header.
@@ -278,6 +313,8 @@ pub struct Profile {
     /// views of the profile; empty for inputs without sample records (folded stacks,
     /// SystemTap) and for trees derived from this one (their nodes are others).
     pub samples: std::sync::Arc<samples::SampleTable>,
+    /// The other metrics of the input, when it has several ([`metrics`]).
+    pub metrics: metrics::Metrics,
 }
 
 impl Profile {

@@ -179,6 +179,12 @@ impl CallTree {
         out
     }
 
+    /// Takes a copy of `other`'s names, for a tree whose nodes were inserted with ids
+    /// interned in `other` (the trees of several events of one input, filled together).
+    pub fn adopt_names(&mut self, other: &CallTree) {
+        self.names = other.names.clone();
+    }
+
     /// As [`CallTree::insert`], with frames already interned in this tree.
     ///
     /// Consecutive samples usually share most of their root side, so the path of the

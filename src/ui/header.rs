@@ -117,6 +117,16 @@ fn summary(ex: &Explorer) -> String {
     if let Some(m) = crate::report::metric_text(&p.stats) {
         let _ = write!(out, " · {m}");
     }
+    if let Some(m) = &p.stats.metric {
+        // The event and pprof's metric are named already.
+        let named = p.stats.event.as_ref() == Some(&m.name) || p.stats.pprof.is_some();
+        let name = if named {
+            String::new()
+        } else {
+            format!(" {}", sanitize(&m.name))
+        };
+        let _ = write!(out, " · metric {}/{}{name} (m)", m.index + 1, m.count);
+    }
     let skipped = p.stats.skipped_lines();
     if skipped > 0 {
         let _ = write!(out, " · {skipped} lines skipped");

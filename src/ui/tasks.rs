@@ -170,7 +170,11 @@ pub fn render(ex: &Explorer, mode: Mode, colors: ColorMode, buf: &mut Buffer) {
     }
     let mut y = bottom;
     if !t.has_pids {
-        let note = " No process ids: threads are grouped by name · perf script -F +pid prints them";
+        let note = if p.stats.format == Some(crate::profile::Format::Pprof) {
+            " pprof: a task is a set of sample labels (as go tool pprof -tags lists them)"
+        } else {
+            " No process ids: threads are grouped by name · perf script -F +pid prints them"
+        };
         put(
             buf,
             area.x,

@@ -152,3 +152,37 @@ fn a_count_that_overflows_once_scaled_is_treated_alike_in_any_order_and_chunking
         );
     }
 }
+
+/// inferno 0.12.8's fix of half-demangled Rust names (used by its DTrace, sample and
+/// xctrace collapsers) slices a frame name 17 bytes before its end without checking for a
+/// character boundary, and panics when a multi-byte character sits there — here `é`, or
+/// an invalid byte that inferno reads as the 3-byte U+FFFD. Found by `fuzz_inferno` on two
+/// threads, where DTrace's own worker thread panicked outside flametui's guard: the
+/// collapser now runs on one thread, and the panic must be an error naming the file (and
+/// the same on any thread count), never a crash.
+#[test]
+fn a_name_inferno_cannot_slice_is_an_error_not_a_panic() {
+    let stack = |name: &[u8]| {
+        let mut t = b"CPU     ID                    FUNCTION:NAME\n\n\n              kvd`".to_vec();
+        t.extend_from_slice(name);
+        t.extend_from_slice(b"+0x10\n              kvd`main+0x88\n                3\n\n");
+        t
+    };
+    // `é` (2 bytes) across the 17th byte from the end: 29 + 2 + 16 bytes.
+    let accented = stack("kv_checksum_over_the_segment_é0123456789abcdef".as_bytes());
+    // An invalid byte, read as U+FFFD (3 bytes), across it: 20 + 3 + 15 bytes.
+    let invalid = stack(b"kv_checksum_segment_\xff0123456789abcde");
+    for text in [accented, invalid] {
+        for format in [FormatChoice::Auto, FormatChoice::Dtrace] {
+            assert_eq!(same_on_one_and_two_threads(&text, format), Outcome::Err);
+            let e = match input::load_reader(&text[..], "k.stacks", &LoadOptions::default()) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("inferno read it: the test no longer finds its bug"),
+            };
+            assert!(
+                e.starts_with("k.stacks: not readable as DTrace input: inferno's collapser failed"),
+                "{e}"
+            );
+        }
+    }
+}

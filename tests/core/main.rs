@@ -11,12 +11,14 @@
 
 mod bpftrace;
 mod cli;
+mod collapse;
 mod conformance;
 mod folded_tools;
 mod fuzz_regressions;
 mod golden;
 mod hostile;
 mod json;
+mod metrics;
 mod pprof;
 mod props;
 mod system_wide;

@@ -185,6 +185,7 @@ fn parse_svg(svg: &str, unit: &str) -> Result<(String, Vec<String>), String> {
 
 fn svg_of(tree: CallTree, title: &str, unit: Unit) -> String {
     let profile = Profile {
+        metrics: flametui::profile::metrics::Metrics::default(),
         samples: std::sync::Arc::default(),
         source: title.to_owned(),
         tree,

@@ -177,3 +177,22 @@ fn input_without_tasks_has_no_task_list() {
     let screen = text(&explore("stap-seed-b0e1.txt", 80, 24, typing("W")));
     assert!(screen.contains("No task information"), "{screen}");
 }
+
+#[test]
+fn pprof_labels_are_the_task_list_and_it_has_no_heat_map() {
+    // A Go CPU profile whose samples carry pprof.Do labels (testdata/README.md).
+    let screen = text(&explore("pprof-labels.pb.gz", 100, 24, typing("w")));
+    for task in ["worker=1", "worker=2", "phase=sort worker=2", "(no labels)"] {
+        assert!(screen.contains(task), "{task}: {screen}");
+    }
+    assert!(
+        screen.contains("a task is a set of sample labels"),
+        "{screen}"
+    );
+    assert!(!screen.contains("perf script -F +pid"), "{screen}");
+    let screen = text(&explore("pprof-labels.pb.gz", 100, 24, typing("T")));
+    assert!(
+        screen.contains("No timeline: pprof samples carry no times"),
+        "{screen}"
+    );
+}

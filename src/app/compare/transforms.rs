@@ -65,7 +65,8 @@ impl Compare {
         b.tree.len() + a.tree.len()
     }
 
-    fn originals(&self) -> (&Arc<Profile>, &Arc<Profile>) {
+    /// The two profiles as read (before the view).
+    pub(crate) fn originals(&self) -> (&Arc<Profile>, &Arc<Profile>) {
         match &self.originals {
             Some((b, a)) => (b, a),
             None => (&self.before.profile, &self.after.profile),
@@ -78,13 +79,6 @@ impl Compare {
         CompareJob {
             originals: (Arc::clone(b), Arc::clone(a)),
             view: view.clone(),
-        }
-    }
-
-    /// Rebuilds the comparison from the profiles as read through `view`, here and now.
-    pub(crate) fn reapply(&mut self, view: &TransformStack) {
-        if let Some(fresh) = self.view_job(view).build(&|| false) {
-            self.adopt(fresh);
         }
     }
 
@@ -109,6 +103,16 @@ pub struct CompareJob {
 }
 
 impl CompareJob {
+    /// Comparing `originals` (before, after) through `view`.
+    pub fn new(originals: (Arc<Profile>, Arc<Profile>), view: TransformStack) -> Self {
+        Self { originals, view }
+    }
+
+    /// The two profiles as read that it compares.
+    pub fn originals(&self) -> (&Arc<Profile>, &Arc<Profile>) {
+        (&self.originals.0, &self.originals.1)
+    }
+
     /// Both sides through the view, and the comparison of them; `stop` is asked between
     /// the stages (`None` once it says to stop).
     pub fn build(self, stop: &dyn Fn() -> bool) -> Option<Compare> {
@@ -118,6 +122,7 @@ impl CompareJob {
                 return Some(Arc::clone(p));
             }
             Some(Arc::new(Profile {
+                metrics: crate::profile::metrics::Metrics::default(),
                 samples: std::sync::Arc::default(),
                 source: p.source.clone(),
                 tree: self.view.apply_profile_until(p, stop)?,

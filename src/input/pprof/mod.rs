@@ -15,8 +15,14 @@
 //!
 //! One metric is loaded: the one asked for by name (`-sample_index` of `go tool pprof`),
 //! else the profile's `default_sample_type`, else the last. The loader takes the chosen
-//! index ([`build`]), so that a later several-metrics core can load each. Sample labels
-//! (thread, goroutine, bytes) are not kept yet.
+//! index ([`build`]), so that a later several-metrics core can load each.
+//!
+//! Sample labels (Go's `pprof.Do(ctx, pprof.Labels("worker", "3"), …)`) are tasks: when
+//! any sample has a string label, every sample is recorded in the sample table with the
+//! task named after its labels (`worker=3`, keys sorted, space-separated; `(no labels)`
+//! for the others), so the task list and `--comms` select them as `go tool pprof
+//! -tagfocus` does. pprof samples carry no time: the table's records are untimed, and
+//! time ranges and the heat map are refused.
 //!
 //! Everything is checked before use: a truncated or corrupt message, a string, location,
 //! function or mapping index out of range, a sample with more or fewer values than there
@@ -36,7 +42,7 @@ use rustc_hash::FxHashMap;
 
 use super::Collector;
 use crate::error::{Error, Result};
-use crate::profile::{Format, NameId, PprofInfo, Unit};
+use crate::profile::{Format, NameId, PprofInfo, SampleTable, TaskId, Unit};
 
 /// The largest (decompressed) profile read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
@@ -63,16 +69,32 @@ pub struct Decoded {
 /// [`Error::Pprof`] for input that cannot be read or decoded, [`Error::UnknownMetric`] for
 /// a metric the profile does not have.
 pub fn load<R: Read>(reader: R, name: &str, metric: Option<&str>) -> Result<Collector> {
-    load_limited(reader, name, metric, MAX_BYTES)
+    let (mut all, index, _) = load_limited(reader, name, metric, MAX_BYTES, false)?;
+    Ok(all.swap_remove(index))
 }
 
-/// [`load`], reading at most `limit` bytes.
+/// Every metric of a whole profile read from `reader`: one collector per sample type in
+/// the profile's order, the index of `metric` (by name, or the default) and the names.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_every<R: Read>(
+    reader: R,
+    name: &str,
+    metric: Option<&str>,
+) -> Result<(Vec<Collector>, usize, Vec<String>)> {
+    load_limited(reader, name, metric, MAX_BYTES, true)
+}
+
+/// [`load_every`] (or only the metric chosen, unless `every`), reading at most `limit`
+/// bytes.
 fn load_limited<R: Read>(
     reader: R,
     name: &str,
     metric: Option<&str>,
     limit: u64,
-) -> Result<Collector> {
+    every: bool,
+) -> Result<(Vec<Collector>, usize, Vec<String>)> {
     let bad = |message: String| Error::Pprof {
         source_name: name.to_owned(),
         message,
@@ -104,9 +126,19 @@ fn load_limited<R: Read>(
         metric: metric.unwrap_or_default().to_owned(),
         metrics: names(&metrics),
     })?;
-    let mut out = Collector::default();
-    build(&decoded, &bytes, &metrics, index, &mut out).map_err(bad)?;
-    Ok(out)
+    let wanted: Vec<usize> = if every {
+        (0..metrics.len()).collect()
+    } else {
+        vec![index]
+    };
+    let mut all = Vec::with_capacity(wanted.len());
+    for i in wanted {
+        let mut out = Collector::default();
+        build(&decoded, &bytes, &metrics, i, &mut out).map_err(bad)?;
+        all.push(out);
+    }
+    let at = if every { index } else { 0 };
+    Ok((all, at, metrics.into_iter().map(|m| m.name).collect()))
 }
 
 /// The metrics' names, comma-separated.
@@ -281,6 +313,52 @@ fn frame(out: &mut Collector, name: &str, lib: Option<&str>) -> NameId {
     id
 }
 
+/// The task of a sample with no string label, in a profile where others have some.
+pub const NO_LABELS: &str = "(no labels)";
+
+/// Samples' string labels as tasks: `phase=sort worker=2` (keys sorted, as `go tool pprof
+/// -tags` lists them), one task per distinct set, looked up by the labels' string indices.
+/// Numeric labels (Go heap profiles' `bytes`, an allocation's size) are measures, not
+/// tasks, and are left out.
+#[derive(Default)]
+struct LabelTasks {
+    by_labels: FxHashMap<Vec<(i64, i64)>, TaskId>,
+    key: Vec<(i64, i64)>,
+    /// Some sample had a string label.
+    labelled: bool,
+}
+
+impl LabelTasks {
+    fn task(
+        &mut self,
+        d: &Decoded,
+        labels: &[proto::Label],
+        table: &mut SampleTable,
+    ) -> std::result::Result<TaskId, String> {
+        self.key.clear();
+        self.key
+            .extend(labels.iter().filter(|l| l.str != 0).map(|l| (l.key, l.str)));
+        if let Some(&id) = self.by_labels.get(&self.key) {
+            return Ok(id);
+        }
+        let mut pairs = Vec::with_capacity(self.key.len());
+        for &(k, v) in &self.key {
+            pairs.push((d.string(k, "a label")?, d.string(v, "a label")?));
+        }
+        pairs.sort_unstable();
+        let name = if pairs.is_empty() {
+            NO_LABELS.to_owned()
+        } else {
+            self.labelled = true;
+            let parts: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            parts.join(" ")
+        };
+        let id = table.task(&name, None, None);
+        self.by_labels.insert(self.key.clone(), id);
+        Ok(id)
+    }
+}
+
 /// Loads metric `index` of every sample into `out`.
 ///
 /// Samples whose value is zero add nothing and are counted as dropped, as are negative
@@ -298,6 +376,7 @@ pub fn build(
     let frames = location_frames(d, out)?;
     let mut stack: Vec<NameId> = Vec::new();
     let mut n = 0u64;
+    let mut tasks = LabelTasks::default();
     each_sample(bytes, |s| {
         if s.value.len() != metrics.len() {
             return Err(format!(
@@ -318,7 +397,9 @@ pub fn build(
         out.stats.lines += 1;
         match u64::try_from(value) {
             Ok(w) if w > 0 => {
-                out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
+                let leaf = out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
+                let task = tasks.task(d, &s.label, &mut out.samples)?;
+                out.samples.push(None, task, leaf, w);
                 out.stats.samples += 1;
                 out.stats.line_counts.in_samples += 1;
             }
@@ -326,6 +407,10 @@ pub fn build(
         }
         Ok(())
     })?;
+    if !tasks.labelled {
+        // No sample has a label: no task to tell them apart, no sample table (as folded).
+        out.samples = crate::profile::SampleTable::default();
+    }
     let metric = metrics.get(index).cloned().unwrap_or(Metric {
         name: String::new(),
         unit: String::new(),

@@ -202,9 +202,9 @@ fn an_empty_input_is_empty() {
 #[test]
 fn too_large_an_input_is_an_error() {
     let b = profile(S, &[(5, 6)], &[&[1]], &[(&[1], &[1])]);
-    let e = load_limited(Cursor::new(b.clone()), "p.pb", None, 10).unwrap_err();
+    let e = load_limited(Cursor::new(b.clone()), "p.pb", None, 10, false).unwrap_err();
     assert!(e.to_string().contains("larger than 10 bytes"), "{e}");
-    assert!(load_limited(Cursor::new(b.clone()), "p.pb", None, b.len() as u64).is_ok());
+    assert!(load_limited(Cursor::new(b.clone()), "p.pb", None, b.len() as u64, false).is_ok());
 }
 
 fn real_cpu_profile() -> Vec<u8> {

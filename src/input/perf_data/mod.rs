@@ -1,0 +1,654 @@
+//! Stage: a perf.data recording (file or pipe mode) → samples, named as `perf script`
+//! names them, fed to the same [`PerfParser`](super::perf::PerfParser) that reads
+//! `perf script` text, so both give the same tree and sample table.
+//!
+//! The records (`linux-perf-data`): the event attributes (one event per attribute), then
+//! in time order COMM/FORK/EXIT (the comm current at each sample's time, as perf script
+//! shows it), MMAP/MMAP2 (per-process address maps) and SAMPLE (time, pid/tid, cpu,
+//! period, callchain, user registers and stack). Each sample becomes one event line and
+//! its stack lines: kernel frames from the kernel symbol table of this machine
+//! ([`symbols::Kallsyms`]), user frames from the ELF files the maps name
+//! ([`symbols::load_dso`]), with the frames DWARF says are inlined; a
+//! `--call-graph dwarf` sample's user stack is unwound first ([`unwind`]).
+//!
+//! Bad input: the header is checked against the file's size before anything is
+//! allocated from it ([`check`]); a record that cannot be read ends the input, and what
+//! was read before it loads, with the reason kept as the input's read error.
+
+pub mod check;
+pub mod symbols;
+pub mod unwind;
+
+use std::io::{BufRead, Read, Seek};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use linux_perf_data::linux_perf_event_reader::{EventRecord, SampleRecord};
+use linux_perf_data::{PerfFileReader, PerfFileRecord};
+use rustc_hash::FxHashMap;
+
+use super::perf::{EventLine, PerfOptions, PerfParser, StackLine};
+use super::{Collector, ParseState};
+use crate::error::{Error, Result};
+use symbols::{Elf, Found, Kallsyms, SearchPath};
+
+/// How to read a recording, beside the perf options shared with `perf script` text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerfDataOptions {
+    /// Directories searched for the recording's binaries before their own paths
+    /// (`perf report --symfs`).
+    pub symfs: Vec<PathBuf>,
+    /// A kallsyms file to read instead of this machine's `/proc/kallsyms`.
+    pub kallsyms: Option<PathBuf>,
+}
+
+/// Reads a recording from a seekable reader (file mode) or a stream (pipe mode).
+///
+/// # Errors
+/// [`Error::PerfData`] when the header cannot be read (the message says why).
+pub fn load_seekable<R: Read + Seek>(
+    mut reader: R,
+    len: u64,
+    name: &str,
+    perf: &PerfOptions,
+    opts: &PerfDataOptions,
+) -> Result<Collector> {
+    let bad = |message: String| Error::PerfData {
+        source_name: name.to_owned(),
+        message,
+    };
+    let pipe = check::check_header(&mut reader, len).map_err(bad)?;
+    reader.rewind().map_err(|e| bad(e.to_string()))?;
+    if pipe {
+        let r = PerfFileReader::parse_pipe(reader).map_err(|e| bad(e.to_string()))?;
+        return Ok(read_records(r, perf, opts));
+    }
+    let r = PerfFileReader::parse_file(reader).map_err(|e| bad(e.to_string()))?;
+    Ok(read_records(r, perf, opts))
+}
+
+/// Reads a recording from a stream: pipe mode as it comes, file mode read whole into
+/// memory first (at most `max_bytes`).
+///
+/// # Errors
+/// As [`load_seekable`]; a file-mode recording larger than `max_bytes`.
+pub fn load_stream<R: BufRead>(
+    mut reader: R,
+    name: &str,
+    perf: &PerfOptions,
+    opts: &PerfDataOptions,
+    max_bytes: u64,
+) -> Result<Collector> {
+    let bad = |message: String| Error::PerfData {
+        source_name: name.to_owned(),
+        message,
+    };
+    let head = reader.fill_buf().map_err(|e| bad(e.to_string()))?;
+    if check::is_pipe_header(head) {
+        let r = PerfFileReader::parse_pipe(check::PipeGuard::new(reader))
+            .map_err(|e| bad(e.to_string()))?;
+        return Ok(read_records(r, perf, opts));
+    }
+    let mut bytes = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(e.to_string()))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(bad(format!(
+            "a perf.data file read from a stream is read whole, and this one is over {} MiB; give its path instead",
+            max_bytes >> 20
+        )));
+    }
+    let len = bytes.len() as u64;
+    load_seekable(std::io::Cursor::new(bytes), len, name, perf, opts)
+}
+
+/// One mapped file of a process.
+#[derive(Debug, Clone, Copy)]
+struct Map {
+    start: u64,
+    end: u64,
+    pgoff: u64,
+    dso: u32,
+}
+
+/// A process: its maps by start address, and the unwinder made from them.
+#[derive(Default)]
+struct Process {
+    maps: Vec<Map>,
+    unwinder: Option<unwind::ProcessUnwinder>,
+}
+
+impl Process {
+    /// Adds a map; the parts of older maps it covers are dropped (an exec, a re-map).
+    fn insert(&mut self, map: Map) {
+        self.maps
+            .retain(|m| m.end <= map.start || m.start >= map.end);
+        let at = self.maps.partition_point(|m| m.start < map.start);
+        self.maps.insert(at, map);
+        self.unwinder = None;
+    }
+
+    fn find(&self, addr: u64) -> Option<&Map> {
+        let at = self.maps.partition_point(|m| m.start <= addr);
+        self.maps.get(at.checked_sub(1)?).filter(|m| addr < m.end)
+    }
+}
+
+/// A file a recording maps, loaded on first use.
+struct Dso {
+    path: Arc<str>,
+    loaded: Option<Found>,
+}
+
+/// One resolved frame: name and DSO as perf script prints them.
+#[derive(Debug, Clone)]
+struct Frame {
+    /// The address perf script prints: in the file for a mapped one, else the raw one.
+    pc: u64,
+    symbol: Arc<str>,
+    dso: Arc<str>,
+}
+
+/// The reader's state over the records.
+struct Reader<'o> {
+    perf: PerfParser,
+    opts: &'o PerfDataOptions,
+    search: SearchPath,
+    events: Vec<(String, String)>,
+    comms: FxHashMap<i32, Arc<str>>,
+    processes: FxHashMap<i32, Process>,
+    dsos: Vec<Dso>,
+    dso_ids: FxHashMap<Arc<str>, u32>,
+    build_ids: FxHashMap<Vec<u8>, Vec<u8>>,
+    kallsyms: Option<Kallsyms>,
+    /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
+    cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
+    unknown: Arc<str>,
+    kernel: Arc<str>,
+    inlined: Arc<str>,
+    pc: String,
+    regs_user: Vec<u64>,
+    notes: Vec<String>,
+    frames: Vec<Frame>,
+}
+
+/// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
+const CONTEXT_MAX: u64 = u64::MAX - 4094;
+const CONTEXT_KERNEL: u64 = u64::MAX - 127;
+
+/// The event name and the name as printed (with modifiers): `cycles:u` → (`cycles`,
+/// `cycles:u`); a tracepoint `sched:sched_switch` keeps its full name.
+fn event_names(name: &str) -> (String, String) {
+    let is_modifiers = |m: &str| !m.is_empty() && m.chars().all(|c| "ukhIGHpPSDWeb".contains(c));
+    match name.rsplit_once(':') {
+        Some((base, m)) if is_modifiers(m) => (base.to_owned(), name.to_owned()),
+        _ => (name.to_owned(), name.to_owned()),
+    }
+}
+
+fn read_records<R: Read>(
+    reader: PerfFileReader<R>,
+    perf: &PerfOptions,
+    opts: &PerfDataOptions,
+) -> Collector {
+    let PerfFileReader {
+        mut perf_file,
+        mut record_iter,
+    } = reader;
+    let mut out = Collector::default();
+    let events = perf_file
+        .event_attributes()
+        .iter()
+        .enumerate()
+        .map(|(i, a)| event_names(a.name().unwrap_or(&format!("event{i}"))))
+        .collect();
+    let regs_user = perf_file
+        .event_attributes()
+        .iter()
+        .map(|a| a.attributes().sample_regs_user)
+        .collect();
+    let build_ids = perf_file
+        .build_ids()
+        .map(|ids| {
+            ids.into_values()
+                .map(|info| (info.path, info.build_id))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut r = Reader {
+        perf: PerfParser::new(perf.clone()),
+        opts,
+        search: SearchPath {
+            symfs: opts.symfs.clone(),
+        },
+        events,
+        comms: FxHashMap::default(),
+        processes: FxHashMap::default(),
+        dsos: Vec::new(),
+        dso_ids: FxHashMap::default(),
+        build_ids,
+        kallsyms: None,
+        cache: FxHashMap::default(),
+        unknown: Arc::from("[unknown]"),
+        kernel: Arc::from("[kernel.kallsyms]"),
+        inlined: Arc::from("inlined"),
+        pc: String::new(),
+        regs_user,
+        notes: Vec::new(),
+        frames: Vec::new(),
+    };
+    if let Ok(Some(release)) = perf_file.os_release()
+        && let Ok(here) = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        && here.trim() != release.trim()
+    {
+        r.notes.push(format!(
+            "recorded on kernel {release}, read on {}: kernel frames are named from this machine's symbols",
+            here.trim()
+        ));
+    }
+    let mut state = ParseState::default();
+    loop {
+        match record_iter.next_record(&mut perf_file) {
+            Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
+                state.line_no += 1;
+                match record.parse() {
+                    Ok(rec) => r.record(attr_index, rec, &mut state, &mut out),
+                    Err(_) => state.skip(&mut out, "unreadable perf.data record", ""),
+                }
+            }
+            Ok(Some(PerfFileRecord::UserRecord(_))) => state.line_no += 1,
+            Ok(None) => break,
+            Err(e) => {
+                out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
+                break;
+            }
+        }
+    }
+    r.perf.finish(&mut out);
+    r.finish_notes(&mut out);
+    out.stats.lines = state.line_no;
+    out.stats.format = Some(crate::profile::Format::PerfData);
+    out
+}
+
+impl Reader<'_> {
+    fn record(
+        &mut self,
+        attr: usize,
+        rec: EventRecord<'_>,
+        state: &mut ParseState,
+        out: &mut Collector,
+    ) {
+        match rec {
+            EventRecord::Sample(s) => self.sample(attr, &s, state, out),
+            EventRecord::Comm(c) => {
+                let name = String::from_utf8_lossy(&c.name.as_slice()).into_owned();
+                if c.is_execve {
+                    // An exec replaces the process image: its maps go.
+                    self.processes.remove(&c.pid);
+                }
+                self.comms.insert(c.tid, Arc::from(name));
+            }
+            EventRecord::Fork(f) => {
+                if let Some(comm) = self.comms.get(&f.ptid).cloned() {
+                    self.comms.insert(f.tid, comm);
+                }
+                if f.pid != f.ppid
+                    && let Some(parent) = self.processes.get(&f.ppid)
+                {
+                    let maps = parent.maps.clone();
+                    self.processes.insert(
+                        f.pid,
+                        Process {
+                            maps,
+                            unwinder: None,
+                        },
+                    );
+                }
+            }
+            EventRecord::Mmap(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                self.map(m.pid, m.address, m.length, m.page_offset, &path);
+            }
+            EventRecord::Mmap2(m) => {
+                let path = String::from_utf8_lossy(&m.path.as_slice()).into_owned();
+                self.map(m.pid, m.address, m.length, m.page_offset, &path);
+            }
+            _ => {}
+        }
+    }
+
+    fn map(&mut self, pid: i32, start: u64, len: u64, pgoff: u64, path: &str) {
+        if pid == -1 || path.starts_with("[kernel.kallsyms]") {
+            return; // the kernel and its modules: named from kallsyms
+        }
+        let dso = self.dso_id(path);
+        self.processes.entry(pid).or_default().insert(Map {
+            start,
+            end: start.saturating_add(len),
+            pgoff,
+            dso,
+        });
+    }
+
+    fn dso_id(&mut self, path: &str) -> u32 {
+        if let Some(&id) = self.dso_ids.get(path) {
+            return id;
+        }
+        let id = u32::try_from(self.dsos.len()).unwrap_or(u32::MAX);
+        let path: Arc<str> = Arc::from(path);
+        self.dsos.push(Dso {
+            path: path.clone(),
+            loaded: None,
+        });
+        self.dso_ids.insert(path, id);
+        id
+    }
+
+    /// The DSO's ELF, loaded on first use.
+    fn elf(&mut self, dso: u32) -> Option<&Elf> {
+        let d = self.dsos.get_mut(dso as usize)?;
+        if d.loaded.is_none() {
+            let found = if d.path.starts_with('[') || d.path.starts_with("//") {
+                Found::Missing
+            } else {
+                let id = self.build_ids.get(d.path.as_bytes());
+                symbols::load_dso(&d.path, id.map(Vec::as_slice), &self.search)
+            };
+            d.loaded = Some(found);
+        }
+        match d.loaded.as_ref() {
+            Some(Found::Elf(elf)) => Some(elf),
+            _ => None,
+        }
+    }
+
+    fn sample(
+        &mut self,
+        attr: usize,
+        s: &SampleRecord<'_>,
+        state: &mut ParseState,
+        out: &mut Collector,
+    ) {
+        let (event, spec) = self
+            .events
+            .get(attr)
+            .map_or(("", ""), |(e, s)| (e.as_str(), s.as_str()));
+        let (pid, tid) = (s.pid.unwrap_or(-1), s.tid.unwrap_or(-1));
+        let comm = self
+            .comms
+            .get(&tid)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(format!(":{tid}")));
+        let (pid_s, tid_s) = (pid.to_string(), tid.to_string());
+        let ev = EventLine {
+            comm: &comm,
+            pid: &pid_s,
+            tid: &tid_s,
+            event,
+            event_spec: spec,
+            time: s.timestamp,
+            period: s.period,
+            inline_frame: None,
+        };
+        let event = event.to_owned();
+        let spec = spec.to_owned();
+        let ev = EventLine {
+            event: &event,
+            event_spec: &spec,
+            ..ev
+        };
+        if !self.perf.begin_sample(&ev, out) {
+            self.perf.end_sample(out);
+            return;
+        }
+        self.frames.clear();
+        self.resolve(attr, pid, s, state, out);
+        let frames = std::mem::take(&mut self.frames);
+        for f in &frames {
+            if self.perf.keeps_addrs() {
+                use std::fmt::Write;
+                self.pc.clear();
+                let _ = write!(self.pc, "{:x}", f.pc);
+            }
+            let sl = StackLine {
+                pc: &self.pc,
+                symbol: &f.symbol,
+                dso: &f.dso,
+            };
+            self.perf.push_frame(sl, out);
+        }
+        self.frames = frames;
+        self.perf.end_sample(out);
+    }
+
+    /// The frames of a sample, leaf first, into `self.frames`.
+    fn resolve(
+        &mut self,
+        attr: usize,
+        pid: i32,
+        s: &SampleRecord<'_>,
+        state: &mut ParseState,
+        out: &mut Collector,
+    ) {
+        let mut user_seen = false;
+        if let Some(chain) = &s.callchain {
+            let mut kernel = false;
+            for i in 0..chain.len().min(4096) {
+                let Some(ip) = chain.get(i) else { break };
+                if ip >= CONTEXT_MAX {
+                    kernel = ip == CONTEXT_KERNEL;
+                    continue;
+                }
+                if kernel {
+                    self.kernel_frame(ip);
+                } else {
+                    user_seen = true;
+                    self.user_frame(pid, ip, false, false);
+                }
+            }
+        } else if let Some(ip) = s.ip {
+            if ip >= 0xffff_8000_0000_0000 {
+                self.kernel_frame(ip);
+            } else {
+                self.user_frame(pid, ip, false, false);
+                user_seen = true;
+            }
+        }
+        // `--call-graph dwarf`: the user part is unwound from the copied stack.
+        if let (Some(regs), Some((stack, _))) = (&s.user_regs, &s.user_stack)
+            && !user_seen
+        {
+            let mask = self.regs_user.get(attr).copied().unwrap_or(0);
+            let addrs = self.unwind(pid, regs, mask, stack);
+            for (i, addr) in addrs.into_iter().enumerate() {
+                // As perf's unwinder, stop at a caller outside every mapped file (a
+                // guess from a frame without unwind information).
+                let file_backed = self
+                    .processes
+                    .get(&pid)
+                    .and_then(|p| p.find(addr.saturating_sub(1)))
+                    .and_then(|m| self.dsos.get(m.dso as usize))
+                    .is_some_and(|d| !d.path.starts_with('[') && !d.path.starts_with("//"));
+                if i > 0 && !file_backed {
+                    break;
+                }
+                self.user_frame(pid, addr, i > 0, true);
+            }
+        }
+        let _ = (state, out);
+    }
+
+    fn unwind(
+        &mut self,
+        pid: i32,
+        regs: &linux_perf_data::linux_perf_event_reader::Regs<'_>,
+        mask: u64,
+        stack: &linux_perf_data::linux_perf_event_reader::RawData<'_>,
+    ) -> Vec<u64> {
+        let _ = mask;
+        let (Some(ip), Some(sp), Some(bp)) = (regs.get(8), regs.get(7), regs.get(6)) else {
+            return Vec::new();
+        };
+        let stack = stack.as_slice();
+        let Some(process) = self.processes.get(&pid) else {
+            return vec![ip];
+        };
+        if process.unwinder.is_none() {
+            let maps = process.maps.clone();
+            let mut modules = Vec::new();
+            for m in maps {
+                let Some(elf) = self.elf(m.dso) else { continue };
+                if let Some(module) = unwind::module(elf, m.start, m.end, m.pgoff) {
+                    modules.push(module);
+                }
+            }
+            let u = unwind::ProcessUnwinder::new(modules);
+            if let Some(p) = self.processes.get_mut(&pid) {
+                p.unwinder = Some(u);
+            }
+        }
+        match self
+            .processes
+            .get_mut(&pid)
+            .and_then(|p| p.unwinder.as_mut())
+        {
+            Some(u) => u.unwind(ip, sp, bp, &stack),
+            None => vec![ip],
+        }
+    }
+
+    fn kernel_frame(&mut self, ip: u64) {
+        if self.kallsyms.is_none() {
+            let k = match &self.opts.kallsyms {
+                Some(path) => std::fs::read_to_string(path)
+                    .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
+                None => Kallsyms::from_machine(),
+            };
+            self.kallsyms = Some(k);
+        }
+        let found = self.kallsyms.as_ref().and_then(|k| {
+            k.find(ip).map(|(name, module)| {
+                let dso =
+                    module.map_or_else(|| self.kernel.clone(), |m| Arc::from(format!("[{m}]")));
+                Frame {
+                    pc: ip,
+                    symbol: name.clone(),
+                    dso,
+                }
+            })
+        });
+        self.frames.push(found.unwrap_or_else(|| Frame {
+            pc: ip,
+            symbol: self.unknown.clone(),
+            dso: self.kernel.clone(),
+        }));
+    }
+
+    /// The frames of a user address (a caller's return address less one when
+    /// `caller`, as perf's DWARF unwinding gives it), with the frames inlined there when
+    /// `inline` (perf script shows them for DWARF-unwound stacks only).
+    fn user_frame(&mut self, pid: i32, ip: u64, caller: bool, inline: bool) {
+        let addr = if caller { ip.saturating_sub(1) } else { ip };
+        let map = self.processes.get(&pid).and_then(|p| p.find(addr)).copied();
+        let Some(map) = map else {
+            self.frames.push(Frame {
+                pc: addr,
+                symbol: self.unknown.clone(),
+                dso: self.unknown.clone(),
+            });
+            return;
+        };
+        let offset = addr - map.start + map.pgoff;
+        if let Some(frames) = self.cache.get(&(map.dso, offset, inline)) {
+            self.frames.extend(frames.iter().cloned());
+            return;
+        }
+        let path = self.dsos[map.dso as usize].path.clone();
+        let (unknown, inlined) = (self.unknown.clone(), self.inlined.clone());
+        let resolved: Vec<Frame> = match self.elf(map.dso) {
+            None => vec![Frame {
+                pc: offset,
+                symbol: unknown,
+                dso: path,
+            }],
+            Some(elf) => {
+                let pc = elf.address_of_offset(offset).unwrap_or(offset);
+                match elf.symbols.find(pc) {
+                    None => vec![Frame {
+                        pc,
+                        symbol: unknown,
+                        dso: path,
+                    }],
+                    Some((name, _)) => {
+                        let name = name.clone();
+                        let chain = if inline {
+                            elf.inline_names(pc)
+                        } else {
+                            Vec::new()
+                        };
+                        if chain.is_empty() {
+                            vec![Frame {
+                                pc,
+                                symbol: name,
+                                dso: path,
+                            }]
+                        } else {
+                            // perf: an entry named as the symbol is the symbol's own frame.
+                            let frame = |n: Arc<str>| Frame {
+                                pc,
+                                dso: if n == name {
+                                    path.clone()
+                                } else {
+                                    inlined.clone()
+                                },
+                                symbol: n,
+                            };
+                            chain.into_iter().map(frame).collect()
+                        }
+                    }
+                }
+            }
+        };
+        let resolved: Arc<[Frame]> = resolved.into();
+        self.frames.extend(resolved.iter().cloned());
+        self.cache.insert((map.dso, offset, inline), resolved);
+    }
+
+    /// Notes for the load report: binaries missing or changed, kernel symbols hidden.
+    fn finish_notes(&mut self, out: &mut Collector) {
+        for d in &self.dsos {
+            let why = match d.loaded {
+                Some(Found::Missing) if !d.path.starts_with('[') && !d.path.starts_with("//") => {
+                    "not found: its frames are [unknown]"
+                }
+                Some(Found::Changed) => {
+                    "changed since the recording (another build id): its frames are [unknown]"
+                }
+                Some(Found::Unreadable) => {
+                    "not an ELF file this reader understands: its frames are [unknown]"
+                }
+                _ => continue,
+            };
+            self.notes.push(format!("{}: {why}", d.path));
+        }
+        if let Some(k) = &self.kallsyms {
+            if k.hidden {
+                self.notes.push(
+                    "kernel symbols are hidden (kptr_restrict): kernel frames are [unknown]"
+                        .to_owned(),
+                );
+            } else if k.is_empty() {
+                self.notes.push(
+                    "no kernel symbol table (/proc/kallsyms): kernel frames are [unknown]"
+                        .to_owned(),
+                );
+            }
+        }
+        for n in &self.notes {
+            out.stats.note(0, "perf.data", n);
+        }
+    }
+}

@@ -40,6 +40,12 @@ impl Explorer {
             list.iter().map(|v| path_of(v.root)).collect()
         };
         let (back, forward) = (history(&self.back), history(&self.forward));
+        // What is carried over is known: the old tree's index and totals go before the new
+        // ones are made (with a piped input, the last snapshot's were most of the extra
+        // memory a pipe cost over a file).
+        self.index = crate::view::index::TreeIndex::default();
+        self.functions = Vec::new();
+        self.half_functions = Vec::new();
         let mut fresh = Explorer::with_view_shared(profile.into(), view);
         fresh.flame = self.flame;
         fresh.scroll = self.scroll;

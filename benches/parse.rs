@@ -238,6 +238,30 @@ fn cpuprofile_json(trees: usize, samples: usize) -> String {
     )
 }
 
+/// DTrace `@[ustack()] = count()` output: `n` stacks of 6 to 13 frames (module, backtick,
+/// function, offset)
+/// (leaf first) over 2,000 functions in 8 modules, each with its count, under the header.
+fn dtrace_text(n: usize) -> String {
+    let mut out =
+        String::from("CPU     ID                    FUNCTION:NAME\n  1  81231   :tick-30s \n\n");
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for _ in 0..n {
+        out.push('\n');
+        for _ in 0..6 + next(8) {
+            let f = next(2_000);
+            let _ = writeln!(out, "              mod{}`func{f}+0x{:x}", f % 8, next(512));
+        }
+        let _ = writeln!(out, "               {}", 1 + next(50));
+    }
+    out
+}
+
 fn bench_parsers(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     for (name, format, text) in [
@@ -263,6 +287,11 @@ fn bench_parsers(c: &mut Criterion) {
             "cpuprofile",
             FormatChoice::Auto,
             cpuprofile_json(2_000, 200_000).into_bytes(),
+        ),
+        (
+            "dtrace (inferno's collapser)",
+            FormatChoice::Dtrace,
+            dtrace_text(20_000).into_bytes(),
         ),
     ] {
         let opts = LoadOptions {

@@ -170,10 +170,16 @@ pub fn render(ex: &Explorer, mode: Mode, colors: ColorMode, buf: &mut Buffer) {
     }
     let mut y = bottom;
     if !t.has_pids {
-        let note = if p.stats.format == Some(crate::profile::Format::Pprof) {
-            " pprof: a task is a set of sample labels (as go tool pprof -tags lists them)"
-        } else {
-            " No process ids: threads are grouped by name · perf script -F +pid prints them"
+        use crate::profile::Format;
+        let note = match p.stats.format {
+            Some(Format::Pprof) => {
+                " pprof: a task is a set of sample labels (as go tool pprof -tags lists them)"
+            }
+            Some(Format::Speedscope) => {
+                " speedscope: a task is one of the file's profiles (py-spy: a thread)"
+            }
+            Some(Format::Cpuprofile) => " .cpuprofile: one task, the profiled thread",
+            _ => " No process ids: threads are grouped by name · perf script -F +pid prints them",
         };
         put(
             buf,

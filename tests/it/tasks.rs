@@ -196,3 +196,18 @@ fn pprof_labels_are_the_task_list_and_it_has_no_heat_map() {
         "{screen}"
     );
 }
+
+#[test]
+fn json_task_lists_say_what_a_task_is_not_how_to_print_pids() {
+    // py-spy writes one speedscope profile per thread (testdata/README.md).
+    let screen = text(&explore("pyspy-speedscope.json", 100, 24, typing("w")));
+    assert!(screen.contains("compressor"), "{screen}");
+    assert!(
+        screen.contains("a task is one of the file's profiles"),
+        "{screen}"
+    );
+    assert!(!screen.contains("perf script -F +pid"), "{screen}");
+    let screen = text(&explore("node-work.cpuprofile", 100, 24, typing("w")));
+    assert!(screen.contains("one task, the profiled thread"), "{screen}");
+    assert!(!screen.contains("perf script -F +pid"), "{screen}");
+}

@@ -381,7 +381,7 @@ fn reconcile_view(
     let (job, label) = match other {
         Some(w) => (
             ex.view_job_of(Arc::clone(w), view),
-            format!("metric {}", sanitize(&metric_name(w))),
+            format!("metric {}", sanitize(&w.metric_label())),
         ),
         None => (ex.view_job(view), view_label(view)),
     };
@@ -391,14 +391,6 @@ fn reconcile_view(
         Work::View(view.clone(), wanted.indexes.to_vec()),
     );
     false
-}
-
-/// A metric's name, for a label.
-fn metric_name(p: &Profile) -> String {
-    p.stats
-        .metric
-        .as_ref()
-        .map_or_else(|| p.stats.unit.to_string(), |m| m.name.clone())
 }
 
 fn reconcile_sandwich(ex: &mut Explorer, jobs: &mut Jobs, mode: &mut Mode) {
@@ -485,7 +477,7 @@ fn reconcile_compare(
     let label = if switching {
         format!(
             "metric {} (both profiles)",
-            sanitize(&metric_name(job.originals().0))
+            sanitize(&job.originals().0.metric_label())
         )
     } else {
         view_label(view)

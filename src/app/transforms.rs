@@ -533,12 +533,7 @@ impl ViewJob {
 }
 
 impl Explorer {
-    /// A new explorer showing `profile` through `view`.
-    pub fn with_view(profile: Profile, view: &TransformStack) -> Self {
-        Explorer::with_view_shared(Arc::new(profile), view)
-    }
-
-    /// As [`Explorer::with_view`], on a profile that may be shared (a metric on the shelf).
+    /// A new explorer showing `profile` (shared: a metric on the shelf) through `view`.
     pub fn with_view_shared(original: Arc<Profile>, view: &TransformStack) -> Self {
         if view.is_identity() {
             return Explorer::shared(original);

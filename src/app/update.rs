@@ -265,20 +265,13 @@ fn compare_pair(app: &mut App, before: Profile, after: Profile) -> (Compare, Opt
         if sb.name() != sa.name() {
             note = Some(format!(
                 "Different metrics: BEFORE {}, AFTER {}",
-                metric_of(&b, &sb),
-                metric_of(&a, &sa)
+                b.metric_label(),
+                a.metric_label()
             ));
         }
     }
     app.metrics = vec![sb, sa];
     (Compare::shared(b, a), note)
-}
-
-/// What a profile's weights are: its metric's name, else its unit.
-fn metric_of(p: &Profile, shelf: &MetricShelf) -> String {
-    shelf
-        .name()
-        .map_or_else(|| p.stats.unit.to_string(), str::to_owned)
 }
 
 /// `m`: the next metric of the input wanted, the same on both sides of a comparison (one

@@ -283,10 +283,12 @@ impl Collector {
 pub const MAX_OTHER_EVENTS: usize = 63;
 
 impl Collector {
-    /// The collector of the samples of another event than the kept one, made on first
-    /// sight; its tree takes frame names interned in `self.tree` (`None` once this
-    /// collector has been merged into: its others have names of their own).
-    pub fn other_event(&mut self, event: &str) -> Option<&mut Collector> {
+    /// The index in `others` of the collector of the samples of another event than the
+    /// kept one, made on first sight (indexes stay while a parser fills this collector);
+    /// its tree takes frame names interned in `self.tree`. `None` past
+    /// [`MAX_OTHER_EVENTS`], or once this collector has been merged into (its others have
+    /// names of their own).
+    pub fn other_event(&mut self, event: &str) -> Option<usize> {
         if !self.others_share_names && !self.others.is_empty() {
             return None;
         }
@@ -298,14 +300,27 @@ impl Collector {
             return None;
         }
         self.others_share_names = true;
-        let at = found.unwrap_or_else(|| {
+        Some(found.unwrap_or_else(|| {
             let mut o = Collector::default();
             o.stats.event = Some(event.to_owned());
             o.stats.format = self.stats.format;
             self.others.push(o);
             self.others.len() - 1
-        });
-        self.others.get_mut(at)
+        }))
+    }
+
+    /// The finished profile of this collector's tree, samples and stats (its `others` and
+    /// `after`, if any, are left out: taken before).
+    fn into_profile(mut self, source: &str) -> Profile {
+        self.tree.finish();
+        self.samples.finish();
+        Profile {
+            source: source.to_owned(),
+            tree: self.tree,
+            stats: self.stats,
+            samples: std::sync::Arc::new(self.samples),
+            metrics: crate::profile::metrics::Metrics::default(),
+        }
     }
 
     /// Gives the trees of `others` names of their own (a copy of `tree`'s, whose ids
@@ -485,20 +500,7 @@ fn load_pprof<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Load
         return Ok(Loaded::Single(main));
     }
     // Another metric may have no sample of its own: it is then an empty profile.
-    let others = all
-        .into_iter()
-        .map(|mut c| {
-            c.tree.finish();
-            c.samples.finish();
-            Profile {
-                source: name.to_owned(),
-                tree: c.tree,
-                stats: c.stats,
-                samples: std::sync::Arc::new(c.samples),
-                metrics: crate::profile::metrics::Metrics::default(),
-            }
-        })
-        .collect();
+    let others = all.into_iter().map(|c| c.into_profile(name)).collect();
     Ok(Loaded::Single(main.with_metrics(names, shown, others)))
 }
 
@@ -826,16 +828,9 @@ fn finish_all(mut out: Collector, name: &str, format: Format) -> Result<Loaded> 
     }
     out.own_names();
     let others = std::mem::take(&mut out.others);
-    out.tree.finish();
-    out.samples.finish();
-    let before = Profile {
-        metrics: crate::profile::metrics::Metrics::default(),
-        samples: std::sync::Arc::new(out.samples),
-        source: name.to_owned(),
-        tree: out.tree,
-        stats: out.stats,
-    };
-    let loaded = match out.after {
+    let after = out.after.take();
+    let before = out.into_profile(name);
+    let loaded = match after {
         None if !others.is_empty() => Loaded::Single(with_event_metrics(before, others)),
         None if format == Format::Stap => {
             Loaded::Single(crate::profile::metrics::split_halves(before))
@@ -867,20 +862,13 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
     let bad_lines = std::mem::take(&mut main.stats.bad_lines);
     let mut all: Vec<Profile> = others
         .into_iter()
-        .map(|mut o| {
-            o.tree.finish();
-            o.samples.finish();
-            let mut stats = main.stats.clone();
-            stats.samples = o.stats.samples;
-            stats.unit = o.stats.unit;
-            stats.event = o.stats.event;
-            Profile {
-                source: main.source.clone(),
-                tree: o.tree,
-                stats,
-                samples: std::sync::Arc::new(o.samples),
-                metrics: crate::profile::metrics::Metrics::default(),
-            }
+        .map(|o| {
+            let mut p = o.into_profile(&main.source);
+            let own = std::mem::replace(&mut p.stats, main.stats.clone());
+            p.stats.samples = own.samples;
+            p.stats.unit = own.unit;
+            p.stats.event = own.event;
+            p
         })
         .collect();
     main.stats.events = events;

@@ -512,8 +512,9 @@ pub struct PerfParser {
     /// The current sample is dropped.
     dropping: bool,
     /// The current sample is of another event than the kept one: it goes to that
-    /// event's collector ([`Collector::other_event`]), named here.
-    other: Option<String>,
+    /// event's collector, at this index of the output's `others`
+    /// ([`Collector::other_event`]).
+    other: Option<usize>,
     /// After an unreadable event line: skip until the blank line.
     discarding: bool,
     pname: String,
@@ -643,7 +644,8 @@ impl PerfParser {
         if wanted != ev.event && wanted != ev.event_spec {
             self.period = ev.period;
             self.time = ev.time;
-            if let Some(o) = out.other_event(ev.event) {
+            let at = out.other_event(ev.event);
+            if let Some(o) = at.and_then(|i| out.others.get_mut(i)) {
                 if !self.opts.no_timeline {
                     self.task = o
                         .samples
@@ -656,7 +658,7 @@ impl PerfParser {
                         Unit::Events(ev.event.to_owned())
                     };
                 }
-                self.other = Some(ev.event.to_owned());
+                self.other = at;
             } else {
                 self.dropping = true;
                 out.stats.filtered_samples += 1;
@@ -807,7 +809,7 @@ impl PerfParser {
             out.stats.line_counts.in_samples += self.sample_lines;
             let target = match self.other.take() {
                 None => Some(&mut *out),
-                Some(event) => out.other_event(&event),
+                Some(i) => out.others.get_mut(i),
             };
             if let Some(target) = target {
                 let leaf = target.tree.insert_ids(frames, weight);

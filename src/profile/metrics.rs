@@ -36,9 +36,12 @@ impl Profile {
             .map(String::as_str)
     }
 
-    /// Whether the input has metric `name`.
-    pub fn has_metric(&self, name: &str) -> bool {
-        self.metrics.names.iter().any(|n| n == name)
+    /// What its weights are, for a message: its metric's name, else its unit.
+    pub fn metric_label(&self) -> String {
+        self.stats
+            .metric
+            .as_ref()
+            .map_or_else(|| self.stats.unit.to_string(), |m| m.name.clone())
     }
 
     /// This profile with `others` as the other metrics of its input: `names` in order,

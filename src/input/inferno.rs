@@ -383,16 +383,22 @@ impl<R> EndOnError<R> {
     }
 }
 
+/// `Read::read` of a reader whose `BufRead` side does the work: what its buffer holds,
+/// as much as fits.
+fn read_buffered(r: &mut impl BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let n = {
+        let avail = r.fill_buf()?;
+        let n = avail.len().min(buf.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        n
+    };
+    r.consume(n);
+    Ok(n)
+}
+
 impl<R: BufRead> Read for EndOnError<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let avail = self.fill_buf()?;
-            let n = avail.len().min(buf.len());
-            buf[..n].copy_from_slice(&avail[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -460,14 +466,7 @@ struct PipeReader {
 
 impl Read for PipeReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let avail = self.fill_buf()?;
-            let n = avail.len().min(buf.len());
-            buf[..n].copy_from_slice(&avail[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 

@@ -26,7 +26,11 @@ fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
         }
         return v;
     }
-    vec![(profile.stats.unit.to_string(), NodeId::ROOT)]
+    // The unit may carry a perf event's name, as the input spells it.
+    vec![(
+        sanitize(&profile.stats.unit.to_string()).into_owned(),
+        NodeId::ROOT,
+    )]
 }
 
 /// A `pprof -top` style table of the `n` heaviest functions by self weight (one table

@@ -263,11 +263,14 @@ fn compare_pair(app: &mut App, before: Profile, after: Profile) -> (Compare, Opt
             b = Arc::clone(&sb.profiles[i]);
         }
         if sb.name() != sa.name() {
-            note = Some(format!(
-                "Different metrics: BEFORE {}, AFTER {}",
-                b.metric_label(),
-                a.metric_label()
-            ));
+            note = Some(
+                crate::text::sanitize(&format!(
+                    "Different metrics: BEFORE {}, AFTER {}",
+                    b.metric_label(),
+                    a.metric_label()
+                ))
+                .into_owned(),
+            );
         }
     }
     app.metrics = vec![sb, sa];

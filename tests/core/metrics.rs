@@ -231,3 +231,25 @@ fn a_text_naming_thousands_of_events_keeps_64_and_counts_the_rest() {
         assert!(p.metrics.others.iter().all(|o| o.stats.events.is_empty()));
     }
 }
+
+#[test]
+fn an_event_name_with_control_bytes_reaches_no_text_output_raw() {
+    let text = "app 1/1 1.0: 5 cpu-clock: \n\t1 f+0x1 (/bin/x)\n\n\
+                app 1/1 1.1: 1 ev\u{1b}[31mX: \n\t1 g+0x1 (/bin/x)\n\n";
+    let opts = LoadOptions {
+        metric: Some("ev\u{1b}[31mX".into()),
+        ..LoadOptions::default()
+    };
+    let p = match flametui::input::load_reader(std::io::Cursor::new(text), "h", &opts).unwrap() {
+        Loaded::Single(p) => p,
+        Loaded::Diff { .. } => panic!("not differential"),
+    };
+    assert_eq!(p.tree.total(), 1, "the event's own tree");
+    for out in [
+        flametui::report::top_table(&p, 5),
+        flametui::report::header(&p),
+        flametui::report::report(&p, 5, 0.0),
+    ] {
+        assert!(!out.contains('\u{1b}'), "{out:?}");
+    }
+}

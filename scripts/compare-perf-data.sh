@@ -17,7 +17,7 @@ measure() { # label, command...: wall seconds and peak RSS (MiB) into $tmp/label
 for f in "$@"; do
     measure direct "$FLAMETUI" "$f" --export folded -o "$tmp/direct.folded" 2>"$tmp/direct.err" \
         || { echo "$f: flametui failed: $(cat "$tmp/direct.err")"; continue; }
-    measure script bash -c '"$0" script -i "$1" 2>/dev/null | "$2" --export folded - -o "$3"' "$PERF" \
+    measure script bash -c '"$0" script ${PERF_SCRIPT_ARGS:-} -i "$1" 2>/dev/null | "$2" --export folded - -o "$3"' "$PERF" \
         "$f" "$FLAMETUI" "$tmp/script.folded"
     # Weight on which both agree: per stack, the smaller of the two weights.
     awk '

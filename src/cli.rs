@@ -278,6 +278,12 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub kallsyms: Option<std::path::PathBuf>,
 
+    /// perf.data: perf's build-id cache, where `perf record` keeps a copy of each binary
+    /// (found there when rebuilt or deleted since). Default: `$PERF_BUILDID_DIR`, else
+    /// `~/.debug`, as perf.
+    #[arg(long, value_name = "DIR")]
+    pub buildid_dir: Option<std::path::PathBuf>,
+
     /// perf: include the PID in the process frame (`comm-PID`).
     #[arg(long)]
     pub pid: bool,
@@ -490,8 +496,19 @@ impl Args {
             perf_data: crate::input::perf_data::PerfDataOptions {
                 symfs: self.symfs.iter().cloned().collect(),
                 kallsyms: self.kallsyms.clone(),
+                buildid_dir: self.buildid_dir.clone().or_else(default_buildid_dir),
             },
         }
+    }
+}
+
+/// perf's build-id cache: `$PERF_BUILDID_DIR`, else `$HOME/.debug`.
+fn default_buildid_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os("PERF_BUILDID_DIR") {
+        Some(dir) if !dir.is_empty() => Some(dir.into()),
+        _ => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| std::path::PathBuf::from(h).join(".debug")),
     }
 }
 

@@ -39,6 +39,7 @@ fn opts(with_binary: bool) -> LoadOptions {
         perf_data: PerfDataOptions {
             symfs: vec![symfs(with_binary)],
             kallsyms: Some(PathBuf::from("/dev/null")),
+            buildid_dir: None,
         },
         ..LoadOptions::default()
     }

@@ -40,6 +40,8 @@ pub struct PerfDataOptions {
     pub symfs: Vec<PathBuf>,
     /// A kallsyms file to read instead of this machine's `/proc/kallsyms`.
     pub kallsyms: Option<PathBuf>,
+    /// perf's build-id cache directory (`~/.debug`; none: not looked in).
+    pub buildid_dir: Option<PathBuf>,
 }
 
 /// Reads a recording from a seekable reader (file mode) or a stream (pipe mode).
@@ -277,6 +279,7 @@ fn read_records<R: Read>(
         opts,
         search: SearchPath {
             symfs: opts.symfs.clone(),
+            buildid_cache: opts.buildid_dir.clone(),
         },
         events,
         comms: FxHashMap::default(),

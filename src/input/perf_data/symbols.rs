@@ -24,12 +24,10 @@ struct Symbol {
     end: u64,
     name: Arc<str>,
     shown: std::cell::OnceCell<Arc<str>>,
-    /// The raw names of every symbol at `start` (aliases), for naming inline chains.
-    aliases: Arc<[Box<str>]>,
 }
 
-/// A symbol as read: address, size, name, rank, raw name.
-type RawSymbol = (u64, u64, Arc<str>, u8, Box<str>);
+/// A symbol as read: address, size, raw name, rank.
+type RawSymbol = (u64, u64, Arc<str>, u8);
 
 /// A sorted table of symbols.
 #[derive(Debug, Default)]
@@ -38,24 +36,14 @@ pub struct SymbolTable {
 }
 
 impl SymbolTable {
-    /// A table of `(address, size, name)` with perf's rules: of symbols at one address the
-    /// best is kept, and a zero-sized symbol reaches to the next one.
-    fn new(raw: Vec<(u64, u64, Arc<str>, u8)>) -> Self {
-        Self::with_raw_names(
-            raw.into_iter()
-                .map(|(a, s, n, r)| (a, s, n, r, Box::from("")))
-                .collect(),
-        )
-    }
-
-    /// [`SymbolTable::new`], with each symbol's raw (mangled) name.
-    fn with_raw_names(mut raw: Vec<RawSymbol>) -> Self {
+    /// A table of `(address, size, raw name, rank)` with perf's rules: of symbols at one
+    /// address the best is kept, and a zero-sized symbol reaches to the next one.
+    fn new(mut raw: Vec<RawSymbol>) -> Self {
         // Of symbols at one address the best is kept, as perf's choose_best_symbol: the
         // higher rank (function, not weak, global: see `rank`), then fewer leading
         // underscores, then the longer name (both demangled), then the first in the table.
         raw.sort_by_key(|r| r.0);
         let underscores = |s: &str| s.bytes().take_while(|&b| b == b'_').count();
-        let mut aliases: Vec<Arc<[Box<str>]>> = Vec::new();
         let mut i = 0;
         while i < raw.len() {
             let j = i + raw[i..].iter().take_while(|r| r.0 == raw[i].0).count();
@@ -71,16 +59,11 @@ impl SymbolTable {
                 let best = (i..j).min_by_key(|&k| key(&raw[k])).unwrap_or(i);
                 raw[i..=best].rotate_right(1);
             }
-            let names: Vec<Box<str>> = raw[i..j]
-                .iter_mut()
-                .map(|r| std::mem::take(&mut r.4))
-                .collect();
-            aliases.push(names.into());
             i = j;
         }
         raw.dedup_by(|later, first| later.0 == first.0);
         let mut symbols: Vec<Symbol> = Vec::with_capacity(raw.len());
-        for (i, ((start, size, name, _, _), aliases)) in raw.iter().zip(aliases).enumerate() {
+        for (i, (start, size, name, _)) in raw.iter().enumerate() {
             let next = raw.get(i + 1).map_or(u64::MAX, |n| n.0);
             let end = if *size == 0 {
                 next
@@ -92,7 +75,6 @@ impl SymbolTable {
                 end,
                 name: name.clone(),
                 shown: std::cell::OnceCell::new(),
-                aliases,
             });
         }
         Self { symbols }
@@ -107,17 +89,6 @@ impl SymbolTable {
         let at = self.symbols.partition_point(|s| s.start <= addr);
         let s = self.symbols.get(at.checked_sub(1)?)?;
         (addr < s.end).then_some(s)
-    }
-
-    /// The name of the outermost function of an inline chain, as perf's addr2line names
-    /// it: its DWARF name when a symbol at the function's address has that name, else the
-    /// symbol's.
-    pub fn outer_name(&self, addr: u64, dwarf_raw: &str, dwarf_name: Arc<str>) -> Arc<str> {
-        match self.find_symbol(addr) {
-            Some(s) if s.aliases.iter().any(|a| &**a == dwarf_raw) => dwarf_name,
-            Some(s) => s.shown().clone(),
-            None => dwarf_name,
-        }
     }
 
     /// Whether the table is empty.
@@ -160,10 +131,65 @@ pub fn demangle(name: &str) -> Cow<'_, str> {
         if let Ok(sym) = cpp_demangle::Symbol::new(base)
             && let Ok(s) = sym.demangle_with_options(&opts)
         {
-            return s.into();
+            return as_libiberty(s).into();
         }
     }
     name.into()
+}
+
+/// `cpp_demangle`'s spelling of two things turned into libiberty's (`__cxa_demangle`,
+/// which perf's names come from): an empty template parameter pack prints nothing
+/// (`Foo<int, >` → `Foo<int>`), and an integer literal of a builtin type prints with
+/// its suffix (`(unsigned long)4096` → `4096ul`, `(int)-1` → `-1`, `(bool)1` → `true`).
+fn as_libiberty(mut s: String) -> String {
+    const SUFFIXES: [(&str, &str); 6] = [
+        ("(int)", ""),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+        ("(unsigned long)", "ul"),
+        ("(long long)", "ll"),
+        ("(unsigned long long)", "ull"),
+    ];
+    while let Some(at) = s.find(", >") {
+        s.replace_range(at..at + 2, "");
+    }
+    if !s.contains(')') {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s.as_str();
+    'outer: while let Some(open) = rest.find('(') {
+        let (before, from) = rest.split_at(open);
+        out.push_str(before);
+        let digits_after = |cast: &str| {
+            let tail = &from[cast.len()..];
+            let neg = usize::from(tail.starts_with('-'));
+            let n = tail[neg..].bytes().take_while(u8::is_ascii_digit).count();
+            (n > 0).then_some(neg + n)
+        };
+        for (cast, suffix) in SUFFIXES {
+            if from.starts_with(cast)
+                && let Some(n) = digits_after(cast)
+            {
+                out.push_str(&from[cast.len()..cast.len() + n]);
+                out.push_str(suffix);
+                rest = &from[cast.len() + n..];
+                continue 'outer;
+            }
+        }
+        for (lit, word) in [("(bool)0", "false"), ("(bool)1", "true")] {
+            if from.starts_with(lit) && !from[lit.len()..].starts_with(|c: char| c.is_ascii_digit())
+            {
+                out.push_str(word);
+                rest = &from[lit.len()..];
+                continue 'outer;
+            }
+        }
+        out.push('(');
+        rest = &from[1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The DWARF of one file, for inline frames.
@@ -185,6 +211,22 @@ pub struct Elf {
     pub unwind: Option<UnwindSections>,
     /// The file read was the separate debug file found by build id.
     pub debug_file: bool,
+    /// The symbol table binutils' addr2line sees when perf asks it about this file (the
+    /// file's own `.symtab`, else its `.dynsym`), when it is not `symbols` (taken from
+    /// the debug file).
+    a2l_symbols: Option<SymbolTable>,
+    /// What addr2line has come to call each DWARF function (see [`Elf::inline_names`]).
+    a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64), A2lName>>,
+}
+
+/// binutils' state of one DWARF function (a subprogram or one inlined instance): whether
+/// it is named by its DWARF name (a linkage name, a C name, or once asked), and the
+/// symbol-table name it took when asked first at an address of a symbol starting where
+/// the function does.
+#[derive(Debug, Clone, Default)]
+struct A2lName {
+    settled: bool,
+    renamed: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Elf {
@@ -220,17 +262,34 @@ impl Elf {
             .map(|&(off, _, vaddr)| offset - off + vaddr)
     }
 
-    /// The segment (file offset, address) holding file offset `offset`, for the unwinder's
-    /// base address.
-    pub fn segment_of_offset(&self, offset: u64) -> Option<(u64, u64)> {
+    /// The segment (file offset, address) a mapping from page-aligned file offset
+    /// `pgoff` maps, for the unwinder's base address. A segment is mapped from its offset
+    /// rounded down to a page, so the page at `pgoff` may also hold the end of the segment
+    /// before it (lld lays segments out so, and their address-to-offset differences
+    /// differ): the last segment whose rounded-down start is at or before `pgoff` is the
+    /// one mapped.
+    pub fn segment_of_offset(&self, pgoff: u64) -> Option<(u64, u64)> {
         self.segments
             .iter()
-            .find(|&&(off, size, _)| offset >= off && offset - off < size.max(1))
+            .filter(|&&(off, size, _)| {
+                off & !0xfff <= pgoff && pgoff - (off & !0xfff) < size.max(1) + (off & 0xfff)
+            })
+            .max_by_key(|&&(off, _, _)| off)
             .map(|&(off, _, vaddr)| (off, vaddr))
     }
 
-    /// The inline chain at `svma`, innermost first, the outermost (the function itself)
-    /// named as [`SymbolTable::outer_name`] says (empty without DWARF).
+    /// The inline chain at `svma`, innermost first, the outermost being the function
+    /// itself; empty without DWARF. Each name is the raw name perf gets from binutils'
+    /// `addr2line -i -f` (perf without libbfd asks it, once per address), demangled.
+    ///
+    /// binutils names a frame by its DWARF name, except the innermost one of a function
+    /// without a linkage name (a C++ or Rust function of internal linkage: a C name counts
+    /// as one) the first time that function is asked about: it then answers with the
+    /// name of the symbol-table symbol holding the address (a `.isra` clone's, the caller
+    /// it is inlined into), and when that symbol starts where the function does, the
+    /// function keeps that name for every later question (binutils' `dwarf2.c`). The
+    /// answer at an address therefore depends on the order of the questions: the file's
+    /// order here, perf's sample order there (README, perf.data deviations).
     pub fn inline_names(&self, svma: u64) -> Vec<Arc<str>> {
         let dwarf = self.dwarf.get_or_init(|| {
             let bytes = self.dwarf_file.as_ref()?;
@@ -240,30 +299,77 @@ impl Elf {
         let Some(dwarf) = dwarf else {
             return Vec::new();
         };
-        let mut out = Vec::new();
+        // (DIE offset, raw name, linkage-named) innermost first.
+        let mut chain: Vec<(u64, String, bool)> = Vec::new();
         let Ok(mut frames) = dwarf.find_frames(svma).skip_all_loads() else {
-            return out;
+            return Vec::new();
         };
-        let mut last_raw = String::new();
         while let Ok(Some(frame)) = frames.next() {
             let Some(function) = frame.function else {
                 continue;
             };
-            let raw: String = match function.raw_name() {
-                Ok(r) => r.into_owned(),
-                Err(_) => continue,
+            let Ok(raw) = function.raw_name() else {
+                continue;
             };
-            out.push(Arc::from(&*demangle(&raw)));
-            last_raw = raw;
-            if out.len() >= 256 {
+            let linkage = raw.starts_with("_Z")
+                || raw.starts_with("_R")
+                || function.language.is_some_and(names_are_linkage);
+            let die = frame.dw_die_offset.map_or(u64::MAX, |o| o.0 as u64);
+            chain.push((die, raw.into_owned(), linkage));
+            if chain.len() >= 256 {
                 break;
             }
         }
-        if let Some(outer) = out.pop() {
-            out.push(self.symbols.outer_name(svma, &last_raw, outer));
+        let Some(&(outer_die, _, _)) = chain.last() else {
+            return Vec::new();
+        };
+        let mut state = self.a2l_names.borrow_mut();
+        let mut out = Vec::with_capacity(chain.len());
+        for (i, (die, raw, linkage)) in chain.iter().enumerate() {
+            let st = state.entry((outer_die, *die)).or_default();
+            let mut name: Option<Arc<str>> = st.renamed.clone();
+            if i == 0 && !*linkage && !st.settled {
+                st.settled = true;
+                let table = self.a2l_symbols.as_ref().unwrap_or(&self.symbols);
+                if let Some(sym) = table.find_symbol(svma) {
+                    if function_start(dwarf, svma, *die) == Some(sym.start) {
+                        st.renamed = Some(sym.name.clone());
+                    }
+                    name = Some(sym.name.clone());
+                }
+            }
+            let raw = name.as_deref().unwrap_or(raw);
+            out.push(Arc::from(&*demangle(raw)));
         }
         out
     }
+}
+
+/// Languages whose plain DWARF name binutils takes for a linkage name (its
+/// `mangle_style` 0: C and assembler).
+fn names_are_linkage(lang: gimli::DwLang) -> bool {
+    use gimli::constants::{
+        DW_LANG_C, DW_LANG_C11, DW_LANG_C17, DW_LANG_C89, DW_LANG_C99, DW_LANG_Mips_Assembler,
+    };
+    [
+        DW_LANG_C89,
+        DW_LANG_C,
+        DW_LANG_C99,
+        DW_LANG_C11,
+        DW_LANG_C17,
+        DW_LANG_Mips_Assembler,
+    ]
+    .contains(&lang)
+}
+
+/// The first address of the DWARF function (DIE `die` of the unit holding `probe`):
+/// binutils' `arange.low`, the first of its ranges.
+fn function_start(dwarf: &Dwarf, probe: u64, die: u64) -> Option<u64> {
+    let unit = dwarf.find_dwarf_and_unit(probe).skip_all_loads()?;
+    let offset = gimli::UnitOffset(usize::try_from(die).ok()?);
+    let entry = unit.entry(offset).ok()?;
+    let mut ranges = unit.die_ranges(&entry).ok()?;
+    ranges.next().ok().flatten().map(|r| r.begin)
 }
 
 /// Reads a file of at most [`MAX_ELF_BYTES`].
@@ -293,10 +399,14 @@ pub enum Found {
 pub struct SearchPath {
     /// Directories tried before the path itself (`--symfs`): `DIR/path` and `DIR/basename`.
     pub symfs: Vec<PathBuf>,
+    /// perf's build-id cache (`~/.debug`), where `perf record` keeps a copy of every
+    /// binary a recording names: tried after the path, so a binary rebuilt or deleted
+    /// since the recording is still found.
+    pub buildid_cache: Option<PathBuf>,
 }
 
 impl SearchPath {
-    fn candidates(&self, path: &str) -> Vec<PathBuf> {
+    fn candidates(&self, path: &str, build_id: Option<&[u8]>) -> Vec<PathBuf> {
         let mut out = Vec::new();
         let rel = path.trim_start_matches('/');
         for dir in &self.symfs {
@@ -308,14 +418,31 @@ impl SearchPath {
         if self.symfs.is_empty() {
             out.push(PathBuf::from(path));
         }
+        if let (Some(cache), Some(id)) = (&self.buildid_cache, build_id.and_then(build_id_path)) {
+            // `.build-id/xx/rest/elf` (perf 4.x and later), `.build-id/xx/rest` before.
+            let entry = cache.join(".build-id").join(id);
+            out.push(entry.join("elf"));
+            out.push(entry);
+        }
         out
     }
+}
+
+/// `xx/rest` of a build id in hex, as the build-id directories name it.
+fn build_id_path(build_id: &[u8]) -> Option<String> {
+    use std::fmt::Write;
+    let (first, rest) = build_id.split_first()?;
+    let mut name = format!("{first:02x}/");
+    for b in rest {
+        let _ = write!(name, "{b:02x}");
+    }
+    Some(name)
 }
 
 /// Opens the file of a DSO and, when its own has no symbol table, its separate debug file.
 pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Found {
     let mut changed = false;
-    for candidate in search.candidates(path) {
+    for candidate in search.candidates(path, build_id) {
         let Some(bytes) = read_limited(&candidate) else {
             continue;
         };
@@ -338,7 +465,7 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
                 // perf prefers the debug file's symbol table to the binary's.
                 let d = parse_elf(&dfile, &debug, false);
                 if !d.symbols.is_empty() {
-                    elf.symbols = d.symbols;
+                    elf.a2l_symbols = Some(std::mem::replace(&mut elf.symbols, d.symbols));
                 }
                 if elf.dwarf_file.is_none() {
                     elf.dwarf_file = d.dwarf_file;
@@ -362,13 +489,7 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
 
 /// `/usr/lib/debug/.build-id/xx/rest.debug`, under the search directories too.
 fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<Vec<u8>> {
-    use std::fmt::Write;
-    let (first, rest) = build_id.split_first()?;
-    let mut name = format!("usr/lib/debug/.build-id/{first:02x}/");
-    for b in rest {
-        let _ = write!(name, "{b:02x}");
-    }
-    name.push_str(".debug");
+    let name = format!("usr/lib/debug/.build-id/{}.debug", build_id_path(build_id)?);
     let mut dirs: Vec<PathBuf> = search.symfs.clone();
     dirs.push(PathBuf::from("/"));
     dirs.iter().find_map(|d| read_limited(&d.join(&name)))
@@ -394,13 +515,7 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
             return;
         }
         let r = rank(func, sym.is_global(), sym.is_weak());
-        raw.push((
-            sym.address(),
-            sym.size(),
-            Arc::from(name),
-            r,
-            Box::from(name),
-        ));
+        raw.push((sym.address(), sym.size(), Arc::from(name), r));
     };
     // perf reads .symtab, or .dynsym when there is none.
     if file.symbol_table().is_some() {
@@ -417,12 +532,14 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
         })
         .collect();
     Elf {
-        symbols: SymbolTable::with_raw_names(raw),
+        symbols: SymbolTable::new(raw),
         segments,
         dwarf_file: file.section_by_name(".debug_info").map(|_| bytes.clone()),
         dwarf: std::cell::OnceCell::new(),
         unwind: unwind.then(|| unwind_sections(file)),
         debug_file: false,
+        a2l_symbols: None,
+        a2l_names: std::cell::RefCell::default(),
     }
 }
 
@@ -460,13 +577,7 @@ fn plt_symbols(file: &object::File<'_>, raw: &mut Vec<RawSymbol>) {
         let name: String = name;
         let addr = base + (i as u64 + skip) * 16;
         let shown = format!("{}@plt", demangle(&name));
-        raw.push((
-            addr,
-            16,
-            Arc::from(shown.as_str()),
-            rank(true, true, false),
-            Box::from(shown.as_str()),
-        ));
+        raw.push((addr, 16, Arc::from(shown.as_str()), rank(true, true, false)));
     }
 }
 
@@ -600,6 +711,36 @@ impl Kallsyms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each expected name is what binutils' `c++filt -p` (libiberty, as perf) prints.
+    #[test]
+    fn cpp_names_are_spelt_as_libiberty_spells_them() {
+        let cases = [
+            (
+                "_ZN4llvm15AnalysisManagerINS_8FunctionEJEE13getResultImplEPNS_11AnalysisKeyERS1_",
+                "llvm::AnalysisManager<llvm::Function>::getResultImpl",
+            ),
+            (
+                "_ZN4llvm20BumpPtrAllocatorImplINS_15MallocAllocatorELm4096ELm4096ELm128EE12AllocateSlowEmmNS_5AlignE",
+                "llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 4096ul, 4096ul, 128ul>::AllocateSlow",
+            ),
+            (
+                "_ZN4llvm11PassManagerINS_8FunctionENS_15AnalysisManagerIS1_JEEEJEE3runERS1_RS3_",
+                "llvm::PassManager<llvm::Function, llvm::AnalysisManager<llvm::Function>>::run",
+            ),
+            (
+                "_ZNSt10moneypunctIcLb0EE2idE",
+                "std::moneypunct<char, false>::id",
+            ),
+            ("_ZN1AILin5EE1fEv", "A<-5>::f"),
+            ("_ZN1AILx7ELy8ELj3ELl9EE1fEv", "A<7ll, 8ull, 3u, 9l>::f"),
+            ("_ZN1AILc65EE1fEv", "A<(char)65>::f"),
+            ("_ZN6WorkerIdE3runEd.isra.0", "Worker<double>::run"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(demangle(raw), want, "{raw}");
+        }
+    }
 
     #[test]
     fn symbols_at_one_address_keep_the_best_and_zero_sizes_reach_the_next() {

@@ -267,3 +267,56 @@ fn hostile_recordings_get_an_error_or_a_partial_load() {
     assert!(err.contains("outside the file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A C++ program linked with lld (its segments share pages, so a mapping's base is not
+/// its first segment's), recorded with `--call-graph dwarf`: the stacks are those
+/// `perf script` printed for that recording on the recording machine, from `main` down
+/// (libc is not searched here: `[libc.so.6]` above it). Each name is perf's: the
+/// template literal `4096ul` and the empty pack of `Pack<double>` as libiberty spells
+/// them, and the inline `mid`, which binutils names after the `.isra` clone holding it
+/// the first time it is asked, so the first return address perf looked up shows the
+/// clone twice and the other `mid`.
+#[test]
+fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
+    let dir = std::env::temp_dir().join(format!("flametui-symfs-cxx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-cxx.gz")).unwrap())
+        .read_to_end(&mut bin)
+        .unwrap();
+    std::fs::write(dir.join("cxx"), bin).unwrap();
+    let o = LoadOptions {
+        perf_data: PerfDataOptions {
+            symfs: vec![dir.clone()],
+            kallsyms: Some(PathBuf::from("/dev/null")),
+            buildid_dir: None,
+        },
+        ..LoadOptions::default()
+    };
+    let p = match input::load_path(&testdata("perf-data-cxx-dwarf.data.gz"), &o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    // `perf report --stdio`: 276 samples, event count 276000000.
+    assert_eq!(p.stats.samples, 276);
+    let mut got: Vec<(String, u64)> = p.tree.stacks();
+    got.sort();
+    let want = [
+        (
+            "cxx;[libc.so.6];main;Pack<double>::go;sized<4096ul>",
+            99_000_000,
+        ),
+        (
+            "cxx;[libc.so.6];main;Worker<double>::run;Worker<double>::run;(anonymous namespace)::leaf",
+            100_000_000,
+        ),
+        ("cxx;[libc.so.6];main;Worker<double>::run;mid", 1_000_000),
+        (
+            "cxx;[libc.so.6];main;Worker<double>::run;mid;(anonymous namespace)::leaf",
+            76_000_000,
+        ),
+    ];
+    let want: Vec<(String, u64)> = want.iter().map(|(s, w)| ((*s).to_owned(), *w)).collect();
+    assert_eq!(got, want);
+}

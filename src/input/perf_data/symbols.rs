@@ -201,8 +201,8 @@ pub type Dwarf = addr2line::Context<gimli::EndianArcSlice<gimli::RunTimeEndian>>
 pub struct Elf {
     /// Symbols by address (file's own addresses, SVMAs).
     pub symbols: SymbolTable,
-    /// `(file offset, size, address)` of its loadable segments.
-    segments: Vec<(u64, u64, u64)>,
+    /// `(file offset, size, address, executable)` of its loadable segments.
+    segments: Vec<(u64, u64, u64, bool)>,
     /// The bytes of the file (this one or its debug file) that holds `.debug_info`.
     dwarf_file: Option<Arc<[u8]>>,
     /// Its DWARF, parsed on first use (only DWARF-unwound stacks show inline frames).
@@ -258,24 +258,25 @@ impl Elf {
     pub fn address_of_offset(&self, offset: u64) -> Option<u64> {
         self.segments
             .iter()
-            .find(|&&(off, size, _)| offset >= off && offset - off < size)
-            .map(|&(off, _, vaddr)| offset - off + vaddr)
+            .find(|&&(off, size, _, _)| offset >= off && offset - off < size)
+            .map(|&(off, _, vaddr, _)| offset - off + vaddr)
     }
 
-    /// The segment (file offset, address) a mapping from page-aligned file offset
-    /// `pgoff` maps, for the unwinder's base address. A segment is mapped from its offset
-    /// rounded down to a page, so the page at `pgoff` may also hold the end of the segment
-    /// before it (lld lays segments out so, and their address-to-offset differences
-    /// differ): the last segment whose rounded-down start is at or before `pgoff` is the
-    /// one mapped.
+    /// The code segment (file offset, address) an executable mapping from page-aligned
+    /// file offset `pgoff` maps, for the unwinder's base address. A segment is mapped
+    /// from its offset rounded down to a page, so that page may also hold the segments
+    /// before it (lld packs them so, and their address-to-offset differences differ):
+    /// of the segments whose pages the mapping starts in, the executable one, else the
+    /// last.
     pub fn segment_of_offset(&self, pgoff: u64) -> Option<(u64, u64)> {
         self.segments
             .iter()
-            .filter(|&&(off, size, _)| {
-                off & !0xfff <= pgoff && pgoff - (off & !0xfff) < size.max(1) + (off & 0xfff)
+            .filter(|&&(off, size, _, _)| {
+                let page = off & !0xfff;
+                page <= pgoff && pgoff - page < size.max(1) + (off - page)
             })
-            .max_by_key(|&&(off, _, _)| off)
-            .map(|&(off, _, vaddr)| (off, vaddr))
+            .max_by_key(|&&(off, _, _, exec)| (exec, off))
+            .map(|&(off, _, vaddr, _)| (off, vaddr))
     }
 
     /// The inline chain at `svma`, innermost first, the outermost being the function
@@ -528,7 +529,9 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
         .segments()
         .filter_map(|s| {
             let (off, size) = s.file_range();
-            (size > 0).then_some((off, size, s.address()))
+            let exec =
+                matches!(s.flags(), object::SegmentFlags::Elf { p_flags } if p_flags & 1 != 0);
+            (size > 0).then_some((off, size, s.address(), exec))
         })
         .collect();
     Elf {

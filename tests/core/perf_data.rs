@@ -320,3 +320,32 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
     let want: Vec<(String, u64)> = want.iter().map(|(s, w)| ((*s).to_owned(), *w)).collect();
     assert_eq!(got, want);
 }
+
+/// A binary gone from its path is read from perf's build-id cache, where `perf record`
+/// copied it (`.build-id/xx/rest/elf`, under `--buildid-dir`), as perf script does.
+#[test]
+fn a_binary_gone_from_its_path_is_read_from_the_build_id_cache() {
+    let cache = std::env::temp_dir().join(format!("flametui-buildid-{}", std::process::id()));
+    // `readelf -n` of the committed binary: Build ID 95f4fd79…2441.
+    let entry = cache.join(".build-id/95/f4fd7980b85f6472fd9410568a04aa69ec2441");
+    std::fs::create_dir_all(&entry).unwrap();
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-tiny.gz")).unwrap())
+        .read_to_end(&mut bin)
+        .unwrap();
+    std::fs::write(entry.join("elf"), bin).unwrap();
+    let mut o = opts(false);
+    o.perf_data.buildid_dir = Some(cache.clone());
+    let p = match input::load_path(&testdata("perf-data-fp.data.gz"), &o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let _ = std::fs::remove_dir_all(&cache);
+    let stacks = p.tree.stacks();
+    assert!(
+        stacks.iter().any(|(s, _)| s.ends_with(";main;spin")),
+        "{stacks:?}"
+    );
+    let notes: Vec<&str> = p.stats.bad_lines.iter().map(|b| b.text.as_str()).collect();
+    assert!(notes.iter().all(|n| !n.contains("/tiny:")), "{notes:?}");
+}

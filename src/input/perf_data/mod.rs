@@ -364,7 +364,21 @@ impl Reader<'_> {
                 .contains(linux_perf_data::linux_perf_event_reader::AttrFlags::EXCLUDE_KERNEL)
         });
         if wants_kernel {
-            let path = self.opts.kallsyms.clone();
+            // perf record keeps a copy of the kernel's symbols in its build-id cache: the
+            // recording's own (after a reboot the kernel's addresses move), and a file
+            // reads in a quarter of the time /proc/kallsyms takes to be formatted.
+            let cached = self
+                .opts
+                .buildid_dir
+                .as_ref()
+                .zip(self.build_ids.get(&b"[kernel.kallsyms]"[..]))
+                .map(|(dir, id)| {
+                    dir.join("[kernel.kallsyms]")
+                        .join(symbols::build_id_hex(id))
+                        .join("kallsyms")
+                })
+                .filter(|p| p.is_file());
+            let path = self.opts.kallsyms.clone().or(cached);
             self.kallsyms_job = std::thread::Builder::new()
                 .name("kallsyms".to_owned())
                 .spawn(move || read_kallsyms(path.as_deref()))

@@ -16,6 +16,47 @@ use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTab
 /// The most bytes read from one ELF or debug file (larger ones are not symbolised).
 const MAX_ELF_BYTES: u64 = 1 << 31;
 
+/// Files up to this size are read whole (one read); larger ones in parts.
+const READ_WHOLE_BYTES: u64 = 64 << 20;
+
+/// An ELF file of at most [`MAX_ELF_BYTES`] as [`object`] reads it: in memory when it is
+/// small, else opened to be read in parts (a symbol table, a section), as a large
+/// library is mostly code no profile needs read.
+enum Source {
+    Bytes(Vec<u8>),
+    Parts(object::ReadCache<std::fs::File>),
+}
+
+fn open(path: &Path) -> Option<Source> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
+        return None;
+    }
+    if meta.len() <= READ_WHOLE_BYTES {
+        return std::fs::read(path).ok().map(Source::Bytes);
+    }
+    std::fs::File::open(path)
+        .ok()
+        .map(|f| Source::Parts(object::ReadCache::new(f)))
+}
+
+/// `$body` with `$file` bound to the parsed [`object::File`] of a [`Source`] (either
+/// way of reading it), or `$err` when it does not parse.
+macro_rules! with_elf {
+    ($source:expr, |$file:ident| $body:expr, $err:expr) => {
+        match $source {
+            Source::Bytes(b) => match object::File::parse(&b[..]) {
+                Ok($file) => $body,
+                Err(_) => $err,
+            },
+            Source::Parts(c) => match object::File::parse(c) {
+                Ok($file) => $body,
+                Err(_) => $err,
+            },
+        }
+    };
+}
+
 /// One symbol: its address range and name (raw, demangled on first use: a table of a
 /// large library has hundreds of thousands of names, and a profile needs a few).
 #[derive(Debug, Clone)]
@@ -203,12 +244,16 @@ pub struct Elf {
     pub symbols: SymbolTable,
     /// `(file offset, size, address, executable)` of its loadable segments.
     segments: Vec<(u64, u64, u64, bool)>,
-    /// The bytes of the file (this one or its debug file) that holds `.debug_info`.
-    dwarf_file: Option<Arc<[u8]>>,
-    /// Its DWARF, parsed on first use (only DWARF-unwound stacks show inline frames).
+    /// The file (this one or its debug file) that holds `.debug_info`.
+    dwarf_file: Option<PathBuf>,
+    /// Its DWARF, read and parsed on first use (only DWARF-unwound stacks show inline
+    /// frames).
     dwarf: std::cell::OnceCell<Option<Dwarf>>,
-    /// Unwind information for `--call-graph dwarf`.
-    pub unwind: Option<UnwindSections>,
+    /// The file itself and its debug file, for the unwind sections.
+    unwind_files: (PathBuf, Option<PathBuf>),
+    /// Unwind information for `--call-graph dwarf`, read on first use (a frame-pointer
+    /// recording needs none, and `.text` is most of a binary).
+    unwind: std::cell::OnceCell<Option<UnwindSections>>,
     /// The file read was the separate debug file found by build id.
     pub debug_file: bool,
     /// The symbol table binutils' addr2line sees when perf asks it about this file (the
@@ -279,6 +324,28 @@ impl Elf {
             .map(|&(off, _, vaddr, _)| (off, vaddr))
     }
 
+    /// The sections the unwinder needs, read on first use: `.text`, `.eh_frame` and its
+    /// header from the file, `.debug_frame` from it or its debug file.
+    pub fn unwind_sections(&self) -> Option<&UnwindSections> {
+        self.unwind
+            .get_or_init(|| {
+                let (main, debug) = &self.unwind_files;
+                let source = open(main)?;
+                let mut u = with_elf!(&source, |file| unwind_sections(&file), return None);
+                if u.debug_frame.is_none()
+                    && let Some(dsource) = debug.as_ref().and_then(|d| open(d))
+                {
+                    u.debug_frame = with_elf!(
+                        &dsource,
+                        |dfile| section_data(&dfile, ".debug_frame").map(|s| s.1),
+                        None
+                    );
+                }
+                Some(u)
+            })
+            .as_ref()
+    }
+
     /// The inline chain at `svma`, innermost first, the outermost being the function
     /// itself; empty without DWARF. Each name is the raw name perf gets from binutils'
     /// `addr2line -i -f` (perf without libbfd asks it, once per address), demangled.
@@ -293,9 +360,8 @@ impl Elf {
     /// order here, perf's sample order there (README, perf.data deviations).
     pub fn inline_names(&self, svma: u64) -> Vec<Arc<str>> {
         let dwarf = self.dwarf.get_or_init(|| {
-            let bytes = self.dwarf_file.as_ref()?;
-            let file = object::File::parse(&**bytes).ok()?;
-            load_dwarf(&file)
+            let source = open(self.dwarf_file.as_ref()?)?;
+            with_elf!(&source, |file| load_dwarf(&file), None)
         });
         let Some(dwarf) = dwarf else {
             return Vec::new();
@@ -373,15 +439,6 @@ fn function_start(dwarf: &Dwarf, probe: u64, die: u64) -> Option<u64> {
     ranges.next().ok().flatten().map(|r| r.begin)
 }
 
-/// Reads a file of at most [`MAX_ELF_BYTES`].
-fn read_limited(path: &Path) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
-        return None;
-    }
-    std::fs::read(path).ok()
-}
-
 /// The outcome of looking for a DSO's file.
 #[derive(Debug)]
 pub enum Found {
@@ -429,55 +486,56 @@ impl SearchPath {
     }
 }
 
+/// A build id in hex.
+pub fn build_id_hex(build_id: &[u8]) -> String {
+    use std::fmt::Write;
+    build_id.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
 /// `xx/rest` of a build id in hex, as the build-id directories name it.
 fn build_id_path(build_id: &[u8]) -> Option<String> {
-    use std::fmt::Write;
     let (first, rest) = build_id.split_first()?;
-    let mut name = format!("{first:02x}/");
-    for b in rest {
-        let _ = write!(name, "{b:02x}");
-    }
-    Some(name)
+    Some(format!("{first:02x}/{}", build_id_hex(rest)))
 }
 
 /// Opens the file of a DSO and, when its own has no symbol table, its separate debug file.
 pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Found {
     let mut changed = false;
     for candidate in search.candidates(path, build_id) {
-        let Some(bytes) = read_limited(&candidate) else {
+        let Some(source) = open(&candidate) else {
             continue;
         };
-        let bytes: Arc<[u8]> = bytes.into();
-        let Ok(file) = object::File::parse(&*bytes) else {
+        let Some(own_id) = with_elf!(
+            &source,
+            |file| Some(file.build_id().ok().flatten().map(<[u8]>::to_vec)),
+            None
+        ) else {
             return Found::Unreadable;
         };
-        let own_id = file.build_id().ok().flatten();
-        if let (Some(want), Some(have)) = (build_id, own_id)
+        if let (Some(want), Some(have)) = (build_id, own_id.as_deref())
             && want != have
         {
             changed = true;
             continue;
         }
-        let mut elf = parse_elf(&file, &bytes, true);
-        let id = build_id.or(own_id);
-        if let Some(debug) = id.and_then(|id| debug_file(id, search)) {
-            let debug: Arc<[u8]> = debug.into();
-            if let Ok(dfile) = object::File::parse(&*debug) {
-                // perf prefers the debug file's symbol table to the binary's.
-                let d = parse_elf(&dfile, &debug, false);
-                if !d.symbols.is_empty() {
-                    elf.a2l_symbols = Some(std::mem::replace(&mut elf.symbols, d.symbols));
-                }
-                if elf.dwarf_file.is_none() {
-                    elf.dwarf_file = d.dwarf_file;
-                }
-                if let Some(u) = &mut elf.unwind
-                    && u.debug_frame.is_none()
-                {
-                    u.debug_frame = section_data(&dfile, ".debug_frame").map(|s| s.1);
-                }
-                elf.debug_file = true;
+        let mut elf = with_elf!(&source, |file| parse_elf(&file, &candidate), Elf::default());
+        drop(source);
+        let id = build_id.or(own_id.as_deref());
+        if let Some((dpath, dsource)) = id.and_then(|id| debug_file(id, search))
+            && let Some(d) = with_elf!(&dsource, |dfile| Some(parse_elf(&dfile, &dpath)), None)
+        {
+            // perf prefers the debug file's symbol table to the binary's.
+            if !d.symbols.is_empty() {
+                elf.a2l_symbols = Some(std::mem::replace(&mut elf.symbols, d.symbols));
             }
+            if elf.dwarf_file.is_none() {
+                elf.dwarf_file = d.dwarf_file;
+            }
+            elf.unwind_files.1 = Some(dpath);
+            elf.debug_file = true;
         }
         return Found::Elf(Box::new(elf));
     }
@@ -489,17 +547,20 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
 }
 
 /// `/usr/lib/debug/.build-id/xx/rest.debug`, under the search directories too.
-fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<Vec<u8>> {
+fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<(PathBuf, Source)> {
     let name = format!("usr/lib/debug/.build-id/{}.debug", build_id_path(build_id)?);
     let mut dirs: Vec<PathBuf> = search.symfs.clone();
     dirs.push(PathBuf::from("/"));
-    dirs.iter().find_map(|d| read_limited(&d.join(&name)))
+    dirs.iter().find_map(|d| {
+        let path = d.join(&name);
+        open(&path).map(|c| (path, c))
+    })
 }
 
-/// Symbols, segments, DWARF and unwind sections of one parsed file.
-fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
+/// Symbols and segments of one parsed file, and where its DWARF and unwind sections are.
+fn parse_elf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, path: &Path) -> Elf {
     let mut raw = Vec::new();
-    let mut add = |sym: object::Symbol<'_, '_>| {
+    let mut add = |sym: object::Symbol<'d, '_, R>| {
         // Functions, and labels in code (as perf: assembly entry points like `_start`).
         let func = sym.kind() == object::SymbolKind::Text;
         let label = matches!(sym.kind(), object::SymbolKind::Unknown | object::SymbolKind::Label)
@@ -537,9 +598,12 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
     Elf {
         symbols: SymbolTable::new(raw),
         segments,
-        dwarf_file: file.section_by_name(".debug_info").map(|_| bytes.clone()),
+        dwarf_file: file
+            .section_by_name(".debug_info")
+            .map(|_| path.to_path_buf()),
         dwarf: std::cell::OnceCell::new(),
-        unwind: unwind.then(|| unwind_sections(file)),
+        unwind_files: (path.to_path_buf(), None),
+        unwind: std::cell::OnceCell::new(),
         debug_file: false,
         a2l_symbols: None,
         a2l_names: std::cell::RefCell::default(),
@@ -548,7 +612,7 @@ fn parse_elf(file: &object::File<'_>, bytes: &Arc<[u8]>, unwind: bool) -> Elf {
 
 /// perf's synthesized `name@plt` symbols: one per `.rela.plt` entry, in `.plt.sec` when
 /// there is one, else in `.plt` after its 16-byte header (x86-64).
-fn plt_symbols(file: &object::File<'_>, raw: &mut Vec<RawSymbol>) {
+fn plt_symbols<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, raw: &mut Vec<RawSymbol>) {
     if file.architecture() != object::Architecture::X86_64 || !file.is_little_endian() {
         return;
     }
@@ -585,7 +649,10 @@ fn plt_symbols(file: &object::File<'_>, raw: &mut Vec<RawSymbol>) {
 }
 
 /// The bytes of a section by name (decompressed), owned.
-fn section_data(file: &object::File<'_>, name: &str) -> Option<(std::ops::Range<u64>, Arc<[u8]>)> {
+fn section_data<'d, R: object::ReadRef<'d>>(
+    file: &object::File<'d, R>,
+    name: &str,
+) -> Option<(std::ops::Range<u64>, Arc<[u8]>)> {
     let s = file.section_by_name(name)?;
     if s.kind() == object::SectionKind::UninitializedData {
         return None;
@@ -595,7 +662,7 @@ fn section_data(file: &object::File<'_>, name: &str) -> Option<(std::ops::Range<
     Some((range, Arc::from(&*data)))
 }
 
-fn unwind_sections(file: &object::File<'_>) -> UnwindSections {
+fn unwind_sections<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> UnwindSections {
     UnwindSections {
         text: section_data(file, ".text"),
         eh_frame: section_data(file, ".eh_frame"),
@@ -608,7 +675,7 @@ fn unwind_sections(file: &object::File<'_>) -> UnwindSections {
 }
 
 /// The DWARF of a file for addr2line, when it has `.debug_info`.
-fn load_dwarf(file: &object::File<'_>) -> Option<Dwarf> {
+fn load_dwarf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> Option<Dwarf> {
     file.section_by_name(".debug_info")?;
     let endian = if file.is_little_endian() {
         gimli::RunTimeEndian::Little

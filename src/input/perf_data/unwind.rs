@@ -20,7 +20,7 @@ pub struct ProcessUnwinder {
 
 /// The framehop module of a file mapped at `start..end` from file offset `pgoff`.
 pub fn module(elf: &Elf, start: u64, end: u64, pgoff: u64) -> Option<Module<Arc<[u8]>>> {
-    let u = elf.unwind.as_ref()?;
+    let u = elf.unwind_sections()?;
     if u.eh_frame.is_none() && u.debug_frame.is_none() {
         return None;
     }

@@ -26,8 +26,13 @@ for f in "$@"; do
           if (side == 1) d[s] += w; else p[s] += w }
         END {
             for (s in d) { td += d[s]; if (s in p) same += (d[s] < p[s] ? d[s] : p[s]) }
-            for (s in p) tp += p[s]
-            printf "weight: direct %.0f, perf script %.0f, agreeing %.2f%%\n", td, tp, 100 * same / (tp > td ? tp : td)
+            # perf script stacks whose root frame is [unknown]: with DWARF unwinding, where
+            # its unwinder gave up (it prints an ffffffffffffffff frame).
+            for (s in p) { tp += p[s]; if (s ~ /^[^;]*;\[unknown\]/) { lost += p[s]; if (s in d) lostsame += (d[s] < p[s] ? d[s] : p[s]) } }
+            printf "weight: direct %.0f, perf script %.0f, agreeing %.2f%%", td, tp, 100 * same / (tp > td ? tp : td)
+            if (lost > 0 && tp > lost)
+                printf "; perf script stacks rooted in [unknown] %.2f%%, agreeing on the others %.2f%%", 100 * lost / tp, 100 * (same - lostsame) / (tp - lost)
+            printf "\n"
         }' "$tmp/direct.folded" "$tmp/script.folded"
     read -r dw dm < "$tmp/direct.time"
     read -r sw sm < "$tmp/script.time"

@@ -187,6 +187,15 @@ const CONTEXT_MAX: u64 = u64::MAX - 4094;
 /// `PROT_EXEC` of an mmap's protection.
 const PROT_EXEC: u32 = 4;
 const CONTEXT_KERNEL: u64 = u64::MAX - 127;
+/// The known ones: hypervisor, kernel, user, guest, guest kernel, guest user.
+const CONTEXTS: [u64; 6] = [
+    u64::MAX - 31,
+    CONTEXT_KERNEL,
+    u64::MAX - 511,
+    u64::MAX - 2047,
+    u64::MAX - 2175,
+    u64::MAX - 2559,
+];
 
 /// The event name and the name as printed (with modifiers): `cycles:u` → (`cycles`,
 /// `cycles:u`); a tracepoint `sched:sched_switch` keeps its full name.
@@ -554,6 +563,12 @@ impl Reader<'_> {
             for i in 0..chain.len().min(4096) {
                 let Some(ip) = chain.get(i) else { break };
                 if ip >= CONTEXT_MAX {
+                    if !CONTEXTS.contains(&ip) {
+                        // perf drops the whole chain of a sample with an unknown context
+                        // value (a -1 ends some user chains): no frames, as perf script.
+                        self.frames.clear();
+                        return;
+                    }
                     kernel = ip == CONTEXT_KERNEL;
                     continue;
                 }

@@ -748,6 +748,15 @@ impl Kallsyms {
         }
         modules.sort_by_key(|m| m.0);
         modules.dedup_by_key(|m| m.0);
+        // perf gives each kernel symbol the length up to the next one, so of several at
+        // one address all but the last in the file have none, and the last is chosen
+        // before any other rule (`memcpy` then `__pi_memcpy`: `__pi_memcpy`).
+        raw.sort_by_key(|r| r.0);
+        for i in 0..raw.len() {
+            if raw.get(i + 1).is_none_or(|next| next.0 != raw[i].0) {
+                raw[i].3 += 8;
+            }
+        }
         Self {
             hidden: lines > 0 && raw.is_empty(),
             table: SymbolTable::new(raw),
@@ -842,6 +851,17 @@ mod tests {
             "core::ptr::drop_in_place"
         );
         assert_eq!(demangle("main"), "main");
+    }
+
+    #[test]
+    fn of_kernel_symbols_at_one_address_the_last_is_named() {
+        let k = Kallsyms::parse(
+            "ffffffff821f4320 T memcpy\nffffffff821f4320 T __pi_memcpy\nffffffff821f4400 T next\n",
+        );
+        assert_eq!(
+            k.find(0xffff_ffff_821f_4330).map(|f| &**f.0),
+            Some("__pi_memcpy")
+        );
     }
 
     #[test]

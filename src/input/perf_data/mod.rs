@@ -475,12 +475,15 @@ impl Reader<'_> {
     fn elf(&mut self, dso: u32) -> Option<&Elf> {
         let d = self.dsos.get_mut(dso as usize)?;
         if d.loaded.is_none() {
-            let found = if d.path.starts_with('[') || d.path.starts_with("//") {
-                Found::Missing
-            } else {
-                let id = self.build_ids.get(d.path.as_bytes());
-                symbols::load_dso(&d.path, id.map(Vec::as_slice), &self.search)
-            };
+            // `[vdso]` is in perf's build-id cache (perf record copies it there); the
+            // other pseudo-files (`[heap]`, `//anon`, `[kernel.kallsyms]`) have no file.
+            let found =
+                if (d.path.starts_with('[') && &*d.path != "[vdso]") || d.path.starts_with("//") {
+                    Found::Missing
+                } else {
+                    let id = self.build_ids.get(d.path.as_bytes());
+                    symbols::load_dso(&d.path, id.map(Vec::as_slice), &self.search)
+                };
             d.loaded = Some(found);
         }
         match d.loaded.as_ref() {

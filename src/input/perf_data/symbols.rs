@@ -473,13 +473,14 @@ impl SearchPath {
                 out.push(dir.join(base));
             }
         }
-        if self.symfs.is_empty() {
+        if self.symfs.is_empty() && !path.starts_with('[') {
             out.push(PathBuf::from(path));
         }
         if let (Some(cache), Some(id)) = (&self.buildid_cache, build_id.and_then(build_id_path)) {
-            // `.build-id/xx/rest/elf` (perf 4.x and later), `.build-id/xx/rest` before.
+            // `.build-id/xx/rest/elf` (`vdso` for the vdso; perf 4.x and later),
+            // `.build-id/xx/rest` before.
             let entry = cache.join(".build-id").join(id);
-            out.push(entry.join("elf"));
+            out.push(entry.join(if path == "[vdso]" { "vdso" } else { "elf" }));
             out.push(entry);
         }
         out
@@ -851,6 +852,30 @@ mod tests {
             "core::ptr::drop_in_place"
         );
         assert_eq!(demangle("main"), "main");
+    }
+
+    #[test]
+    fn the_vdso_is_looked_for_in_the_build_id_cache_only() {
+        let search = SearchPath {
+            symfs: Vec::new(),
+            buildid_cache: Some(PathBuf::from("cache")),
+        };
+        let id = [0xab, 0xcd, 0xef];
+        assert_eq!(
+            search.candidates("[vdso]", Some(&id)),
+            [
+                PathBuf::from("cache/.build-id/ab/cdef/vdso"),
+                PathBuf::from("cache/.build-id/ab/cdef")
+            ]
+        );
+        assert_eq!(
+            search.candidates("/bin/x", Some(&id))[..2],
+            [
+                PathBuf::from("/bin/x"),
+                PathBuf::from("cache/.build-id/ab/cdef/elf")
+            ]
+        );
+        assert!(search.candidates("[vdso]", None).is_empty());
     }
 
     #[test]

@@ -3,7 +3,9 @@
 # side by side in one run: the folded export of each, the share of the weight on which
 # they agree, and the wall time and peak RSS of both pipelines.
 #
-# usage: scripts/compare-perf-data.sh [-b FLAMETUI] RECORDING... (env PERF=perf)
+# usage: scripts/compare-perf-data.sh [-b FLAMETUI] RECORDING...
+#   env: PERF=perf, PERF_SCRIPT_ARGS (more perf script options, e.g. --no-inline),
+#   SHOW_DIFF=N (the first N lines of the diff of the two exports)
 set -euo pipefail
 FLAMETUI=${FLAMETUI:-target/release/flametui}
 if [[ "${1:-}" == "-b" ]]; then FLAMETUI=$2; shift 2; fi

@@ -11,11 +11,16 @@
 //! ([`symbols::load_dso`]), with the frames DWARF says are inlined; a
 //! `--call-graph dwarf` sample's user stack is unwound first ([`unwind`]).
 //!
+//! Compressed records (`perf record -z`) are replaced by the records they hold before the
+//! parser sees them ([`compressed`]; a file's view in [`expanded`]).
+//!
 //! Bad input: the header is checked against the file's size before anything is
 //! allocated from it ([`check`]); a record that cannot be read ends the input, and what
 //! was read before it loads, with the reason kept as the input's read error.
 
 pub mod check;
+pub mod compressed;
+pub mod expanded;
 pub mod symbols;
 pub mod unwind;
 
@@ -59,14 +64,28 @@ pub fn load_seekable<R: Read + Seek>(
         source_name: name.to_owned(),
         message,
     };
-    let pipe = check::check_header(&mut reader, len).map_err(bad)?;
+    let layout = check::check_header(&mut reader, len).map_err(bad)?;
     reader.rewind().map_err(|e| bad(e.to_string()))?;
-    if pipe {
-        let r = PerfFileReader::parse_pipe(reader).map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts));
+    let report = compressed::Report::default();
+    if layout.pipe {
+        let guard = check::PipeGuard::new(std::io::BufReader::new(reader), report.clone());
+        let r = PerfFileReader::parse_pipe(guard).map_err(|e| bad(e.to_string()))?;
+        return Ok(read_records(r, perf, opts, &report));
+    }
+    if let Some((off, size)) = layout.feature(compressed::FEATURE_COMPRESSED) {
+        let mut section = vec![0u8; size.min(64) as usize];
+        reader
+            .seek(std::io::SeekFrom::Start(off))
+            .and_then(|_| reader.read_exact(&mut section))
+            .map_err(|e| bad(e.to_string()))?;
+        compressed::check_method(&section, layout.little_endian).map_err(bad)?;
+        reader.rewind().map_err(|e| bad(e.to_string()))?;
+        let view = expanded::Expanded::new(reader, &layout, len, report.clone());
+        let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
+        return Ok(read_records(r, perf, opts, &report));
     }
     let r = PerfFileReader::parse_file(reader).map_err(|e| bad(e.to_string()))?;
-    Ok(read_records(r, perf, opts))
+    Ok(read_records(r, perf, opts, &report))
 }
 
 /// Reads a recording from a stream: pipe mode as it comes, file mode read whole into
@@ -87,9 +106,10 @@ pub fn load_stream<R: BufRead>(
     };
     let head = reader.fill_buf().map_err(|e| bad(e.to_string()))?;
     if check::is_pipe_header(head) {
-        let r = PerfFileReader::parse_pipe(check::PipeGuard::new(reader))
+        let report = compressed::Report::default();
+        let r = PerfFileReader::parse_pipe(check::PipeGuard::new(reader, report.clone()))
             .map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts));
+        return Ok(read_records(r, perf, opts, &report));
     }
     let mut bytes = Vec::new();
     reader
@@ -249,6 +269,7 @@ fn read_records<R: Read>(
     reader: PerfFileReader<R>,
     perf: &PerfOptions,
     opts: &PerfDataOptions,
+    report: &compressed::Report,
 ) -> Collector {
     let PerfFileReader {
         mut perf_file,
@@ -326,11 +347,16 @@ fn read_records<R: Read>(
             }
             Ok(Some(PerfFileRecord::UserRecord(_))) => state.line_no += 1,
             Ok(None) => break,
+            // The expanded records' view ends where the records do: no error.
+            Err(_) if report.ended() => break,
             Err(e) => {
                 out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
                 break;
             }
         }
+    }
+    if let Some(e) = report.error() {
+        out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
     }
     r.perf.finish(&mut out);
     r.finish_notes(&mut out);

@@ -1,0 +1,678 @@
+//! Stage: a perf.data record stream holding compressed records (`perf record -z`) → the
+//! same stream with each compressed record replaced by the records it holds, for
+//! `linux-perf-data` (built without its C zstd) to read as if they had been written plain.
+//!
+//! perf's format: the body of a `PERF_RECORD_COMPRESSED` (81) is a piece of one zstd
+//! stream that runs through the whole recording (one decompression context: a zstd block,
+//! and a record it holds, may straddle two compressed records); `PERF_RECORD_COMPRESSED2`
+//! (83, perf 6.x) puts the piece's length (u64) before it and pads the record to 8 bytes.
+//! The `HEADER_COMPRESSED` feature names the method (zstd = 1). The pieces are decoded
+//! here with `ruzstd`, one zstd block at a time ([`Inflater`]).
+//!
+//! Order: ruzstd gives out decoded bytes only once they leave the zstd window (it keeps
+//! the last window back while a frame is open, and perf never closes its frame). The plain
+//! records between compressed ones (`FINISHED_ROUND` above all, which bounds the sorting of
+//! records by time) are held back until the records decoded before them are out; while
+//! that point is not known yet (less than one window decoded), `FINISHED_ROUND` marks are
+//! dropped, which merges rounds (always safe for the sort). At the end of the stream the
+//! open frame is closed with an empty last block, which gives out the rest.
+//!
+//! Bounded: at most [`RATIO`] times the compressed bytes (and 1 MiB) and [`HARD_CAP`] in
+//! all are decompressed, one block (at most 128 KiB) at a time; a zstd window over 128 MiB
+//! is refused. Corrupt or cut zstd data ends the stream: the records before it load, and
+//! the reason is kept in the shared [`Report`].
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::rc::Rc;
+
+use ruzstd::decoding::FrameDecoder;
+
+/// `PERF_RECORD_COMPRESSED`, `PERF_RECORD_COMPRESSED2`.
+pub const RECORD_COMPRESSED: u32 = 81;
+pub const RECORD_COMPRESSED2: u32 = 83;
+/// `PERF_RECORD_FINISHED_ROUND`.
+const FINISHED_ROUND: u32 = 68;
+/// `PERF_RECORD_HEADER_FEATURE`.
+const HEADER_FEATURE: u32 = 80;
+/// `HEADER_COMPRESSED`'s feature number, and zstd's method number in it.
+pub const FEATURE_COMPRESSED: u32 = 27;
+pub const METHOD_ZSTD: u32 = 1;
+/// The most decompressed bytes per compressed byte (perf's DWARF stack copies reach 51
+/// here), over the whole stream.
+pub const RATIO: u64 = 128;
+/// Decompressed bytes allowed beyond the ratio (a first window).
+pub const SLACK: u64 = 1 << 20;
+/// The most decompressed bytes read from one recording.
+pub const HARD_CAP: u64 = 64 << 30;
+/// The largest zstd window read: 128 MiB, that of `perf record -z` at level 22.
+pub const MAX_WINDOW: u64 = 128 << 20;
+/// A zstd block's largest size.
+pub const MAX_BLOCK: u64 = 128 << 10;
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+/// What the decompression found, shared between the stream and the record loop.
+#[derive(Debug, Default)]
+struct ReportState {
+    error: Option<String>,
+    ended: bool,
+    compressed: u64,
+    decompressed: u64,
+}
+
+/// A handle on what the decompression of a stream found (cloned into the stream).
+#[derive(Debug, Clone, Default)]
+pub struct Report(Rc<RefCell<ReportState>>);
+
+impl Report {
+    /// Whether the stream was ended by the expansion (its end, or an error).
+    pub fn ended(&self) -> bool {
+        self.0.borrow().ended
+    }
+
+    /// Why the stream ended early, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.0.borrow().error.clone()
+    }
+
+    /// Forgets what was found (the stream starts again).
+    pub fn reset(&self) {
+        *self.0.borrow_mut() = ReportState::default();
+    }
+
+    /// Compressed bytes read and decompressed bytes given out.
+    pub fn sizes(&self) -> (u64, u64) {
+        let s = self.0.borrow();
+        (s.compressed, s.decompressed)
+    }
+}
+
+/// The decompressed-size limit for `compressed` bytes of input.
+pub fn limit(compressed: u64) -> u64 {
+    compressed
+        .saturating_mul(RATIO)
+        .saturating_add(SLACK)
+        .min(HARD_CAP)
+}
+
+/// An open zstd frame.
+struct Frame {
+    dec: FrameDecoder,
+    window: u64,
+    checksum: bool,
+    /// Bytes given out of this frame.
+    given: u64,
+    blocks: u64,
+}
+
+/// One zstd stream fed in pieces, decoded one block at a time.
+#[derive(Default)]
+pub struct Inflater {
+    input: Vec<u8>,
+    start: usize,
+    /// Bytes of a skippable frame still to skip.
+    skip: u64,
+    frame: Option<Frame>,
+    /// Bytes given out in all.
+    given: u64,
+    drain: Vec<u8>,
+}
+
+/// The size, window and checksum flag of a zstd frame header at the start of `b`;
+/// `Ok(None)` when more bytes are needed.
+fn frame_header(b: &[u8]) -> Result<Option<(usize, u64, bool)>, String> {
+    let Some(&d) = b.get(4) else { return Ok(None) };
+    let fcs_flag = d >> 6;
+    let single = d & 0x20 != 0;
+    if d & 0x08 != 0 {
+        return Err("a zstd frame header with its reserved bit set".to_owned());
+    }
+    let dict = [0usize, 1, 2, 4][usize::from(d & 3)];
+    let fcs = match fcs_flag {
+        0 => usize::from(single),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let len = 5 + usize::from(!single) + dict + fcs;
+    let Some(h) = b.get(..len) else {
+        return Ok(None);
+    };
+    let field = |at: usize, n: usize| {
+        h[at..at + n]
+            .iter()
+            .rev()
+            .fold(0u64, |v, &x| (v << 8) | u64::from(x))
+    };
+    let dict_at = 5 + usize::from(!single);
+    if dict > 0 && field(dict_at, dict) != 0 {
+        return Err("a zstd frame that needs a dictionary".to_owned());
+    }
+    let window = if single {
+        let v = field(dict_at + dict, fcs);
+        if fcs == 2 { v + 256 } else { v }
+    } else {
+        let w = h[5];
+        let base = 1u64 << (10 + u32::from(w >> 3));
+        base + base / 8 * u64::from(w & 7)
+    };
+    if window > MAX_WINDOW {
+        return Err(format!(
+            "a zstd window of {window} bytes (the most read is {MAX_WINDOW})"
+        ));
+    }
+    Ok(Some((len, window, d & 0x04 != 0)))
+}
+
+impl Inflater {
+    /// Adds a piece of the stream.
+    pub fn push(&mut self, piece: &[u8]) {
+        if self.start > 0 && self.start * 2 >= self.input.len() {
+            self.input.drain(..self.start);
+            self.start = 0;
+        }
+        self.input.extend_from_slice(piece);
+    }
+
+    /// Bytes given out so far.
+    pub fn given(&self) -> u64 {
+        self.given
+    }
+
+    /// The bytes decoded so far (given out and held in the window), when known.
+    pub fn decoded(&self) -> Option<u64> {
+        match &self.frame {
+            None => Some(self.given),
+            Some(f) if f.blocks == 0 => Some(self.given),
+            // Once bytes have left the window, exactly a window is held back.
+            Some(f) if f.given > 0 => Some(self.given + f.window),
+            Some(_) => None,
+        }
+    }
+
+    /// Decodes a frame header or one block, appending what it gives out to `out`;
+    /// `false` when more input is needed.
+    ///
+    /// # Errors
+    /// The zstd data is not valid, in words.
+    pub fn step(&mut self, out: &mut Vec<u8>) -> Result<bool, String> {
+        let avail = &self.input[self.start..];
+        if self.skip > 0 {
+            let n = (avail.len() as u64).min(self.skip);
+            self.skip -= n;
+            self.start += n as usize;
+            return Ok(n > 0);
+        }
+        let Some(frame) = self.frame.as_mut() else {
+            let Some(magic) = avail.get(..4) else {
+                return Ok(false);
+            };
+            let magic = u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]);
+            if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+                let Some(len) = avail.get(4..8) else {
+                    return Ok(false);
+                };
+                self.skip = u64::from(u32::from_le_bytes([len[0], len[1], len[2], len[3]]));
+                self.start += 8;
+                return Ok(true);
+            }
+            if magic != ZSTD_MAGIC {
+                return Err(format!("no zstd frame here (magic {magic:#010x})"));
+            }
+            let Some((len, window, checksum)) = frame_header(avail)? else {
+                return Ok(false);
+            };
+            let mut dec = FrameDecoder::new();
+            dec.init(&avail[..len])
+                .map_err(|e| format!("a zstd frame header: {e}"))?;
+            self.start += len;
+            self.frame = Some(Frame {
+                dec,
+                window,
+                checksum,
+                given: 0,
+                blocks: 0,
+            });
+            return Ok(true);
+        };
+        let Some(h) = avail.get(..3) else {
+            return Ok(false);
+        };
+        let h = u32::from(h[0]) | (u32::from(h[1]) << 8) | (u32::from(h[2]) << 16);
+        let (last, kind, size) = (h & 1 == 1, (h >> 1) & 3, u64::from(h >> 3));
+        if kind == 3 {
+            return Err("a zstd block of the reserved type".to_owned());
+        }
+        if size > MAX_BLOCK {
+            return Err(format!("a zstd block of {size} bytes"));
+        }
+        let body = if kind == 1 { 1 } else { size as usize };
+        let need = 3 + body + if last && frame.checksum { 4 } else { 0 };
+        let Some(block) = avail.get(..need) else {
+            return Ok(false);
+        };
+        let (read, _) = frame
+            .dec
+            .decode_from_to(block, &mut [])
+            .map_err(|e| format!("a zstd block: {e}"))?;
+        if read != need {
+            return Err("a zstd block that does not decode whole".to_owned());
+        }
+        self.start += need;
+        frame.blocks += 1;
+        let n = drain(frame, &mut self.drain, out)?;
+        self.given += n;
+        if last {
+            self.frame = None;
+        }
+        Ok(true)
+    }
+
+    /// Ends the stream: an open frame is closed (an empty last block), giving out the
+    /// bytes held in its window. `Err` names the bytes of an incomplete block or frame
+    /// header left over (the stream was cut), after the rest was given out.
+    ///
+    /// # Errors
+    /// As [`Inflater::step`]; input left over.
+    pub fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        let left = self.input.len() - self.start;
+        if let Some(frame) = self.frame.as_mut() {
+            frame
+                .dec
+                .decode_from_to(&[1, 0, 0], &mut [])
+                .map_err(|e| format!("closing the zstd frame: {e}"))?;
+            let n = drain(frame, &mut self.drain, out)?;
+            self.given += n;
+            self.frame = None;
+        }
+        if left > 0 || self.skip > 0 {
+            return Err(format!(
+                "the zstd data is cut short ({left} bytes of an incomplete block left)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Moves every byte the frame can give out to `out`; how many.
+fn drain(frame: &mut Frame, buf: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<u64, String> {
+    buf.resize(MAX_BLOCK as usize, 0);
+    let mut n = 0u64;
+    loop {
+        let got = frame
+            .dec
+            .read(buf)
+            .map_err(|e| format!("draining zstd output: {e}"))?;
+        if got == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..got]);
+        n += got as u64;
+    }
+    frame.given += n;
+    Ok(n)
+}
+
+/// Reads a record's u32 type and u16 size from its 8-byte header.
+fn record_header(h: &[u8], le: bool) -> (u32, u16) {
+    let kind = [h[0], h[1], h[2], h[3]];
+    let size = [h[6], h[7]];
+    if le {
+        (u32::from_le_bytes(kind), u16::from_le_bytes(size))
+    } else {
+        (u32::from_be_bytes(kind), u16::from_be_bytes(size))
+    }
+}
+
+fn u64_of(b: &[u8], le: bool) -> Option<u64> {
+    let b: [u8; 8] = b.get(..8)?.try_into().ok()?;
+    Some(if le {
+        u64::from_le_bytes(b)
+    } else {
+        u64::from_be_bytes(b)
+    })
+}
+
+/// A check of a plain record that may refuse the stream (an I/O error for the parser).
+pub type Check = fn(kind: u32, record: &[u8], le: bool) -> Result<(), String>;
+
+/// The record stream with compressed records expanded; it reads records from the reader
+/// each call is given (the owner keeps it, to read other parts of a file too).
+pub struct Expander {
+    le: bool,
+    /// Outer bytes left to read (file mode), or none (a pipe: to the end).
+    left: Option<u64>,
+    /// The outer offset of the next byte read, for messages.
+    offset: u64,
+    inflater: Inflater,
+    inflating: bool,
+    /// Decoded bytes not yet whole records, and the offset of their compressed record.
+    pending: Vec<u8>,
+    from: u64,
+    out: Vec<u8>,
+    pos: usize,
+    /// Plain records waiting for the decoded bytes before them (the count given out).
+    held: VecDeque<(u64, Vec<u8>)>,
+    /// Decoded bytes given out as whole records.
+    records_out: u64,
+    compressed: u64,
+    /// Bytes given to the reader.
+    given: u64,
+    /// Ends with two `FINISHED_ROUND` marks (file mode: the parser sorts the last round
+    /// only when it sees them, as the stream's end is an error for it).
+    close_rounds: bool,
+    check: Option<Check>,
+    report: Report,
+    done: bool,
+}
+
+impl Expander {
+    /// Expands the records from outer offset `offset` on, `left` bytes of them (none: to
+    /// the end of the reader).
+    pub fn new(le: bool, offset: u64, left: Option<u64>, report: Report) -> Self {
+        Self {
+            le,
+            left,
+            offset,
+            inflater: Inflater::default(),
+            inflating: false,
+            pending: Vec::new(),
+            from: 0,
+            out: Vec::new(),
+            pos: 0,
+            held: VecDeque::new(),
+            records_out: 0,
+            compressed: 0,
+            given: 0,
+            close_rounds: left.is_some(),
+            check: None,
+            report,
+            done: false,
+        }
+    }
+
+    /// Checks every plain record with `check` first.
+    #[must_use]
+    pub fn with_check(mut self, check: Check) -> Self {
+        self.check = Some(check);
+        self
+    }
+
+    /// Bytes given out so far.
+    pub fn given(&self) -> u64 {
+        self.given
+    }
+
+    /// The outer offset of the next byte this expander reads.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads the expanded stream from `inner`, positioned at [`Expander::offset`].
+    ///
+    /// # Errors
+    /// Those of `inner`, and a record the check refuses.
+    pub fn read<R: Read + ?Sized>(&mut self, inner: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.out.len() {
+            self.out.clear();
+            self.pos = 0;
+            if self.done {
+                return Ok(0);
+            }
+            self.advance(inner)?;
+        }
+        let n = buf.len().min(self.out.len() - self.pos);
+        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
+        self.pos += n;
+        self.given += n as u64;
+        Ok(n)
+    }
+
+    fn advance<R: Read + ?Sized>(&mut self, inner: &mut R) -> io::Result<()> {
+        if self.inflating {
+            let stepped = self.inflater.step(&mut self.pending).and_then(|more| {
+                self.split()?;
+                let cap = limit(self.compressed);
+                if self.inflater.given() > cap {
+                    return Err(format!(
+                        "decompresses to over {cap} bytes ({RATIO} times its compressed bytes at most)"
+                    ));
+                }
+                Ok(more)
+            });
+            match stepped {
+                Ok(more) => self.inflating = more,
+                Err(e) => {
+                    let at = self.from;
+                    self.end(Some(format!("the compressed record at offset {at}: {e}")));
+                }
+            }
+            return Ok(());
+        }
+        match self.next_record(inner)? {
+            Ok(Some(record)) => self.take(record),
+            Ok(None) => {
+                self.end(None);
+                Ok(())
+            }
+            Err(e) => {
+                self.end(Some(e));
+                Ok(())
+            }
+        }
+    }
+
+    /// The next outer record whole (header included); `Ok(Ok(None))` at the end.
+    fn next_record<R: Read + ?Sized>(
+        &mut self,
+        inner: &mut R,
+    ) -> io::Result<Result<Option<Vec<u8>>, String>> {
+        if self.left == Some(0) {
+            return Ok(Ok(None));
+        }
+        let at = self.offset;
+        let mut header = [0u8; 8];
+        let got = super::check::read_up_to(inner, &mut header)?;
+        self.offset += got as u64;
+        if got == 0 && self.left.is_none() {
+            return Ok(Ok(None));
+        }
+        if got < 8 {
+            return Ok(Err(format!("cut short in the record at offset {at}")));
+        }
+        let (_, size) = record_header(&header, self.le);
+        let size = u64::from(size);
+        if size < 8 {
+            return Ok(Err(format!(
+                "the record at offset {at} has a size of {size} bytes"
+            )));
+        }
+        if self.left.is_some_and(|left| size > left) {
+            return Ok(Err(format!(
+                "the record at offset {at} runs past the end of the records"
+            )));
+        }
+        let mut record = vec![0u8; size as usize];
+        record[..8].copy_from_slice(&header);
+        let got = super::check::read_up_to(inner, &mut record[8..])?;
+        self.offset += got as u64;
+        if got < record.len() - 8 {
+            return Ok(Err(format!("cut short in the record at offset {at}")));
+        }
+        if let Some(left) = self.left.as_mut() {
+            *left -= size;
+        }
+        Ok(Ok(Some(record)))
+    }
+
+    /// Takes one outer record: a compressed one is fed to the decoder, a plain one goes
+    /// out after the decoded records before it.
+    fn take(&mut self, record: Vec<u8>) -> io::Result<()> {
+        let (kind, _) = record_header(&record, self.le);
+        let at = self.offset - record.len() as u64;
+        if kind == RECORD_COMPRESSED || kind == RECORD_COMPRESSED2 {
+            let piece = if kind == RECORD_COMPRESSED {
+                Some(&record[8..])
+            } else {
+                u64_of(&record[8..], self.le)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .and_then(|n| record.get(16..16usize.checked_add(n)?))
+            };
+            let Some(piece) = piece else {
+                self.end(Some(format!(
+                    "the compressed record at offset {at} gives a size larger than itself"
+                )));
+                return Ok(());
+            };
+            self.compressed += piece.len() as u64;
+            self.inflater.push(piece);
+            self.from = at;
+            self.inflating = true;
+            return Ok(());
+        }
+        if let Some(check) = self.check {
+            check(kind, &record, self.le).map_err(io::Error::other)?;
+        }
+        let decoded = self.inflater.decoded();
+        if self.held.is_empty() && decoded == Some(self.records_out) {
+            self.out.extend_from_slice(&record);
+            return Ok(());
+        }
+        match decoded {
+            Some(due) => {
+                let same_round = kind == FINISHED_ROUND
+                    && self.held.back().is_some_and(|(d, r)| {
+                        *d == due && record_header(r, self.le).0 == FINISHED_ROUND
+                    });
+                if !same_round {
+                    self.held.push_back((due, record));
+                }
+            }
+            // Not known where the decoded records stand: rounds are merged.
+            None if kind == FINISHED_ROUND => {}
+            None => self.held.push_back((0, record)),
+        }
+        Ok(())
+    }
+
+    /// Moves the whole records of the decoded bytes out, then the plain records whose
+    /// turn has come.
+    fn split(&mut self) -> Result<(), String> {
+        let mut at = 0;
+        let mut bad = None;
+        while let Some(h) = self.pending.get(at..at + 8) {
+            let (_, size) = record_header(h, self.le);
+            let size = usize::from(size);
+            if size < 8 {
+                bad = Some(format!("holds a record of {size} bytes"));
+                break;
+            }
+            let Some(record) = self.pending.get(at..at + size) else {
+                break;
+            };
+            self.out.extend_from_slice(record);
+            self.records_out += size as u64;
+            at += size;
+            while self
+                .held
+                .front()
+                .is_some_and(|(due, _)| *due <= self.records_out)
+            {
+                if let Some((_, r)) = self.held.pop_front() {
+                    self.out.extend_from_slice(&r);
+                }
+            }
+        }
+        self.pending.drain(..at);
+        while self
+            .held
+            .front()
+            .is_some_and(|(due, _)| *due <= self.records_out)
+        {
+            if let Some((_, r)) = self.held.pop_front() {
+                self.out.extend_from_slice(&r);
+            }
+        }
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Ends the stream: the rest of the decoded records, the held ones, the closing
+    /// marks; `error` (or one found here) is kept in the report.
+    fn end(&mut self, mut error: Option<String>) {
+        // The frame is closed after an error too: the blocks decoded before it come out.
+        let at = self.from;
+        let finished = self.inflater.finish(&mut self.pending);
+        let split = self.split();
+        if error.is_none() {
+            error = finished
+                .and(split)
+                .err()
+                .map(|e| format!("the compressed record at offset {at}: {e}"));
+        }
+        if error.is_none() && !self.pending.is_empty() {
+            error = Some(format!(
+                "the compressed data ends inside a record ({} bytes of it)",
+                self.pending.len()
+            ));
+        }
+        for (_, r) in self.held.drain(..) {
+            self.out.extend_from_slice(&r);
+        }
+        if self.close_rounds {
+            let mut mark = [0u8; 8];
+            let kind = if self.le {
+                FINISHED_ROUND.to_le_bytes()
+            } else {
+                FINISHED_ROUND.to_be_bytes()
+            };
+            mark[..4].copy_from_slice(&kind);
+            mark[if self.le { 6 } else { 7 }] = 8;
+            self.out.extend_from_slice(&mark);
+            self.out.extend_from_slice(&mark);
+        }
+        let mut r = self.report.0.borrow_mut();
+        r.ended = true;
+        r.compressed = self.compressed;
+        r.decompressed = self.inflater.given();
+        if r.error.is_none() {
+            r.error = error;
+        }
+        self.done = true;
+    }
+}
+
+/// The method named by a `HEADER_COMPRESSED` section (version, type, level, ratio,
+/// mmap size: u32 each); `Err` for one not read here.
+///
+/// # Errors
+/// A method other than zstd, in words.
+pub fn check_method(section: &[u8], le: bool) -> Result<(), String> {
+    let Some(b) = section.get(4..8) else {
+        return Ok(());
+    };
+    let b = [b[0], b[1], b[2], b[3]];
+    let method = if le {
+        u32::from_le_bytes(b)
+    } else {
+        u32::from_be_bytes(b)
+    };
+    if method == METHOD_ZSTD {
+        Ok(())
+    } else {
+        Err(format!(
+            "its records are compressed with method {method}, not zstd (1), the one read here"
+        ))
+    }
+}
+
+/// [`Check`] for a pipe's `HEADER_FEATURE` of `HEADER_COMPRESSED`.
+///
+/// # Errors
+/// As [`check_method`].
+pub fn check_feature(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
+    if kind == HEADER_FEATURE && u64_of(record.get(8..).unwrap_or_default(), le) == Some(27) {
+        check_method(record.get(16..).unwrap_or_default(), le)?;
+    }
+    Ok(())
+}

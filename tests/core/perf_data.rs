@@ -445,3 +445,69 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
     assert!(start.elapsed().as_secs() < 30);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A pipe-mode recording with each COMPRESSED record rewritten as perf 6.x's COMPRESSED2
+/// (the payload's size before it, padded to 8 bytes).
+fn as_compressed2(pipe: &[u8]) -> Vec<u8> {
+    let mut out = pipe[..16].to_vec();
+    let mut at = 16;
+    while at + 8 <= pipe.len() {
+        let kind = u32::from_le_bytes(pipe[at..at + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes([pipe[at + 6], pipe[at + 7]]));
+        if kind == 81 {
+            let payload = &pipe[at + 8..at + size];
+            let padded = (16 + payload.len()).div_ceil(8) * 8;
+            out.extend_from_slice(&83u32.to_le_bytes());
+            out.extend_from_slice(&[0, 0]);
+            out.extend_from_slice(&u16::try_from(padded).unwrap().to_le_bytes());
+            out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            out.extend_from_slice(payload);
+            out.resize(out.len() + padded - 16 - payload.len(), 0);
+        } else {
+            out.extend_from_slice(&pipe[at..at + size]);
+        }
+        at += size;
+    }
+    out
+}
+
+#[test]
+fn compressed2_records_of_perf_6_load_as_compressed_ones() {
+    let pipe = raw("perf-data-zpipe.data.gz");
+    let c2 = as_compressed2(&pipe);
+    assert_ne!(c2, pipe);
+    let load = |bytes: &[u8]| match input::load_reader(bytes, "<stdin>", &opts(true)) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let (a, b) = (load(&pipe), load(&c2));
+    assert_eq!(b.stats.samples, 260);
+    assert_eq!(a.tree.stacks(), b.tree.stacks());
+    assert_eq!(b.stats.read_error, None);
+}
+
+#[test]
+fn another_compression_method_is_refused_by_name() {
+    // The HEADER_COMPRESSED feature (27) says the method: zstd is 1; make it 2.
+    let mut file = raw("perf-data-z.data.gz");
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let table = (word(&file, 40) + word(&file, 48)) as usize;
+    let bits = (0..27).filter(|&b| word(&file, 72) >> b & 1 == 1).count();
+    assert_eq!(word(&file, 72) >> 27 & 1, 1);
+    let section = word(&file, table + 16 * bits) as usize;
+    file[section + 4..section + 8].copy_from_slice(&2u32.to_le_bytes());
+    // In pipe mode, the HEADER_FEATURE record of feature 27.
+    let mut pipe = raw("perf-data-zpipe.data.gz");
+    let at = pipe
+        .windows(16)
+        .position(|w| w[..4] == 80u32.to_le_bytes() && w[8..] == 27u64.to_le_bytes())
+        .unwrap();
+    pipe[at + 20..at + 24].copy_from_slice(&2u32.to_le_bytes());
+    for bytes in [file, pipe] {
+        let err = input::load_reader(&bytes[..], "m.data", &opts(true))
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("compressed with method 2, not zstd"), "{err}");
+    }
+}

@@ -676,3 +676,102 @@ pub fn check_feature(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+
+    /// Bytes that compress, but not to nothing: counters and a few words.
+    fn sample_bytes(n: usize, seed: u32) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                if i % 16 < 10 {
+                    (i / 64) as u8
+                } else {
+                    (x >> 24) as u8
+                }
+            })
+            .collect()
+    }
+
+    fn inflate_in_pieces(stream: &[u8], piece: usize) -> Result<Vec<u8>, String> {
+        let mut inflater = Inflater::default();
+        let mut out = Vec::new();
+        for chunk in stream.chunks(piece) {
+            inflater.push(chunk);
+            while inflater.step(&mut out)? {}
+        }
+        inflater.finish(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_stream_fed_in_any_pieces_comes_back_whole() {
+        // Two frames with a skippable frame between them, cut anywhere.
+        let (a, b) = (sample_bytes(300_000, 1), sample_bytes(70_000, 2));
+        let mut stream = compress_to_vec(&a[..], CompressionLevel::Fastest);
+        stream.extend_from_slice(&0x184D_2A53u32.to_le_bytes());
+        stream.extend_from_slice(&5u32.to_le_bytes());
+        stream.extend_from_slice(b"skip!");
+        stream.extend(compress_to_vec(&b[..], CompressionLevel::Fastest));
+        let whole = [a, b].concat();
+        for piece in [1, 7, 1000, 65_536, stream.len()] {
+            assert_eq!(inflate_in_pieces(&stream, piece).unwrap(), whole, "{piece}");
+        }
+    }
+
+    #[test]
+    fn an_open_frame_holds_a_window_back_until_closed() {
+        // A frame without its end (as perf writes it): the last window of bytes stays in
+        // the decoder until the stream's end closes the frame.
+        let data = sample_bytes(200_000, 3);
+        let stream = compress_to_vec(&data[..], CompressionLevel::Uncompressed);
+        // Clear the last block's flag: the frame stays open.
+        let mut open = stream.clone();
+        let (len, window, _) = frame_header(&open).unwrap().unwrap();
+        assert!(window < data.len() as u64, "{window}");
+        let (mut at, mut last) = (len, 0);
+        while at + 3 <= open.len() {
+            let h = u32::from(open[at]) | (u32::from(open[at + 1]) << 8);
+            let h = h | (u32::from(open[at + 2]) << 16);
+            last = at;
+            at += 3 + (h >> 3) as usize;
+            if h & 1 == 1 {
+                break;
+            }
+        }
+        open[last] &= !1;
+        // And without the checksum that follows a last block (when the encoder writes one).
+        open.truncate(at);
+        let mut inflater = Inflater::default();
+        let mut out = Vec::new();
+        inflater.push(&open);
+        while inflater.step(&mut out).unwrap() {}
+        let held = data.len() - out.len();
+        assert!(held > 0);
+        assert_eq!(inflater.decoded(), Some(data.len() as u64));
+        inflater.finish(&mut out).unwrap();
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn bad_frames_are_refused_in_words() {
+        let refuse = |stream: &[u8]| inflate_in_pieces(stream, 4096).unwrap_err();
+        // A 256 MiB window (exponent 18).
+        let big = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 18 << 3, 1, 0, 0];
+        assert!(refuse(&big).contains("window"), "{}", refuse(&big));
+        assert!(refuse(b"not zstd at all").contains("magic"));
+        // A dictionary, and a reserved block type.
+        let dict = [0x28, 0xb5, 0x2f, 0xfd, 0x01, 0x48, 7, 1, 0, 0];
+        assert!(refuse(&dict).contains("dictionary"));
+        let reserved = [0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x48, 0x07, 0, 0];
+        assert!(refuse(&reserved).contains("reserved"));
+        // Cut inside a block.
+        let data = sample_bytes(10_000, 4);
+        let stream = compress_to_vec(&data[..], CompressionLevel::Fastest);
+        assert!(refuse(&stream[..stream.len() - 10]).contains("cut short"));
+    }
+}

@@ -410,8 +410,8 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
         Ok(_) => panic!("not one profile"),
     }
     // Before the first compressed record: COMPRESSED2 with a payload size larger than the
-    // record, and a zip bomb: 16,000 RLE blocks of 128 KiB each (2 GiB) in one record,
-    // stopped at the ratio limit.
+    // record, and a zip bomb: 1,000 RLE blocks of 128 KiB each (125 MiB from 4 KiB) in
+    // one record, stopped at the ratio limit (17 MiB here).
     let first = pipe
         .windows(8)
         .position(|w| w[..4] == 81u32.to_le_bytes() && w[4..6] == [0, 0])
@@ -425,7 +425,7 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
     let mut bomb = pipe[..first].to_vec();
     let mut payload = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x48];
     let rle = (128u32 << 10 << 3) | (1 << 1);
-    for _ in 0..16_000 {
+    for _ in 0..1_000 {
         payload.extend_from_slice(&rle.to_le_bytes()[..3]);
         payload.push(0x08);
     }
@@ -510,4 +510,34 @@ fn another_compression_method_is_refused_by_name() {
             .to_string();
         assert!(err.contains("compressed with method 2, not zstd"), "{err}");
     }
+}
+
+#[test]
+fn compressed_records_without_their_feature_are_named_not_read() {
+    // The HEADER_COMPRESSED feature bit cleared and its entry taken out of the feature
+    // table (the sections after it move up by 16 bytes; its own stays, unnamed).
+    let mut file = raw("perf-data-z.data.gz");
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let table = (word(&file, 40) + word(&file, 48)) as usize;
+    let bits = (0..27).filter(|&b| word(&file, 72) >> b & 1 == 1).count();
+    let cleared = word(&file, 72) & !(1 << 27);
+    file[72..80].copy_from_slice(&cleared.to_le_bytes());
+    file.drain(table + 16 * bits..table + 16 * bits + 16);
+    let entries = (0..4)
+        .map(|i| word(&file, 72 + 8 * i).count_ones() as usize)
+        .sum::<usize>();
+    for i in 0..entries {
+        let at = table + 16 * i;
+        let moved = word(&file, at) - 16;
+        file[at..at + 8].copy_from_slice(&moved.to_le_bytes());
+    }
+    // Nothing loads before the first compressed record: an error, in words.
+    let err = input::load_reader(&file[..], "nofeature.data", &opts(true))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("without the HEADER_COMPRESSED feature"),
+        "{err}"
+    );
 }

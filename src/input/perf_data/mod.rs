@@ -350,6 +350,16 @@ fn read_records<R: Read>(
             // The expanded records' view ends where the records do: no error.
             Err(_) if report.ended() => break,
             Err(e) => {
+                let mut e = e.to_string();
+                // linux-perf-data's words for a compressed record it was not built to read:
+                // one without the feature that says how it is compressed.
+                if e.contains("Compression support is not enabled") {
+                    e.clear();
+                    e.push_str(
+                        "a compressed record (perf record -z) in a recording without the \
+                         HEADER_COMPRESSED feature that names the method: not read",
+                    );
+                }
                 out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
                 break;
             }

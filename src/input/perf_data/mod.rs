@@ -23,6 +23,7 @@ pub mod compressed;
 pub mod expanded;
 pub mod symbols;
 pub mod unwind;
+pub mod zstd;
 
 use std::io::{BufRead, Read, Seek};
 use std::path::PathBuf;

@@ -17,7 +17,10 @@ while at < data_off + data_size:
     elif kind != 68:
         records += b[at:at + size]
     at += size
-plain = subprocess.run(['zstd', '-dc'], input=payloads, capture_output=True).stdout
+# perf never ends its frame, and zstd(1) then keeps the last bytes it decoded: an empty
+# last block (raw, size 0) ends the frame.
+plain = subprocess.run(['zstd', '-dc'], input=payloads + b'\x01\x00\x00', capture_output=True,
+                       check=True).stdout
 out = records[:first] + plain + records[first:]
 table = data_off + data_size
 bits = [i for i in range(256) if feat[i // 64] >> (i % 64) & 1]

@@ -409,6 +409,11 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
         Err(e) => assert!(e.to_string().contains("cut short"), "{e}"),
         Ok(_) => panic!("not one profile"),
     }
+    // Found by fuzz_perf_data: two bytes of the first compressed record's payload changed
+    // make a decoded map's page offset overflow the file offset of a sample's address.
+    let mut fuzzed = raw("perf-data-z.data.gz");
+    fuzzed[616..618].copy_from_slice(&[0xf9, 0xb0]);
+    survives(&fuzzed, &dir, "fuzzed pgoff");
     // Before the first compressed record: COMPRESSED2 with a payload size larger than the
     // record, and a zip bomb: 1,000 RLE blocks of 128 KiB each (125 MiB from 4 KiB) in
     // one record, stopped at the ratio limit (17 MiB here).

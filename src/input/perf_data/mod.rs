@@ -699,7 +699,8 @@ impl Reader<'_> {
             });
             return;
         };
-        let offset = addr - map.start + map.pgoff;
+        // A hostile page offset may wrap (perf computes it in u64 alike).
+        let offset = (addr - map.start).wrapping_add(map.pgoff);
         if let Some(frames) = self.cache.get(&(map.dso, offset, inline)) {
             self.frames.extend(frames.iter().cloned());
             return;

@@ -414,6 +414,22 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
     let mut fuzzed = raw("perf-data-z.data.gz");
     fuzzed[616..618].copy_from_slice(&[0xf9, 0xb0]);
     survives(&fuzzed, &dir, "fuzzed pgoff");
+    // Found by fuzz_perf_data: an MMAP2 record whose build id is longer than 20 bytes (the
+    // parser asserts it is not): the record is skipped, the rest loads.
+    let mut plain_pipe = raw("perf-data-pipe.data.gz");
+    let mut at = 16;
+    while at + 8 <= plain_pipe.len() {
+        let kind = u32::from_le_bytes(plain_pipe[at..at + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes([plain_pipe[at + 6], plain_pipe[at + 7]]));
+        if kind == 10 {
+            plain_pipe[at + 5] |= 0x40; // PERF_RECORD_MISC_MMAP_BUILD_ID
+            plain_pipe[at + 8 + 32] = 254;
+            break;
+        }
+        at += size.max(8);
+    }
+    assert!(at + 8 < plain_pipe.len(), "no MMAP2 record");
+    survives(&plain_pipe, &dir, "long build id");
     // Before the first compressed record: COMPRESSED2 with a payload size larger than the
     // record, and a zip bomb: 1,000 RLE blocks of 128 KiB each (125 MiB from 4 KiB) in
     // one record, stopped at the ratio limit (17 MiB here).

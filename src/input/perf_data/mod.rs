@@ -266,6 +266,18 @@ fn sample_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord
     len <= (data.len().saturating_sub(at + 8) / 8) as u64
 }
 
+/// Whether an MMAP2 record's build-id length is at most 20 (the parser asserts it).
+fn mmap2_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
+    use linux_perf_data::linux_perf_event_reader::RecordType;
+    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`.
+    const MMAP_BUILD_ID: u16 = 1 << 14;
+    if record.record_type != RecordType::MMAP2 || record.misc & MMAP_BUILD_ID == 0 {
+        return true;
+    }
+    // pid, tid, address, length and page offset come first.
+    record.data.as_slice().get(32).is_none_or(|&len| len <= 20)
+}
+
 fn read_records<R: Read>(
     reader: PerfFileReader<R>,
     perf: &PerfOptions,
@@ -336,7 +348,7 @@ fn read_records<R: Read>(
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
-                let parsed = if sample_fits(&record) {
+                let parsed = if sample_fits(&record) && mmap2_fits(&record) {
                     record.parse().ok()
                 } else {
                     None

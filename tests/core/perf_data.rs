@@ -409,27 +409,6 @@ fn hostile_compressed_records_get_an_error_or_a_partial_load() {
         Err(e) => assert!(e.to_string().contains("cut short"), "{e}"),
         Ok(_) => panic!("not one profile"),
     }
-    // Found by fuzz_perf_data: two bytes of the first compressed record's payload changed
-    // make a decoded map's page offset overflow the file offset of a sample's address.
-    let mut fuzzed = raw("perf-data-z.data.gz");
-    fuzzed[616..618].copy_from_slice(&[0xf9, 0xb0]);
-    survives(&fuzzed, &dir, "fuzzed pgoff");
-    // Found by fuzz_perf_data: an MMAP2 record whose build id is longer than 20 bytes (the
-    // parser asserts it is not): the record is skipped, the rest loads.
-    let mut plain_pipe = raw("perf-data-pipe.data.gz");
-    let mut at = 16;
-    while at + 8 <= plain_pipe.len() {
-        let kind = u32::from_le_bytes(plain_pipe[at..at + 4].try_into().unwrap());
-        let size = usize::from(u16::from_le_bytes([plain_pipe[at + 6], plain_pipe[at + 7]]));
-        if kind == 10 {
-            plain_pipe[at + 5] |= 0x40; // PERF_RECORD_MISC_MMAP_BUILD_ID
-            plain_pipe[at + 8 + 32] = 254;
-            break;
-        }
-        at += size.max(8);
-    }
-    assert!(at + 8 < plain_pipe.len(), "no MMAP2 record");
-    survives(&plain_pipe, &dir, "long build id");
     // Before the first compressed record: COMPRESSED2 with a payload size larger than the
     // record, and a zip bomb: 1,000 RLE blocks of 128 KiB each (125 MiB from 4 KiB) in
     // one record, stopped at the ratio limit (17 MiB here).
@@ -561,4 +540,42 @@ fn compressed_records_without_their_feature_are_named_not_read() {
         err.contains("without the HEADER_COMPRESSED feature"),
         "{err}"
     );
+}
+
+#[test]
+fn inputs_found_by_fuzzing_give_an_error_or_a_partial_load() {
+    let dir = std::env::temp_dir().join(format!("flametui-fuzzed-pd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Found by fuzz_perf_data: two bytes of the first compressed record's payload changed
+    // make a decoded map's page offset overflow the file offset of a sample's address.
+    let mut fuzzed = raw("perf-data-z.data.gz");
+    fuzzed[616..618].copy_from_slice(&[0xf9, 0xb0]);
+    survives(&fuzzed, &dir, "fuzzed pgoff");
+    // Found by fuzz_perf_data: an MMAP2 record whose build id is longer than 20 bytes (the
+    // parser asserts it is not): the record is skipped, the rest loads.
+    let mut plain_pipe = raw("perf-data-pipe.data.gz");
+    let mut at = 16;
+    while at + 8 <= plain_pipe.len() {
+        let kind = u32::from_le_bytes(plain_pipe[at..at + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes([plain_pipe[at + 6], plain_pipe[at + 7]]));
+        if kind == 10 {
+            plain_pipe[at + 5] |= 0x40; // PERF_RECORD_MISC_MMAP_BUILD_ID
+            plain_pipe[at + 8 + 32] = 254;
+            break;
+        }
+        at += size.max(8);
+    }
+    assert!(at + 8 < plain_pipe.len(), "no MMAP2 record");
+    survives(&plain_pipe, &dir, "long build id");
+    // Found by fuzz_perf_data: a pipe's EVENT_DESC feature record whose feature number
+    // has high bits set (the parser reads it as a u32) and whose counts do not fit.
+    let mut desc = raw("perf-data-pipe.data.gz");
+    let at = desc
+        .windows(16)
+        .position(|w| w[..4] == 80u32.to_le_bytes() && w[8..] == 12u64.to_le_bytes())
+        .unwrap();
+    desc[at + 12..at + 16].copy_from_slice(&[0, 0, 0, 0x7f]);
+    desc[at + 16..at + 20].copy_from_slice(&u32::MAX.to_le_bytes());
+    survives(&desc, &dir, "event desc feature number");
+    let _ = std::fs::remove_dir_all(&dir);
 }

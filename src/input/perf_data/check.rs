@@ -215,8 +215,9 @@ pub fn event_desc_ok(data: &[u8], le: bool) -> bool {
 /// method other than zstd.
 fn check_record(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
     let body = record.get(8..).unwrap_or_default();
+    // The parser reads the feature number as a u64 cut to a u32: so is it here.
     if kind == RECORD_HEADER_FEATURE
-        && u64_at(body, 0, le) == Some(u64::from(EVENT_DESC))
+        && u64_at(body, 0, le).map(|f| f as u32) == Some(EVENT_DESC)
         && !event_desc_ok(body.get(8..).unwrap_or_default(), le)
     {
         return Err("its event descriptions do not fit their record".to_owned());

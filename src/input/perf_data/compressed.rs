@@ -351,6 +351,12 @@ impl Expander {
             let Some(record) = self.pending.get(at..at + size) else {
                 break;
             };
+            if let Some(check) = self.check
+                && let Err(e) = check(record_header(record, self.le).0, record, self.le)
+            {
+                bad = Some(format!("holds a record that is refused: {e}"));
+                break;
+            }
             self.out.extend_from_slice(record);
             self.records_out += size as u64;
             at += size;
@@ -451,7 +457,8 @@ pub fn check_method(section: &[u8], le: bool) -> Result<(), String> {
 /// # Errors
 /// As [`check_method`].
 pub fn check_feature(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
-    if kind == HEADER_FEATURE && u64_of(record.get(8..).unwrap_or_default(), le) == Some(27) {
+    let feature = u64_of(record.get(8..).unwrap_or_default(), le).map(|f| f as u32);
+    if kind == HEADER_FEATURE && feature == Some(FEATURE_COMPRESSED) {
         check_method(record.get(16..).unwrap_or_default(), le)?;
     }
     Ok(())

@@ -577,5 +577,21 @@ fn inputs_found_by_fuzzing_give_an_error_or_a_partial_load() {
     desc[at + 12..at + 16].copy_from_slice(&[0, 0, 0, 0x7f]);
     desc[at + 16..at + 20].copy_from_slice(&u32::MAX.to_le_bytes());
     survives(&desc, &dir, "event desc feature number");
+    // Found by fuzz_perf_data: an AUXTRACE record in a pipe whose data size is 85 TB (the
+    // parser would allocate it): its data is passed over, to the end of the stream.
+    let mut aux = raw("perf-data-pipe.data.gz");
+    // After the second sample (the first real record is read apart), at a record's start.
+    let (mut first, mut samples) = (16, 0);
+    while samples < 2 {
+        let kind = u32::from_le_bytes(aux[first..first + 4].try_into().unwrap());
+        samples += usize::from(kind == 9);
+        first += usize::from(u16::from_le_bytes([aux[first + 6], aux[first + 7]]));
+    }
+    let mut record = 71u32.to_le_bytes().to_vec();
+    record.extend_from_slice(&[0, 0, 48, 0]);
+    record.extend_from_slice(&(85u64 << 40).to_le_bytes());
+    record.resize(48, 0);
+    aux.splice(first..first, record);
+    survives(&aux, &dir, "auxtrace");
     let _ = std::fs::remove_dir_all(&dir);
 }

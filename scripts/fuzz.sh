@@ -57,9 +57,12 @@ for f in testdata/perf-*.txt.gz; do
 done
 gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
 gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
-# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB).
+# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB), and two
+# `perf record -z` ones (file and pipe mode, 8 and 6 KB).
 gzip -dc testdata/perf-data-fp.data.gz > "$seeds/perf-data-fp.data"
 gzip -dc testdata/perf-data-pipe.data.gz > "$seeds/perf-data-pipe.data"
+gzip -dc testdata/perf-data-z.data.gz > "$seeds/perf-data-z.data"
+gzip -dc testdata/perf-data-zpipe.data.gz > "$seeds/perf-data-zpipe.data"
 cp testdata/folded-small.txt "$seeds/"
 # JSON: the py-spy speedscope file whole (12 KB) and the committed small ones.
 cp testdata/pyspy-speedscope.json "$seeds/"

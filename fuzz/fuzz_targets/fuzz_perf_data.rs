@@ -1,6 +1,7 @@
 //! The perf.data reader on arbitrary bytes, from a stream (pipe mode as it comes, file
 //! mode read whole) and from a seekable reader: an error or a profile, never a panic or
-//! an unbounded allocation. Seeds: testdata/perf-data-*.data.gz, gunzipped. The machine's
+//! an unbounded allocation (compressed records too: `perf record -z`, file and pipe mode).
+//! Seeds: testdata/perf-data-*.data.gz, gunzipped. The machine's
 //! binaries and kernel symbols are kept out (an empty search directory, no kallsyms).
 #![no_main]
 
@@ -12,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = PerfDataOptions {
         symfs: vec![std::path::PathBuf::from("/nonexistent-symfs")],
         kallsyms: Some(std::path::PathBuf::from("/dev/null")),
+        buildid_dir: None,
     };
     let perf = PerfOptions::default();
     let streamed = perf_data::load_stream(data, "fuzz", &perf, &opts, 1 << 26);

@@ -1,9 +1,11 @@
 //! Stage: perf.data bytes → a header known to be sane, before the parser allocates
 //! anything from it: every section inside the file, sizes no larger than the file, event
 //! descriptions whose counts fit their bytes. A pipe-mode stream is checked record by
-//! record as it passes ([`PipeGuard`]).
+//! record as it passes, its compressed records expanded ([`PipeGuard`]).
 
-use std::io::{self, BufRead, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
+
+use super::compressed::{Expander, Report};
 
 /// The file header: magic, size, attr size, three sections, 256 feature bits.
 const FILE_HEADER: u64 = 104;
@@ -13,8 +15,34 @@ const PIPE_HEADER: u64 = 16;
 const EVENT_DESC: u32 = 12;
 /// `PERF_RECORD_HEADER_FEATURE`.
 const RECORD_HEADER_FEATURE: u32 = 80;
-/// `PERF_RECORD_COMPRESSED`, `PERF_RECORD_COMPRESSED2`.
-const RECORD_COMPRESSED: [u32; 2] = [81, 83];
+
+/// Where a file-mode recording's parts lie, as its header says (checked against its size).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// A pipe-mode recording: nothing else is known.
+    pub pipe: bool,
+    pub little_endian: bool,
+    /// The data section (the records): offset and size.
+    pub data: (u64, u64),
+    /// The feature sections: feature number, offset and size, in the table's order (it
+    /// follows the data section).
+    pub features: Vec<(u32, u64, u64)>,
+}
+
+impl Layout {
+    /// The offset of the feature table.
+    pub fn table(&self) -> u64 {
+        self.data.0 + self.data.1
+    }
+
+    /// A feature's section: offset and size.
+    pub fn feature(&self, feature: u32) -> Option<(u64, u64)> {
+        self.features
+            .iter()
+            .find(|f| f.0 == feature)
+            .map(|f| (f.1, f.2))
+    }
+}
 
 fn u64_at(b: &[u8], at: usize, little: bool) -> Option<u64> {
     let bytes: [u8; 8] = b.get(at..at + 8)?.try_into().ok()?;
@@ -48,18 +76,22 @@ pub fn is_pipe_header(head: &[u8]) -> bool {
     little_endian(head).is_some_and(|le| u64_at(head, 8, le) == Some(PIPE_HEADER))
 }
 
-/// Checks a recording's header against its length `len`; `Ok(true)` for pipe mode.
+/// Checks a recording's header against its length `len`, and says where its parts lie.
 ///
 /// # Errors
 /// What is wrong, in words.
-pub fn check_header<R: Read + Seek>(r: &mut R, len: u64) -> Result<bool, String> {
+pub fn check_header<R: Read + Seek>(r: &mut R, len: u64) -> Result<Layout, String> {
     let mut head = [0u8; FILE_HEADER as usize];
     let got = read_up_to(r, &mut head).map_err(|e| e.to_string())?;
     let head = &head[..got];
     let le = little_endian(head).ok_or("no perf.data magic (PERFILE2)")?;
     let size = u64_at(head, 8, le).ok_or("truncated in its header")?;
     if size == PIPE_HEADER {
-        return Ok(true);
+        return Ok(Layout {
+            pipe: true,
+            little_endian: le,
+            ..Layout::default()
+        });
     }
     if got < FILE_HEADER as usize {
         return Err("truncated in its header".to_owned());
@@ -106,9 +138,11 @@ pub fn check_header<R: Read + Seek>(r: &mut R, len: u64) -> Result<bool, String>
             word & (1 << (b % 64)) != 0
         })
         .collect();
+    let mut features = Vec::with_capacity(bits.len());
     for (i, feature) in bits.iter().enumerate() {
         let off = u64_at(&entries, i * 16, le).unwrap_or(u64::MAX);
         let sz = u64_at(&entries, i * 16 + 8, le).unwrap_or(u64::MAX);
+        features.push((*feature, off, sz));
         if off.checked_add(sz).is_none_or(|end| end > len) {
             return Err(format!(
                 "feature section {feature} at offset {off} of {sz} bytes lies outside the file"
@@ -123,10 +157,19 @@ pub fn check_header<R: Read + Seek>(r: &mut R, len: u64) -> Result<bool, String>
             }
         }
     }
-    Ok(false)
+    Ok(Layout {
+        pipe: false,
+        little_endian: le,
+        data: (data_off, data_size),
+        features,
+    })
 }
 
-fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+/// Reads into `buf` until it is full or the reader ends; how many bytes were read.
+///
+/// # Errors
+/// Those of the reader.
+pub fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {
@@ -167,83 +210,66 @@ pub fn event_desc_ok(data: &[u8], le: bool) -> bool {
     true
 }
 
+/// [`Check`](super::compressed::Check) of a pipe's records: an event description that
+/// does not fit its record (the parser would allocate from its counts), a compression
+/// method other than zstd.
+fn check_record(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
+    let body = record.get(8..).unwrap_or_default();
+    // The parser reads the feature number as a u64 cut to a u32: so is it here.
+    if kind == RECORD_HEADER_FEATURE
+        && u64_at(body, 0, le).map(|f| f as u32) == Some(EVENT_DESC)
+        && !event_desc_ok(body.get(8..).unwrap_or_default(), le)
+    {
+        return Err("its event descriptions do not fit their record".to_owned());
+    }
+    super::compressed::check_feature(kind, record, le)
+}
+
 /// A pipe-mode stream that passes records through whole, after checking what the parser
-/// would allocate from: an event description that does not fit its record, or a
-/// compressed record (not read: no zstd here), ends the stream with an error.
+/// would allocate from ([`check_record`]: a refusal ends the stream with an error), with
+/// its compressed records (`perf record -z`) replaced by the records they hold.
 pub struct PipeGuard<R> {
     inner: R,
-    buf: Vec<u8>,
+    head: Vec<u8>,
     pos: usize,
-    started: bool,
-    le: bool,
+    expander: Option<Expander>,
+    report: Report,
 }
 
-impl<R: BufRead> PipeGuard<R> {
-    /// Guards `inner`, which starts at the pipe header.
-    pub fn new(inner: R) -> Self {
+impl<R: Read> PipeGuard<R> {
+    /// Guards `inner`, which starts at the pipe header; what the decompression finds
+    /// goes to `report`.
+    pub fn new(inner: R, report: Report) -> Self {
         Self {
             inner,
-            buf: Vec::new(),
+            head: Vec::new(),
             pos: 0,
-            started: false,
-            le: true,
+            expander: None,
+            report,
         }
-    }
-
-    /// Reads the next record (or the header) into `buf`; `false` at the end.
-    fn refill(&mut self) -> io::Result<bool> {
-        self.buf.clear();
-        self.pos = 0;
-        if !self.started {
-            self.started = true;
-            let mut head = [0u8; PIPE_HEADER as usize];
-            let got = read_up_to(&mut self.inner, &mut head)?;
-            self.le = little_endian(&head[..got]).unwrap_or(true);
-            self.buf.extend_from_slice(&head[..got]);
-            return Ok(got > 0);
-        }
-        let mut header = [0u8; 8];
-        let got = read_up_to(&mut self.inner, &mut header)?;
-        if got < 8 {
-            self.buf.extend_from_slice(&header[..got]);
-            return Ok(got > 0);
-        }
-        let kind = u32_at(&header, 0, self.le).unwrap_or(0);
-        let size = if self.le {
-            u16::from_le_bytes([header[6], header[7]])
-        } else {
-            u16::from_be_bytes([header[6], header[7]])
-        };
-        self.buf.extend_from_slice(&header);
-        let body = usize::from(size).saturating_sub(8);
-        let mut rest = vec![0u8; body];
-        let got = read_up_to(&mut self.inner, &mut rest)?;
-        self.buf.extend_from_slice(&rest[..got]);
-        if RECORD_COMPRESSED.contains(&kind) {
-            return Err(io::Error::other(
-                "compressed records (perf record -z) are not read; record without -z, or run perf inject to decompress",
-            ));
-        }
-        if kind == RECORD_HEADER_FEATURE
-            && u64_at(&rest, 0, self.le) == Some(u64::from(EVENT_DESC))
-            && !event_desc_ok(rest.get(8..).unwrap_or_default(), self.le)
-        {
-            return Err(io::Error::other(
-                "its event descriptions do not fit their record",
-            ));
-        }
-        Ok(true)
     }
 }
 
-impl<R: BufRead> Read for PipeGuard<R> {
+impl<R: Read> Read for PipeGuard<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.pos >= self.buf.len() && !self.refill()? {
-            return Ok(0);
+        if self.expander.is_none() {
+            let mut head = [0u8; PIPE_HEADER as usize];
+            let got = read_up_to(&mut self.inner, &mut head)?;
+            self.head.extend_from_slice(&head[..got]);
+            let le = little_endian(&head[..got]).unwrap_or(true);
+            self.expander = Some(
+                Expander::new(le, got as u64, None, self.report.clone()).with_check(check_record),
+            );
         }
-        let n = out.len().min(self.buf.len() - self.pos);
-        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        if self.pos < self.head.len() {
+            let n = out.len().min(self.head.len() - self.pos);
+            out[..n].copy_from_slice(&self.head[self.pos..self.pos + n]);
+            self.pos += n;
+            return Ok(n);
+        }
+        match self.expander.as_mut() {
+            Some(e) => e.read(&mut self.inner, out),
+            None => Ok(0),
+        }
     }
 }

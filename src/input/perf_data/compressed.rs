@@ -391,17 +391,15 @@ impl Expander {
             self.out.extend_from_slice(record);
             self.records_out += size as u64;
             at += size;
-            while self
-                .held
-                .front()
-                .is_some_and(|(due, _)| *due <= self.records_out)
-            {
-                if let Some((_, r)) = self.held.pop_front() {
-                    self.out.extend_from_slice(&r);
-                }
-            }
+            self.release_due();
         }
         self.pending.drain(..at);
+        self.release_due();
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Moves the held records whose records before them are out to the output.
+    fn release_due(&mut self) {
         while self
             .held
             .front()
@@ -411,7 +409,6 @@ impl Expander {
                 self.out.extend_from_slice(&r);
             }
         }
-        bad.map_or(Ok(()), Err)
     }
 
     /// Ends the stream: the rest of the decoded records, the held ones, the closing

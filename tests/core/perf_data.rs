@@ -677,3 +677,28 @@ fn inputs_found_by_fuzzing_give_an_error_or_a_partial_load() {
     survives(&aux, &dir, "auxtrace");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file-mode recording whose record claims an AUXTRACE data size of a terabyte: the
+/// parser would allocate it; the record filter ends the input there instead.
+#[test]
+fn a_file_mode_auxtrace_record_of_a_terabyte_is_refused() {
+    let mut bytes = raw("perf-data-fp.data.gz");
+    let (at, _, _) = *records(&bytes)
+        .iter()
+        .find(|&&(_, kind, size)| kind == 9 && size >= 48)
+        .expect("a sample record");
+    // PERF_RECORD_AUXTRACE (71), 48 bytes: header, then size, offset, reference, ….
+    bytes[at..at + 4].copy_from_slice(&71u32.to_le_bytes());
+    bytes[at + 6..at + 8].copy_from_slice(&48u16.to_le_bytes());
+    bytes[at + 8..at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let dir = std::env::temp_dir().join(format!("flametui-aux-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("aux.data");
+    std::fs::write(&path, &bytes).unwrap();
+    let loaded = input::load_path(path.to_str().unwrap(), &opts(true));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Ok(Loaded::Single(p)) = loaded {
+        // What came before the record loads; the rest does not.
+        assert!(p.stats.samples < 542, "{}", p.stats.samples);
+    }
+}

@@ -145,6 +145,9 @@ pub struct Expander {
     /// only when it sees them, as the stream's end is an error for it).
     close_rounds: bool,
     check: Option<Check>,
+    /// A compressed record ends the stream with an error (a recording without the
+    /// `HEADER_COMPRESSED` feature, which names the method).
+    refuse_compressed: bool,
     report: Report,
     done: bool,
     /// Bytes of AUXTRACE data still to pass over.
@@ -171,6 +174,7 @@ impl Expander {
             given: 0,
             close_rounds: left.is_some(),
             check: None,
+            refuse_compressed: false,
             report,
             done: false,
             aux_left: 0,
@@ -181,6 +185,14 @@ impl Expander {
     #[must_use]
     pub fn with_check(mut self, check: Check) -> Self {
         self.check = Some(check);
+        self
+    }
+
+    /// The stream of a recording without the `HEADER_COMPRESSED` feature: a compressed
+    /// record in it is not read.
+    #[must_use]
+    pub fn refusing_compressed(mut self, refuse: bool) -> Self {
+        self.refuse_compressed = refuse;
         self
     }
 
@@ -314,6 +326,14 @@ impl Expander {
             // over, as nothing here reads it (and the parser would allocate it whole).
             let size = u64_of(record.get(8..).unwrap_or_default(), self.le).unwrap_or(0);
             self.aux_left = self.left.map_or(size, |left| size.min(left));
+            return Ok(());
+        }
+        if (kind == RECORD_COMPRESSED || kind == RECORD_COMPRESSED2) && self.refuse_compressed {
+            self.end(Some(
+                "a compressed record (perf record -z) in a recording without the \
+                 HEADER_COMPRESSED feature that names the method: not read"
+                    .to_owned(),
+            ));
             return Ok(());
         }
         if kind == RECORD_COMPRESSED || kind == RECORD_COMPRESSED2 {

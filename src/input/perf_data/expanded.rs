@@ -38,6 +38,8 @@ pub struct Expanded<R> {
     /// `inner` was moved away from where the expander reads.
     moved: bool,
     report: Report,
+    /// The recording has no `HEADER_COMPRESSED` feature: compressed records are refused.
+    plain: bool,
 }
 
 /// The header's data size field offset.
@@ -45,6 +47,13 @@ const DATA_SIZE_AT: u64 = 48;
 
 impl<R: Read + Seek> Expanded<R> {
     /// The view of `inner` (`len` bytes, laid out as `layout`).
+    /// The view of a recording without compressed records (none is read).
+    #[must_use]
+    pub fn plain(mut self) -> Self {
+        self.plain = true;
+        self
+    }
+
     pub fn new(inner: R, layout: &Layout, len: u64, report: Report) -> Self {
         let (data_off, data_size) = layout.data;
         let le = layout.little_endian;
@@ -77,6 +86,7 @@ impl<R: Read + Seek> Expanded<R> {
             expander: None,
             moved: true,
             report,
+            plain: false,
         }
     }
 
@@ -102,12 +112,15 @@ impl<R: Read + Seek> Expanded<R> {
         };
         if fresh {
             self.report.reset();
-            self.expander = Some(Expander::new(
-                self.le,
-                self.data_off,
-                Some(self.data_size),
-                self.report.clone(),
-            ));
+            self.expander = Some(
+                Expander::new(
+                    self.le,
+                    self.data_off,
+                    Some(self.data_size),
+                    self.report.clone(),
+                )
+                .refusing_compressed(self.plain),
+            );
             self.moved = true;
         }
         let Some(expander) = self.expander.as_mut() else {

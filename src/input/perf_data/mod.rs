@@ -85,7 +85,11 @@ pub fn load_seekable<R: Read + Seek>(
         let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
         return Ok(read_records(r, perf, opts, &report));
     }
-    let r = PerfFileReader::parse_file(reader).map_err(|e| bad(e.to_string()))?;
+    // Plain records go through the same record filter as compressed ones: an AUXTRACE
+    // record's data size is checked against the data section before the parser
+    // allocates it.
+    let view = expanded::Expanded::new(reader, &layout, len, report.clone()).plain();
+    let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
     Ok(read_records(r, perf, opts, &report))
 }
 

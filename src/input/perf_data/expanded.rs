@@ -47,10 +47,11 @@ const DATA_SIZE_AT: u64 = 48;
 
 impl<R: Read + Seek> Expanded<R> {
     /// The view of `inner` (`len` bytes, laid out as `layout`).
-    /// The view of a recording without compressed records (none is read).
+    /// The view of a recording without the `HEADER_COMPRESSED` feature: a compressed
+    /// record in it is not read.
     #[must_use]
-    pub fn plain(mut self) -> Self {
-        self.plain = true;
+    pub fn refusing_compressed(mut self, refuse: bool) -> Self {
+        self.plain = refuse;
         self
     }
 

@@ -73,7 +73,11 @@ pub fn load_seekable<R: Read + Seek>(
         let r = PerfFileReader::parse_pipe(guard).map_err(|e| bad(e.to_string()))?;
         return Ok(read_records(r, perf, opts, &report));
     }
-    if let Some((off, size)) = layout.feature(compressed::FEATURE_COMPRESSED) {
+    // Every file's records go through the record filter: compressed ones expanded (when
+    // the HEADER_COMPRESSED feature names the method, else refused), an AUXTRACE
+    // record's data size checked against the data section before the parser allocates it.
+    let compressed = layout.feature(compressed::FEATURE_COMPRESSED);
+    if let Some((off, size)) = compressed {
         let mut section = vec![0u8; size.min(64) as usize];
         reader
             .seek(std::io::SeekFrom::Start(off))
@@ -81,14 +85,9 @@ pub fn load_seekable<R: Read + Seek>(
             .map_err(|e| bad(e.to_string()))?;
         compressed::check_method(&section, layout.little_endian).map_err(bad)?;
         reader.rewind().map_err(|e| bad(e.to_string()))?;
-        let view = expanded::Expanded::new(reader, &layout, len, report.clone());
-        let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts, &report));
     }
-    // Plain records go through the same record filter as compressed ones: an AUXTRACE
-    // record's data size is checked against the data section before the parser
-    // allocates it.
-    let view = expanded::Expanded::new(reader, &layout, len, report.clone()).plain();
+    let view = expanded::Expanded::new(reader, &layout, len, report.clone())
+        .refusing_compressed(compressed.is_none());
     let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
     Ok(read_records(r, perf, opts, &report))
 }
@@ -376,16 +375,6 @@ fn read_records<R: Read>(
             // The expanded records' view ends where the records do: no error.
             Err(_) if report.ended() => break,
             Err(e) => {
-                let mut e = e.to_string();
-                // linux-perf-data's words for a compressed record it was not built to read:
-                // one without the feature that says how it is compressed.
-                if e.contains("Compression support is not enabled") {
-                    e.clear();
-                    e.push_str(
-                        "a compressed record (perf record -z) in a recording without the \
-                         HEADER_COMPRESSED feature that names the method: not read",
-                    );
-                }
                 out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
                 break;
             }

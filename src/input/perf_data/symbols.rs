@@ -578,20 +578,26 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
         let Some(source) = open(&candidate) else {
             continue;
         };
-        let Some(own_id) = with_elf!(
+        // The file parsed once: its build id, and (when it is the recording's) its symbols.
+        let read = with_elf!(
             &source,
-            |file| Some(file.build_id().ok().flatten().map(<[u8]>::to_vec)),
+            |file| {
+                let own_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
+                match (build_id, own_id.as_deref()) {
+                    (Some(want), Some(have)) if want != have => Some(None),
+                    _ => Some(Some((own_id, parse_elf(&file, &candidate)))),
+                }
+            },
             None
-        ) else {
-            return Found::Unreadable;
+        );
+        let (own_id, mut elf) = match read {
+            None => return Found::Unreadable,
+            Some(None) => {
+                changed = true;
+                continue;
+            }
+            Some(Some(read)) => read,
         };
-        if let (Some(want), Some(have)) = (build_id, own_id.as_deref())
-            && want != have
-        {
-            changed = true;
-            continue;
-        }
-        let mut elf = with_elf!(&source, |file| parse_elf(&file, &candidate), Elf::default());
         drop(source);
         let id = build_id.or(own_id.as_deref());
         if let Some((dpath, dsource)) = id.and_then(|id| debug_file(id, search))

@@ -245,11 +245,29 @@ pub struct Collector {
 }
 
 impl Collector {
-    /// Adds another piece's samples and counts.
-    pub fn merge(&mut self, mut other: Collector) {
+    /// Moves everything collected so far into `into`, leaving this collector empty
+    /// with its tree's names kept under the same ids, so that a parser holding ids of
+    /// them goes on filling it (a streamed input's snapshots gather the workers' pieces
+    /// this way). `into` gets the same as from [`Collector::merge`].
+    pub fn drain_into(&mut self, into: &mut Collector) {
         self.own_names();
-        other.own_names();
-        for o in std::mem::take(&mut other.others) {
+        into.own_names();
+        into.merge_others(std::mem::take(&mut self.others));
+        let leaves = into.tree.merge_from_mapped(&self.tree);
+        into.samples
+            .append_mapped(std::mem::take(&mut self.samples), &leaves);
+        let stats = std::mem::take(&mut self.stats);
+        if into.stats.event.is_none() {
+            into.stats.event.clone_from(&stats.event);
+        }
+        into.stats.merge(stats);
+        self.tree.clear_nodes();
+    }
+
+    /// The collectors of other events of another piece, each merged into this one's of
+    /// the same event or added.
+    fn merge_others(&mut self, others: Vec<Collector>) {
+        for o in others {
             let same = self
                 .others
                 .iter()
@@ -260,6 +278,13 @@ impl Collector {
                 None => self.stats.filtered_samples += o.stats.samples,
             }
         }
+    }
+
+    /// Adds another piece's samples and counts.
+    pub fn merge(&mut self, mut other: Collector) {
+        self.own_names();
+        other.own_names();
+        self.merge_others(std::mem::take(&mut other.others));
         // The smaller tree goes into the larger (an empty one is simply replaced): the
         // merge costs one lookup per node of the tree merged in. Each sample table goes
         // with its tree.

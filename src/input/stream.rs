@@ -16,12 +16,30 @@ use std::time::{Duration, Instant};
 use super::Collector;
 use super::live::Live;
 use super::parallel::{Chunk, ChunkParser, Worker, boundary, seal};
+use crate::profile::samples::SampleTable;
 
 /// Bytes the reader thread asks for at a time (a pipe hands over at most 64 KiB).
 const BLOCK: usize = 256 * 1024;
 
-/// One worker's tree so far, locked while it parses a chunk or a snapshot reads it.
+/// One worker's tree since the last snapshot took it, locked while the worker parses a
+/// chunk into it or a snapshot takes it.
 type Shared = Mutex<Collector>;
+
+/// When a snapshot is a preview of the heaviest frames only.
+#[derive(Debug, Clone, Copy)]
+struct Preview {
+    /// From this many nodes: copying every node of a big tree for each snapshot, and
+    /// indexing it in the viewer, was most of what a pipe cost over a file (and the last
+    /// snapshot lives on while the whole profile is built).
+    from: usize,
+    /// The most frames a preview keeps (the lighter ones come with the whole profile).
+    keep: usize,
+}
+
+const PREVIEW: Preview = Preview {
+    from: 400_000,
+    keep: 100_000,
+};
 
 /// Parses `reader` on `threads` workers, sending snapshots through `live`.
 ///
@@ -36,6 +54,8 @@ pub fn parse<R: Read + Send>(
 ) -> io::Result<Collector> {
     let threads = threads.max(1);
     let parts: Vec<Shared> = (0..threads).map(|_| Mutex::default()).collect();
+    // Every sample the snapshots took from the workers so far.
+    let mut gathered = Collector::default();
     let parsed = AtomicU64::new(0);
     let (chunks, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
@@ -110,9 +130,9 @@ pub fn parse<R: Read + Send>(
                 {
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                snapshot(&parts, live, cutter.line - 1);
+                snapshot(&parts, &mut gathered, live, cutter.line - 1, PREVIEW);
             } else if live.due() {
-                snapshot(&parts, live, cutter.line - 1);
+                snapshot(&parts, &mut gathered, live, cutter.line - 1, PREVIEW);
             }
         }
         cutter.cut(true);
@@ -124,7 +144,7 @@ pub fn parse<R: Read + Send>(
         }
         Ok::<_, io::Error>((lines, read_error))
     })?;
-    let mut merged = Collector::default();
+    let mut merged = gathered;
     for part in parts {
         merged.merge(part.into_inner().unwrap_or_else(PoisonError::into_inner));
     }
@@ -192,31 +212,125 @@ impl Cutter<'_> {
     }
 }
 
-/// Sends a snapshot of the workers' trees (and sample tables) merged, if they hold new
-/// samples. Each
-/// worker's tree is locked only while it is copied or merged in, so the others go on.
-fn snapshot(parts: &[Shared], live: &mut Live<'_>, lines: u64) {
+/// Sends a snapshot of everything parsed so far, if it holds new samples: the workers'
+/// pieces since the last snapshot are merged into `gathered` (each worker's lock is held
+/// only for its piece, and its parser goes on with the same names), which is
+/// copied whole while it is small and as a preview ([`CallTree::pruned`]) when big.
+fn snapshot(
+    parts: &[Shared],
+    gathered: &mut Collector,
+    live: &mut Live<'_>,
+    lines: u64,
+    preview: Preview,
+) {
     let started = Instant::now();
-    let lock = |p: &Shared| p.lock().unwrap_or_else(PoisonError::into_inner).tree.len();
-    let sizes: Vec<usize> = parts.iter().map(lock).collect();
-    let Some(largest) = (0..parts.len()).max_by_key(|&i| sizes[i]) else {
-        return;
-    };
-    let (mut tree, mut samples, mut stats) = {
-        let c = parts[largest]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        (c.tree.clone(), c.samples.clone(), c.stats.clone())
-    };
-    for (i, part) in parts.iter().enumerate() {
-        if i != largest {
-            let c = part.lock().unwrap_or_else(PoisonError::into_inner);
-            let leaves = tree.merge_from_mapped(&c.tree);
-            samples.append_mapped(c.samples.clone(), &leaves);
-            stats.merge(c.stats.clone());
-        }
+    for part in parts {
+        part.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain_into(gathered);
     }
-    if live.has_news(stats.samples) {
-        live.emit(started, (tree, samples), stats, lines);
+    if !live.has_news(gathered.stats.samples) {
+        return;
+    }
+    let mut stats = gathered.stats.clone();
+    let tree = &gathered.tree;
+    let (tree, samples) = if tree.len() < preview.from {
+        (tree.clone(), gathered.samples.clone())
+    } else {
+        let min = tree.lightest_of_heaviest(preview.keep);
+        let (preview, map) = tree.pruned(min);
+        let mut samples = SampleTable::default();
+        samples.append_mapped(gathered.samples.clone(), &map);
+        stats.preview_min = Some(min);
+        (preview, samples)
+    };
+    live.emit(started, (tree, samples), stats, lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::ParseState;
+    use crate::input::Snapshots;
+    use crate::input::perf::{PerfOptions, PerfParser};
+    use crate::profile::{Format, Profile};
+
+    /// A worker's collector after parsing `samples` perf script samples numbered from
+    /// `first`, each with a stack of its own under one of a few callers.
+    fn parsed(parser: &mut PerfParser, out: &mut Collector, first: u64, samples: u64) {
+        let mut state = ParseState::default();
+        for i in first..first + samples {
+            let text = format!(
+                "p 1 [000] {i}.0: 1 cpu-clock:\n\t1 leaf{i} (x)\n\t2 mid{} (x)\n\t3 top (x)\n\n",
+                i % 4
+            );
+            for line in text.lines() {
+                state.line_no += 1;
+                parser.line(line, &mut state, out);
+            }
+        }
+        parser.end_chunk(out);
+    }
+
+    #[test]
+    fn a_big_snapshot_is_a_preview_and_the_pieces_it_took_still_make_the_whole() {
+        let sent: Arc<Mutex<Vec<Profile>>> = Arc::default();
+        let sink = Arc::clone(&sent);
+        let snapshots = Snapshots {
+            every: Duration::from_millis(1),
+            sink: Arc::new(move |p| sink.lock().unwrap().push(p)),
+        };
+        let mut live = Live::new(&snapshots, "t", Format::Perf);
+        let opts = PerfOptions::default();
+        let mut parsers = [PerfParser::new(opts.clone()), PerfParser::new(opts)];
+        let parts: Vec<Shared> = (0..2).map(|_| Mutex::default()).collect();
+        let mut gathered = Collector::default();
+        let small = Preview { from: 50, keep: 3 };
+        // The whole input parsed by one worker without snapshots, for the final check.
+        let mut whole = Collector::default();
+        let mut alone = PerfParser::new(PerfOptions::default());
+        for (round, first) in [(0, 0), (1, 100)] {
+            for (w, parser) in parsers.iter_mut().enumerate() {
+                let at = first + 50 * w as u64;
+                parsed(parser, &mut parts[w].lock().unwrap(), at, 50);
+                parsed(&mut alone, &mut whole, at, 50);
+            }
+            snapshot(&parts, &mut gathered, &mut live, 0, small);
+            let got = sent.lock().unwrap();
+            let p = got.last().unwrap();
+            // top, mid0..mid3 weigh 25+ samples each; the leaves, one each, are left out.
+            assert!(
+                p.tree.len() <= 1 + small.keep,
+                "round {round}: {} nodes",
+                p.tree.len()
+            );
+            assert_eq!(p.tree.total(), 100 * (round + 1));
+            assert_eq!(p.samples.samples().len() as u64, 100 * (round + 1));
+            assert!(p.stats.preview_min.is_some());
+            // The workers' pieces were taken; their names stay for their parsers.
+            for part in &parts {
+                let part = part.lock().unwrap();
+                assert_eq!((part.tree.len(), part.stats.samples), (1, 0));
+                assert!(part.tree.names().lookup("top").is_some());
+            }
+        }
+        for part in parts {
+            gathered.merge(part.into_inner().unwrap());
+        }
+        gathered.tree.finish();
+        whole.tree.finish();
+        assert_eq!(gathered.tree.stacks(), whole.tree.stacks());
+        assert_eq!(gathered.stats.samples, 200);
+        assert_eq!(gathered.samples.samples().len(), 200);
+        // A small tree is sent whole.
+        let mut one = PerfParser::new(PerfOptions::default());
+        let parts: Vec<Shared> = vec![Mutex::default()];
+        parsed(&mut one, &mut parts[0].lock().unwrap(), 500, 3);
+        let mut gathered = Collector::default();
+        snapshot(&parts, &mut gathered, &mut live, 0, PREVIEW);
+        let got = sent.lock().unwrap();
+        let p = got.last().unwrap();
+        assert_eq!(p.tree.len(), 1 + 1 + 1 + 3 + 3);
+        assert_eq!(p.stats.preview_min, None);
     }
 }

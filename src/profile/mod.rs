@@ -202,6 +202,10 @@ pub struct Stats {
     pub pprof: Option<PprofInfo>,
     /// When the input has several metrics ([`metrics`]): which one this profile is.
     pub metric: Option<MetricPlace>,
+    /// A snapshot of a streamed input shown as a preview: frames lighter than this (in
+    /// the tree's units) are left out until the input ends, their weight in their
+    /// caller's own.
+    pub preview_min: Option<u64>,
 }
 
 /// Which of several metrics of its input a profile is.

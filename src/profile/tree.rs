@@ -179,6 +179,82 @@ impl CallTree {
         out
     }
 
+    /// Drops every node but the root (its counts too), keeping the names under the same
+    /// ids and the scale: a parser that holds ids of names goes on filling the tree
+    /// (a streamed input's snapshots move the workers' nodes elsewhere this way).
+    pub fn clear_nodes(&mut self) {
+        // The buffers are kept for the nodes to come: freeing and growing them again at
+        // each snapshot left memory to the allocator that it did not give back.
+        let root = self.slots[0].name;
+        self.slots.truncate(1);
+        self.slots[0] = slot(root, NONE);
+        self.index.clear();
+        self.indexed.clear();
+        self.saturated = false;
+        self.max_depth = 0;
+        self.last_path.clear();
+    }
+
+    /// The least power of two such that at most `n` nodes (the root aside) weigh that
+    /// much or more: with it, [`CallTree::pruned`] keeps at most `n` of them. One pass
+    /// counting the nodes by the bit length of their weight.
+    #[must_use]
+    pub fn lightest_of_heaviest(&self, n: usize) -> u64 {
+        let mut by_bits = [0usize; 65];
+        for s in &self.slots[1..] {
+            by_bits[(u64::BITS - s.total.leading_zeros()) as usize] += 1;
+        }
+        // Nodes of bit length b weigh at least 2^(b-1); from the heaviest down.
+        let mut heavier = 0;
+        for bits in (1..=64).rev() {
+            heavier += by_bits[bits];
+            if heavier > n {
+                return 1u64 << bits.min(63);
+            }
+        }
+        1
+    }
+
+    /// A copy of the nodes whose subtree weighs at least `min_total` (and the root),
+    /// each with its exact counts; the weight of what is left out stays in its nearest
+    /// kept ancestor, as its own (a preview, as flamegraph.pl's `--minwidth` leaves out
+    /// frames too thin to see). Also where each node of this tree went (itself or that
+    /// ancestor), to map samples. Needs parents before children in id order, as trees
+    /// are built by inserting and merging.
+    #[must_use]
+    pub fn pruned(&self, min_total: u64) -> (CallTree, Vec<NodeId>) {
+        let mut out = CallTree {
+            names: self.names.clone(),
+            slots: vec![self.slots[0]],
+            scale: self.scale,
+            saturated: self.saturated,
+            ..CallTree::new()
+        };
+        out.slots[0].first_child = NONE;
+        let mut map = vec![NodeId::ROOT; self.slots.len()];
+        let mut kept = vec![true; self.slots.len()];
+        // Depth of each node of `out`.
+        let mut depth: Vec<u32> = vec![0];
+        for (i, s) in self.slots.iter().enumerate().skip(1) {
+            let p = s.parent as usize;
+            debug_assert!(p < i, "a parent after its child");
+            if kept[p] && s.total >= min_total {
+                let id = out.child_or_insert(map[p], s.name);
+                let n = &mut out.slots[id.index()];
+                n.total = s.total;
+                n.samples = s.samples;
+                let d = depth[map[p].index()] + 1;
+                depth.push(d);
+                out.max_depth = out.max_depth.max(d);
+                map[i] = id;
+            } else {
+                kept[i] = false;
+                map[i] = map[p];
+            }
+        }
+        (out, map)
+    }
+
     /// Takes a copy of `other`'s names, for a tree whose nodes were inserted with ids
     /// interned in `other` (the trees of several events of one input, filled together).
     pub fn adopt_names(&mut self, other: &CallTree) {
@@ -987,11 +1063,25 @@ fn sort_children<K: Ord + Send>(
     let orders: Vec<Vec<(usize, Vec<u32>)>> = if threads == 1 {
         vec![sorted_families(shared, 0..n, key)]
     } else {
+        // Families are handed out in small blocks: the wide ones sit at low ids (near the
+        // root), so equal halves of the ids would leave one thread with most of the work.
+        let blocks = threads * 32;
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let next = &next;
         std::thread::scope(|scope| {
             let parts: Vec<_> = (0..threads)
-                .map(|t| {
-                    let range = t * n / threads..(t + 1) * n / threads;
-                    scope.spawn(move || sorted_families(shared, range, key))
+                .map(|_| {
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        loop {
+                            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if b >= blocks {
+                                break out;
+                            }
+                            let range = b * n / blocks..(b + 1) * n / blocks;
+                            out.append(&mut sorted_families(shared, range, key));
+                        }
+                    })
                 })
                 .collect();
             parts
@@ -1098,6 +1188,57 @@ mod tests {
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         CallTree::from_stacks(stacks)
+    }
+
+    #[test]
+    fn a_pruned_copy_keeps_the_heavy_frames_exactly_and_the_rest_in_their_callers() {
+        let mut t = CallTree::new();
+        for (s, w) in [("a;b;c", 5), ("a;b;d", 1), ("a;e", 1), ("f", 2), ("a;b", 1)] {
+            t.insert(s.split(';'), w);
+        }
+        let (p, map) = t.pruned(2);
+        let mut p = p;
+        p.finish();
+        // `d`, `e` (1 each) go: their weight is `b`'s and `a`'s own.
+        assert_eq!(
+            p.stacks(),
+            vec![
+                ("a".to_owned(), 1),
+                ("a;b".to_owned(), 2),
+                ("a;b;c".to_owned(), 5),
+                ("f".to_owned(), 2),
+            ]
+        );
+        assert_eq!((p.total(), p.node(NodeId::ROOT).samples), (10, 5));
+        assert_eq!(p.max_depth(), 3);
+        // Every node of `t` maps to itself or its nearest kept ancestor in `p`.
+        let path =
+            |tree: &CallTree, id: NodeId| crate::profile::diff::path_names(tree, id).join(";");
+        for id in t.ids() {
+            let want = match path(&t, id).as_str() {
+                "a;b;d" => "a;b".to_owned(),
+                "a;e" => "a".to_owned(),
+                other => other.to_owned(),
+            };
+            assert_eq!(path(&p, map[id.index()]), want);
+        }
+        // The least power of two that keeps at most n frames: a alone weighs 8 or more,
+        // a, b, c 4 or more, with f 2 or more.
+        assert_eq!(t.lightest_of_heaviest(2), 8);
+        assert_eq!(t.lightest_of_heaviest(4), 2);
+        assert_eq!(t.lightest_of_heaviest(100), 1);
+        assert!(t.pruned(t.lightest_of_heaviest(3)).0.len() <= 3 + 1);
+    }
+
+    #[test]
+    fn clearing_the_nodes_keeps_the_names_and_their_ids() {
+        let mut t = tree(&[("a;b", 3)]);
+        let b = t.names().lookup("b").unwrap();
+        t.clear_nodes();
+        assert_eq!((t.len(), t.total()), (1, 0));
+        assert_eq!(t.names().lookup("b"), Some(b));
+        t.insert_ids([b], 2);
+        assert_eq!(t.stacks(), vec![("b".to_owned(), 2)]);
     }
 
     #[test]
@@ -1327,6 +1468,10 @@ mod tests {
             let mut t = build(&stacks[..split]);
             t.merge_from(&build(&stacks[split..]));
             t.finish();
+            for id in t.ids() {
+                let kids: Vec<&str> = t.children(id).map(|c| t.name(c)).collect();
+                prop_assert!(kids.is_sorted(), "{:?}", kids);
+            }
             let want = model(&stacks);
             let mut got = BTreeMap::new();
             t.for_each_stack(|path, w, n| {

@@ -151,7 +151,20 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
             } else {
                 String::new()
             };
-            format!(" ⟳ live: {} read{rate} · z freezes ", bytes(p.bytes as f64))
+            // A preview of a big streamed tree leaves its lightest frames for the end.
+            let preview = app.explorer().and_then(|e| {
+                let total = e.profile.tree.node(crate::profile::NodeId::ROOT).total;
+                let min = e.profile.stats.preview_min?;
+                (total > 0).then(|| short_percent(100.0 * min as f64 / total as f64))
+            });
+            let read = bytes(p.bytes as f64);
+            match preview {
+                Some(pct) if area.width >= 120 => format!(
+                    " ⟳ live: {read} read{rate} · frames under {pct} come at the end · z freezes "
+                ),
+                Some(pct) => format!(" ⟳ live: {read} · frames ≥ {pct} · z freezes "),
+                None => format!(" ⟳ live: {read} read{rate} · z freezes "),
+            }
         }
         (None, false) => return area.right(),
     };
@@ -167,6 +180,16 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
         Style::new().add_modifier(Modifier::REVERSED),
     );
     x
+}
+
+/// A percentage with two significant digits (`0.0042%`, `0.31%`, `12%`).
+fn short_percent(pct: f64) -> String {
+    // Digits after the point: 1 from 1% up, 2 from 0.1%, … (at most 9).
+    let digits = (1..=9usize)
+        .find(|&d| pct >= 10f64.powi(1 - i32::try_from(d).unwrap_or(9)))
+        .unwrap_or(9);
+    let digits = if pct >= 10.0 { 0 } else { digits };
+    format!("{pct:.digits$}%")
 }
 
 /// Says the terminal is too small instead of drawing a broken screen.

@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         buildid_dir: None,
     };
     let perf = PerfOptions::default();
-    let streamed = perf_data::load_stream(data, "fuzz", &perf, &opts, 1 << 26);
+    let streamed = perf_data::load_stream(data, "fuzz", &perf, &opts, 1 << 26, None);
     let _ = streamed.map_err(|e| e.to_string());
     let seekable =
         perf_data::load_seekable(std::io::Cursor::new(data), data.len() as u64, "fuzz", &perf, &opts);

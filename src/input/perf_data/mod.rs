@@ -248,56 +248,6 @@ fn read_kallsyms(path: Option<&std::path::Path>) -> Kallsyms {
     }
 }
 
-/// Whether a sample record's callchain length fits the record (the parser multiplies it
-/// unchecked). With `PERF_SAMPLE_READ` before it, the read values' layout varies: such
-/// records are given to the parser as they are.
-fn sample_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
-    use linux_perf_data::linux_perf_event_reader::{RecordType, SampleFormat};
-    if record.record_type != RecordType::SAMPLE {
-        return true;
-    }
-    let format = record.parse_info.sample_format;
-    if !format.contains(SampleFormat::CALLCHAIN) || format.contains(SampleFormat::READ) {
-        return true;
-    }
-    let before = [
-        SampleFormat::IDENTIFIER,
-        SampleFormat::IP,
-        SampleFormat::TID,
-        SampleFormat::TIME,
-        SampleFormat::ADDR,
-        SampleFormat::ID,
-        SampleFormat::STREAM_ID,
-        SampleFormat::CPU,
-        SampleFormat::PERIOD,
-    ];
-    let at = 8 * before.iter().filter(|f| format.contains(**f)).count();
-    let data = record.data.as_slice();
-    let Some(len) = data
-        .get(at..at + 8)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-    else {
-        return false;
-    };
-    let len = match record.parse_info.endian {
-        linux_perf_data::Endianness::LittleEndian => u64::from_le_bytes(len),
-        linux_perf_data::Endianness::BigEndian => u64::from_be_bytes(len),
-    };
-    len <= (data.len().saturating_sub(at + 8) / 8) as u64
-}
-
-/// Whether an MMAP2 record's build-id length is at most 20 (the parser asserts it).
-fn mmap2_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
-    use linux_perf_data::linux_perf_event_reader::RecordType;
-    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`.
-    const MMAP_BUILD_ID: u16 = 1 << 14;
-    if record.record_type != RecordType::MMAP2 || record.misc & MMAP_BUILD_ID == 0 {
-        return true;
-    }
-    // pid, tid, address, length and page offset come first.
-    record.data.as_slice().get(32).is_none_or(|&len| len <= 20)
-}
-
 impl<'o> Reader<'o> {
     /// The reader of a recording's records, from what its header and features say.
     fn new(
@@ -384,11 +334,7 @@ fn read_records<R: Read>(
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
-                let parsed = if sample_fits(&record) && mmap2_fits(&record) {
-                    record.parse().ok()
-                } else {
-                    None
-                };
+                let parsed = check::parse_record(&record);
                 // Streaming: the shared collector, borrowed for this record only (the
                 // reader borrows it while it waits for bytes).
                 let mut shared = live.map(RefCell::borrow_mut);

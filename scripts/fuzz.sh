@@ -57,10 +57,12 @@ for f in testdata/perf-*.txt.gz; do
 done
 gzip -dc testdata/pprof-cpu.pb.gz > "$seeds/pprof-cpu.pb"   # protobuf, 5 KB each
 gzip -dc testdata/pprof-heap.pb.gz > "$seeds/pprof-heap.pb"
-# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB), and two
-# `perf record -z` ones (file and pipe mode, 8 and 6 KB).
+# perf.data: the small frame-pointer and pipe-mode recordings (47 and 30 KB), a pipe
+# written round by round (16 KB), and two `perf record -z` ones (file and pipe mode, 8
+# and 6 KB).
 gzip -dc testdata/perf-data-fp.data.gz > "$seeds/perf-data-fp.data"
 gzip -dc testdata/perf-data-pipe.data.gz > "$seeds/perf-data-pipe.data"
+gzip -dc testdata/perf-data-live.data.gz > "$seeds/perf-data-live.data"
 gzip -dc testdata/perf-data-z.data.gz > "$seeds/perf-data-z.data"
 gzip -dc testdata/perf-data-zpipe.data.gz > "$seeds/perf-data-zpipe.data"
 cp testdata/folded-small.txt "$seeds/"

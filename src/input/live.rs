@@ -157,6 +157,95 @@ pub fn read_batches<R: Read>(input: R, tx: &SyncSender<Batch>) {
     let _ = tx.send(Ok(batch));
 }
 
+/// Byte batches sent by the reader thread of a binary stream (perf.data in pipe mode).
+pub type Bytes = io::Result<Vec<u8>>;
+
+/// The reader thread's loop for a binary stream: whatever the input has buffered is sent
+/// at once, so a slow producer's bytes are not held back. The channel's bound (and the
+/// input's buffer) bound the bytes in flight.
+pub fn read_chunks<R: io::BufRead>(mut input: R, tx: &SyncSender<Bytes>) {
+    loop {
+        match input.fill_buf() {
+            Ok([]) => return,
+            Ok(buf) => {
+                let chunk = buf.to_vec();
+                input.consume(chunk.len());
+                if tx.send(Ok(chunk)).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
+/// The parser's side of [`read_chunks`]: a reader that, while it waits for bytes, calls
+/// `wait` with [`Tick::CaughtUp`] when it has caught up with the producer and with
+/// [`Tick::Idle`] after every `every` without a byte, so a parser stuck in a read of a
+/// paused stream can still show what it has.
+pub struct ChannelBytes<F> {
+    rx: Receiver<Bytes>,
+    chunk: Vec<u8>,
+    pos: usize,
+    every: Duration,
+    wait: F,
+    ended: bool,
+}
+
+impl<F: FnMut(Tick)> ChannelBytes<F> {
+    /// Receives from `rx`, calling `wait` while it waits.
+    pub fn new(rx: Receiver<Bytes>, every: Duration, wait: F) -> Self {
+        Self {
+            rx,
+            chunk: Vec::new(),
+            pos: 0,
+            every,
+            wait,
+            ended: false,
+        }
+    }
+
+    /// The next chunk (`false`: the end of the input).
+    fn next_chunk(&mut self) -> io::Result<bool> {
+        let got = match self.rx.try_recv() {
+            Ok(got) => got,
+            Err(TryRecvError::Disconnected) => return Ok(false),
+            Err(TryRecvError::Empty) => {
+                (self.wait)(Tick::CaughtUp);
+                loop {
+                    match self.rx.recv_timeout(self.every) {
+                        Ok(got) => break got,
+                        Err(RecvTimeoutError::Timeout) => (self.wait)(Tick::Idle),
+                        Err(RecvTimeoutError::Disconnected) => return Ok(false),
+                    }
+                }
+            }
+        };
+        self.chunk = got?;
+        self.pos = 0;
+        Ok(true)
+    }
+}
+
+impl<F: FnMut(Tick)> Read for ChannelBytes<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.chunk.len() {
+            if self.ended || !self.next_chunk()? {
+                self.ended = true;
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.pos);
+        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
 /// Streaming state of one sequential parse.
 pub struct Live<'a> {
     /// Where snapshots go.

@@ -426,13 +426,18 @@ fn perf_options(opts: &LoadOptions) -> PerfOptions {
 /// up to this size).
 const MAX_STREAMED_PERF_DATA: u64 = 4 << 30;
 
-fn load_perf_data_stream<R: BufRead>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+fn load_perf_data_stream<R: BufRead + Send>(
+    reader: R,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<Loaded> {
     let out = perf_data::load_stream(
         reader,
         name,
         &perf_options(opts),
         &opts.perf_data,
         MAX_STREAMED_PERF_DATA,
+        opts.snapshots.as_ref(),
     )?;
     finish(out, name, Format::PerfData, opts.metric.as_deref())
 }

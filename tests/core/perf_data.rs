@@ -702,3 +702,153 @@ fn a_file_mode_auxtrace_record_of_a_terabyte_is_refused() {
         assert!(p.stats.samples < 542, "{}", p.stats.samples);
     }
 }
+
+/// Gives `parts` one after the other, pausing `pause` before each but the first, and
+/// says when it resumed.
+struct Pausing {
+    parts: Vec<Vec<u8>>,
+    pause: std::time::Duration,
+    resumed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Read for Pausing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.parts.first().is_some_and(Vec::is_empty) {
+            self.parts.remove(0);
+            if !self.parts.is_empty() {
+                std::thread::sleep(self.pause);
+                self.resumed
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let Some(part) = self.parts.first_mut() else {
+            return Ok(0);
+        };
+        let n = part.len().min(buf.len());
+        buf[..n].copy_from_slice(&part[..n]);
+        part.drain(..n);
+        Ok(n)
+    }
+}
+
+/// The records of a pipe-mode recording (little-endian), as (offset, type, size).
+fn pipe_records(bytes: &[u8]) -> Vec<(usize, u32, usize)> {
+    let mut at = 16;
+    let mut out = Vec::new();
+    while at + 8 <= bytes.len() {
+        let kind = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes([bytes[at + 6], bytes[at + 7]]));
+        out.push((at, kind, size));
+        at += size.max(8);
+    }
+    out
+}
+
+/// What a load gives, to compare two loads: stacks, stats, and every sample's time,
+/// weight, task and stack.
+fn everything(p: &Profile) -> impl PartialEq + std::fmt::Debug {
+    let rows: Vec<(u64, u64, String, String)> = p
+        .samples
+        .samples()
+        .iter()
+        .map(|s| {
+            let task = p.samples.task_of(s.task);
+            (
+                s.time,
+                s.weight,
+                format!("{task:?}"),
+                p.tree.path_string(s.leaf),
+            )
+        })
+        .collect();
+    (
+        p.tree.stacks(),
+        p.stats.clone(),
+        rows,
+        p.metric_names().to_vec(),
+    )
+}
+
+/// Loads `bytes` from a stream that pauses after `cut` bytes, with snapshots every
+/// 50 ms: the snapshots sent during the pause (samples, total weight), and the profile.
+fn load_pausing(bytes: &[u8], cut: usize) -> (Vec<(u64, u64)>, Profile) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let resumed = Arc::new(AtomicBool::new(false));
+    let during = Arc::new(Mutex::new(Vec::new()));
+    let (flag, sink) = (Arc::clone(&resumed), Arc::clone(&during));
+    let o = LoadOptions {
+        snapshots: Some(input::Snapshots {
+            every: std::time::Duration::from_millis(50),
+            sink: Arc::new(move |p: Profile| {
+                assert_eq!(p.samples.len() as u64, p.stats.samples);
+                assert_eq!(p.stats.format, Some(Format::PerfData));
+                if !flag.load(Ordering::SeqCst) {
+                    sink.lock().unwrap().push((p.stats.samples, p.tree.total()));
+                }
+            }),
+        }),
+        ..opts(true)
+    };
+    let reader = Pausing {
+        parts: vec![bytes[..cut].to_vec(), bytes[cut..].to_vec()],
+        pause: std::time::Duration::from_millis(600),
+        resumed,
+    };
+    let loaded = match input::load_reader(reader, "<stdin>", &o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let during = during.lock().unwrap().clone();
+    (during, loaded)
+}
+
+#[test]
+fn a_pause_in_a_piped_recording_shows_the_samples_before_it() {
+    // `perf record --no-buffering` writes each sample as it comes, a FINISHED_ROUND
+    // after each: paused in the middle, the stream shows what came before the pause
+    // (but for the last round, which the reader gives out when the next one is read).
+    let bytes = raw("perf-data-live.data.gz");
+    let records = pipe_records(&bytes);
+    let rounds: Vec<usize> = records
+        .iter()
+        .filter(|r| r.1 == 68)
+        .map(|r| r.0 + r.2)
+        .collect();
+    assert!(rounds.len() > 100, "{} rounds", rounds.len());
+    let cut = rounds[rounds.len() / 2];
+    let before = records.iter().filter(|r| r.1 == 9 && r.0 < cut).count() as u64;
+    let (during, streamed) = load_pausing(&bytes, cut);
+    let whole = match input::load_reader(&bytes[..], "<stdin>", &opts(true)) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    assert_eq!(whole.stats.samples, 137);
+    assert!(
+        during
+            .iter()
+            .any(|&(n, w)| (before - 1..=before).contains(&n) && w == n * 1_000_000),
+        "{before} samples before the pause; snapshots during it: {during:?}"
+    );
+    assert!(during.iter().all(|&(n, _)| n <= before), "{during:?}");
+    // The profile at the end is the one a load without snapshots gives.
+    assert_eq!(everything(&streamed), everything(&whole));
+}
+
+#[test]
+fn a_piped_compressed_recording_streams_to_the_same_profile() {
+    // Paused between two compressed records: the records decoded so far are still in
+    // zstd's window (this recording decompresses to less than it), so the pause may show
+    // nothing yet; the end is what a load without snapshots gives.
+    let bytes = raw("perf-data-zpipe.data.gz");
+    let records = pipe_records(&bytes);
+    let cut = records.iter().rfind(|r| r.1 == 81).map(|r| r.0).unwrap();
+    let (during, streamed) = load_pausing(&bytes, cut);
+    let whole = match input::load_reader(&bytes[..], "<stdin>", &opts(true)) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    assert_eq!(whole.stats.samples, 260);
+    assert!(during.iter().all(|&(n, _)| n < 260), "{during:?}");
+    assert_eq!(everything(&streamed), everything(&whole));
+}

@@ -5,6 +5,10 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
+use linux_perf_data::linux_perf_event_reader::{
+    EventRecord, RawEventRecord, ReadFormat, RecordType, SampleFormat,
+};
+
 use super::compressed::{Expander, Report};
 
 /// The file header: magic, size, attr size, three sections, 256 feature bits.
@@ -210,6 +214,89 @@ pub fn event_desc_ok(data: &[u8], le: bool) -> bool {
     true
 }
 
+/// A record parsed by `linux-perf-data`, after the checks of what it reads unchecked
+/// ([`sample_fits`], [`mmap2_fits`]); `None` for a record that does not pass them or
+/// does not parse.
+pub fn parse_record<'a>(record: &RawEventRecord<'a>) -> Option<EventRecord<'a>> {
+    if sample_fits(record) && mmap2_fits(record) {
+        record.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Whether a sample record's callchain length fits the record: the parser multiplies
+/// it by 8 unchecked, which overflows on a length of 2⁶¹ or more (a panic with overflow
+/// checks, a wrapped slice length without). Its offset is found as the parser finds it,
+/// past the read values of `PERF_SAMPLE_READ` as the parser reads them (found by
+/// fuzzing: a count of values there moved the callchain length out of this check).
+pub fn sample_fits(record: &RawEventRecord<'_>) -> bool {
+    if record.record_type != RecordType::SAMPLE {
+        return true;
+    }
+    let format = record.parse_info.sample_format;
+    if !format.contains(SampleFormat::CALLCHAIN) {
+        return true;
+    }
+    let before = [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ];
+    let data = record.data.as_slice();
+    let le = record.parse_info.endian == linux_perf_data::Endianness::LittleEndian;
+    let mut at = 8 * before.iter().filter(|f| format.contains(**f)).count();
+    if format.contains(SampleFormat::READ) {
+        let Some(read) = read_values_size(record.parse_info.read_format, &data, at, le) else {
+            return false;
+        };
+        at += read;
+    }
+    let Some(len) = u64_at(&data, at, le) else {
+        return false;
+    };
+    len <= (data.len().saturating_sub(at + 8) / 8) as u64
+}
+
+/// The bytes of a sample's read values at `at`, as the parser reads them; `None` when
+/// they do not fit the record. (The parser has the kernel's two layouts swapped: one
+/// value with `PERF_FORMAT_GROUP`, a count of values without; what counts here is
+/// where it then reads the callchain.)
+fn read_values_size(read: ReadFormat, data: &[u8], at: usize, le: bool) -> Option<usize> {
+    let times = [
+        ReadFormat::TOTAL_TIME_ENABLED,
+        ReadFormat::TOTAL_TIME_RUNNING,
+    ]
+    .iter()
+    .filter(|f| read.contains(**f))
+    .count();
+    let id = usize::from(read.contains(ReadFormat::ID));
+    let size = if read.contains(ReadFormat::GROUP) {
+        8 * (1 + times + id)
+    } else {
+        let nr = usize::try_from(u64_at(data, at, le)?).ok()?;
+        nr.checked_mul(8 * (1 + id))?.checked_add(8 * (1 + times))?
+    };
+    (at.checked_add(size)? <= data.len()).then_some(size)
+}
+
+/// Whether an MMAP2 record's build-id length is at most 20 (the parser asserts it).
+pub fn mmap2_fits(record: &RawEventRecord<'_>) -> bool {
+    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`.
+    const MMAP_BUILD_ID: u16 = 1 << 14;
+    if record.record_type != RecordType::MMAP2 || record.misc & MMAP_BUILD_ID == 0 {
+        return true;
+    }
+    // pid, tid, address, length and page offset come first.
+    record.data.as_slice().get(32).is_none_or(|&len| len <= 20)
+}
+
 /// [`Check`](super::compressed::Check) of a pipe's records: an event description that
 /// does not fit its record (the parser would allocate from its counts), a compression
 /// method other than zstd.
@@ -271,5 +358,80 @@ impl<R: Read> Read for PipeGuard<R> {
             Some(e) => e.read(&mut self.inner, out),
             None => Ok(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linux_perf_data::Endianness;
+    use linux_perf_data::linux_perf_event_reader::{
+        BranchSampleFormat, RawData, RecordIdParseInfo, RecordParseInfo,
+    };
+
+    fn info(sample_format: SampleFormat, read_format: ReadFormat) -> RecordParseInfo {
+        RecordParseInfo {
+            endian: Endianness::LittleEndian,
+            sample_format,
+            branch_sample_format: BranchSampleFormat::empty(),
+            read_format,
+            common_data_offset_from_end: None,
+            sample_regs_user: 0,
+            user_regs_count: 0,
+            sample_regs_intr: 0,
+            intr_regs_count: 0,
+            id_parse_info: RecordIdParseInfo {
+                nonsample_record_id_offset_from_end: None,
+                sample_record_id_offset_from_start: None,
+            },
+            nonsample_record_time_offset_from_end: None,
+            sample_record_time_offset_from_start: None,
+        }
+    }
+
+    /// A sample's body: pid/tid, time, the read values, the callchain length, two ips.
+    fn body(read: &[u64], callchain_len: u64) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&7i32.to_le_bytes());
+        b.extend_from_slice(&7i32.to_le_bytes());
+        let tail = [callchain_len, 0x40_1000, 0x40_2000];
+        for w in [1000u64].iter().chain(read).chain(&tail) {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    fn callchain_of(format: ReadFormat, read: &[u64], len: u64) -> Option<usize> {
+        let sample = SampleFormat::TID | SampleFormat::TIME | SampleFormat::READ;
+        let info = info(sample | SampleFormat::CALLCHAIN, format);
+        let bytes = body(read, len);
+        let record = RawEventRecord::new(RecordType::SAMPLE, 0, RawData::from(&bytes[..]), info);
+        match parse_record(&record)? {
+            EventRecord::Sample(s) => s.callchain.map(|c| c.len()),
+            _ => None,
+        }
+    }
+
+    /// Found by `fuzz_perf_data`: a callchain length of 2⁶¹ after read values. The parser
+    /// multiplies it by 8: in a build with overflow checks (debug, fuzzing) that panics
+    /// unless the record is refused first.
+    #[test]
+    fn a_callchain_length_that_overflows_after_read_values_is_refused() {
+        let one_value = ReadFormat::empty();
+        let group = ReadFormat::GROUP | ReadFormat::ID;
+        let times = ReadFormat::TOTAL_TIME_ENABLED | ReadFormat::TOTAL_TIME_RUNNING;
+        for len in [1 << 61, u64::MAX, 3] {
+            // A count of one value, one value and its id, a count with the two times.
+            assert_eq!(callchain_of(one_value, &[1, 5], len), None, "{len}");
+            assert_eq!(callchain_of(group, &[5, 9], len), None, "{len}");
+            assert_eq!(callchain_of(times, &[1, 10, 10, 5], len), None, "{len}");
+        }
+        // The same records with their true length parse, callchain and all.
+        assert_eq!(callchain_of(one_value, &[1, 5], 2), Some(2));
+        assert_eq!(callchain_of(group, &[5, 9], 2), Some(2));
+        assert_eq!(callchain_of(times, &[1, 10, 10, 5], 2), Some(2));
+        // A count of read values past the record's end: refused, not multiplied either.
+        assert_eq!(callchain_of(one_value, &[u64::MAX, 5], 2), None);
+        assert_eq!(callchain_of(one_value, &[1 << 61, 5], 2), None);
     }
 }

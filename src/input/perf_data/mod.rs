@@ -21,10 +21,12 @@
 pub mod check;
 pub mod compressed;
 pub mod expanded;
+pub mod live;
 pub mod symbols;
 pub mod unwind;
 pub mod zstd;
 
+use std::cell::RefCell;
 use std::io::{BufRead, Read, Seek};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,6 +35,7 @@ use linux_perf_data::linux_perf_event_reader::{EventRecord, SampleRecord};
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use rustc_hash::FxHashMap;
 
+use super::live::{Snapshots, Tick};
 use super::perf::{EventLine, PerfOptions, PerfParser, StackLine};
 use super::{Collector, ParseState};
 use crate::error::{Error, Result};
@@ -71,7 +74,7 @@ pub fn load_seekable<R: Read + Seek>(
     if layout.pipe {
         let guard = check::PipeGuard::new(std::io::BufReader::new(reader), report.clone());
         let r = PerfFileReader::parse_pipe(guard).map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts, &report));
+        return Ok(read_records(r, perf, opts, &report, None));
     }
     // Every file's records go through the record filter: compressed ones expanded (when
     // the HEADER_COMPRESSED feature names the method, else refused), an AUXTRACE
@@ -89,31 +92,36 @@ pub fn load_seekable<R: Read + Seek>(
     let view = expanded::Expanded::new(reader, &layout, len, report.clone())
         .refusing_compressed(compressed.is_none());
     let r = PerfFileReader::parse_file(view).map_err(|e| bad(e.to_string()))?;
-    Ok(read_records(r, perf, opts, &report))
+    Ok(read_records(r, perf, opts, &report, None))
 }
 
-/// Reads a recording from a stream: pipe mode as it comes, file mode read whole into
-/// memory first (at most `max_bytes`).
+/// Reads a recording from a stream: pipe mode as it comes (with `snapshots`, sending
+/// snapshots of it while it streams: [`live`]), file mode read whole into memory first
+/// (at most `max_bytes`).
 ///
 /// # Errors
 /// As [`load_seekable`]; a file-mode recording larger than `max_bytes`.
-pub fn load_stream<R: BufRead>(
+pub fn load_stream<R: BufRead + Send>(
     mut reader: R,
     name: &str,
     perf: &PerfOptions,
     opts: &PerfDataOptions,
     max_bytes: u64,
+    snapshots: Option<&Snapshots>,
 ) -> Result<Collector> {
     let bad = |message: String| Error::PerfData {
         source_name: name.to_owned(),
         message,
     };
     let head = reader.fill_buf().map_err(|e| bad(e.to_string()))?;
+    if let Some(snapshots) = snapshots.filter(|_| check::is_pipe_header(head)) {
+        return live::load_pipe(reader, name, perf, opts, snapshots);
+    }
     if check::is_pipe_header(head) {
         let report = compressed::Report::default();
         let r = PerfFileReader::parse_pipe(check::PipeGuard::new(reader, report.clone()))
             .map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts, &report));
+        return Ok(read_records(r, perf, opts, &report, None));
     }
     let mut bytes = Vec::new();
     reader
@@ -240,134 +248,107 @@ fn read_kallsyms(path: Option<&std::path::Path>) -> Kallsyms {
     }
 }
 
-/// Whether a sample record's callchain length fits the record (the parser multiplies it
-/// unchecked). With `PERF_SAMPLE_READ` before it, the read values' layout varies: such
-/// records are given to the parser as they are.
-fn sample_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
-    use linux_perf_data::linux_perf_event_reader::{RecordType, SampleFormat};
-    if record.record_type != RecordType::SAMPLE {
-        return true;
+impl<'o> Reader<'o> {
+    /// The reader of a recording's records, from what its header and features say.
+    fn new(
+        perf_file: &linux_perf_data::PerfFile,
+        perf: &PerfOptions,
+        opts: &'o PerfDataOptions,
+    ) -> Self {
+        let events = perf_file
+            .event_attributes()
+            .iter()
+            .enumerate()
+            .map(|(i, a)| event_names(a.name().unwrap_or(&format!("event{i}"))))
+            .collect();
+        let regs_user = perf_file
+            .event_attributes()
+            .iter()
+            .map(|a| a.attributes().sample_regs_user)
+            .collect();
+        let build_ids = perf_file
+            .build_ids()
+            .map(|ids| {
+                ids.into_values()
+                    .map(|info| (info.path, info.build_id))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut r = Reader {
+            perf: PerfParser::new(perf.clone()),
+            opts,
+            search: SearchPath {
+                symfs: opts.symfs.clone(),
+                buildid_cache: opts.buildid_dir.clone(),
+            },
+            events,
+            comms: FxHashMap::default(),
+            processes: FxHashMap::default(),
+            dsos: Vec::new(),
+            dso_ids: FxHashMap::default(),
+            build_ids,
+            kallsyms: None,
+            kallsyms_job: None,
+            cache: FxHashMap::default(),
+            unknown: Arc::from("[unknown]"),
+            kernel: Arc::from("[kernel.kallsyms]"),
+            inlined: Arc::from("inlined"),
+            pc: String::new(),
+            regs_user,
+            notes: Vec::new(),
+            frames: Vec::new(),
+            foreign: false,
+        };
+        if let Ok(Some(arch)) = perf_file.arch()
+            && arch != "x86_64"
+        {
+            r.foreign = true;
+            r.notes.push(format!(
+            "recorded on {arch}: callchains are read, DWARF user stacks are not unwound (x86-64 only)"
+        ));
+        }
+        r.machine_notes(perf_file);
+        r.start_kallsyms(perf_file);
+        r
     }
-    let format = record.parse_info.sample_format;
-    if !format.contains(SampleFormat::CALLCHAIN) || format.contains(SampleFormat::READ) {
-        return true;
-    }
-    let before = [
-        SampleFormat::IDENTIFIER,
-        SampleFormat::IP,
-        SampleFormat::TID,
-        SampleFormat::TIME,
-        SampleFormat::ADDR,
-        SampleFormat::ID,
-        SampleFormat::STREAM_ID,
-        SampleFormat::CPU,
-        SampleFormat::PERIOD,
-    ];
-    let at = 8 * before.iter().filter(|f| format.contains(**f)).count();
-    let data = record.data.as_slice();
-    let Some(len) = data
-        .get(at..at + 8)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-    else {
-        return false;
-    };
-    let len = match record.parse_info.endian {
-        linux_perf_data::Endianness::LittleEndian => u64::from_le_bytes(len),
-        linux_perf_data::Endianness::BigEndian => u64::from_be_bytes(len),
-    };
-    len <= (data.len().saturating_sub(at + 8) / 8) as u64
 }
 
-/// Whether an MMAP2 record's build-id length is at most 20 (the parser asserts it).
-fn mmap2_fits(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> bool {
-    use linux_perf_data::linux_perf_event_reader::RecordType;
-    /// `PERF_RECORD_MISC_MMAP_BUILD_ID`.
-    const MMAP_BUILD_ID: u16 = 1 << 14;
-    if record.record_type != RecordType::MMAP2 || record.misc & MMAP_BUILD_ID == 0 {
-        return true;
-    }
-    // pid, tid, address, length and page offset come first.
-    record.data.as_slice().get(32).is_none_or(|&len| len <= 20)
-}
-
+/// Reads every record into a collector; with `live`, into the shared one, sending
+/// snapshots of it ([`live`]).
 fn read_records<R: Read>(
     reader: PerfFileReader<R>,
     perf: &PerfOptions,
     opts: &PerfDataOptions,
     report: &compressed::Report,
+    live: Option<&RefCell<live::Shared<'_>>>,
 ) -> Collector {
     let PerfFileReader {
         mut perf_file,
         mut record_iter,
     } = reader;
-    let mut out = Collector::default();
-    let events = perf_file
-        .event_attributes()
-        .iter()
-        .enumerate()
-        .map(|(i, a)| event_names(a.name().unwrap_or(&format!("event{i}"))))
-        .collect();
-    let regs_user = perf_file
-        .event_attributes()
-        .iter()
-        .map(|a| a.attributes().sample_regs_user)
-        .collect();
-    let build_ids = perf_file
-        .build_ids()
-        .map(|ids| {
-            ids.into_values()
-                .map(|info| (info.path, info.build_id))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut r = Reader {
-        perf: PerfParser::new(perf.clone()),
-        opts,
-        search: SearchPath {
-            symfs: opts.symfs.clone(),
-            buildid_cache: opts.buildid_dir.clone(),
-        },
-        events,
-        comms: FxHashMap::default(),
-        processes: FxHashMap::default(),
-        dsos: Vec::new(),
-        dso_ids: FxHashMap::default(),
-        build_ids,
-        kallsyms: None,
-        kallsyms_job: None,
-        cache: FxHashMap::default(),
-        unknown: Arc::from("[unknown]"),
-        kernel: Arc::from("[kernel.kallsyms]"),
-        inlined: Arc::from("inlined"),
-        pc: String::new(),
-        regs_user,
-        notes: Vec::new(),
-        frames: Vec::new(),
-        foreign: false,
-    };
-    if let Ok(Some(arch)) = perf_file.arch()
-        && arch != "x86_64"
-    {
-        r.foreign = true;
-        r.notes.push(format!(
-            "recorded on {arch}: callchains are read, DWARF user stacks are not unwound (x86-64 only)"
-        ));
-    }
-    r.machine_notes(&perf_file);
-    r.start_kallsyms(&perf_file);
+    let mut own = Collector::default();
+    let mut r = Reader::new(&perf_file, perf, opts);
     let mut state = ParseState::default();
+    let mut read_error = None;
     loop {
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
-                let parsed = if sample_fits(&record) && mmap2_fits(&record) {
-                    record.parse().ok()
-                } else {
-                    None
+                let parsed = check::parse_record(&record);
+                // Streaming: the shared collector, borrowed for this record only (the
+                // reader borrows it while it waits for bytes).
+                let mut shared = live.map(RefCell::borrow_mut);
+                let out = match shared.as_deref_mut() {
+                    Some(s) => &mut s.out,
+                    None => &mut own,
                 };
                 match parsed {
-                    Some(rec) => r.record(attr_index, rec, &mut state, &mut out),
-                    None => state.skip(&mut out, "unreadable perf.data record", ""),
+                    Some(rec) => r.record(attr_index, rec, &mut state, out),
+                    None => state.skip(out, "unreadable perf.data record", ""),
+                }
+                if let Some(s) = shared.as_deref_mut() {
+                    s.records = state.line_no;
+                    s.tick(Tick::Line);
                 }
             }
             Ok(Some(PerfFileRecord::UserRecord(_))) => state.line_no += 1,
@@ -375,10 +356,17 @@ fn read_records<R: Read>(
             // The expanded records' view ends where the records do: no error.
             Err(_) if report.ended() => break,
             Err(e) => {
-                out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
+                read_error = Some(format!("after record {}: {e}", state.line_no));
                 break;
             }
         }
+    }
+    let mut out = match live {
+        Some(shared) => std::mem::take(&mut shared.borrow_mut().out),
+        None => own,
+    };
+    if read_error.is_some() {
+        out.stats.read_error = read_error;
     }
     if let Some(e) = report.error() {
         out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));

@@ -268,6 +268,41 @@ pub struct Live<'a> {
 /// spaced so that making them takes at most this share of the time (1/20).
 const SNAPSHOT_SHARE: u32 = 20;
 
+/// When a snapshot is a preview of the heaviest frames only.
+#[derive(Debug, Clone, Copy)]
+pub struct Preview {
+    /// From this many nodes: copying every node of a big tree for each snapshot, and
+    /// indexing it in the viewer, was most of what a pipe cost over a file (and the last
+    /// snapshot lives on while the whole profile is built).
+    pub from: usize,
+    /// The most frames a preview keeps (the lighter ones come with the whole profile).
+    pub keep: usize,
+}
+
+pub const PREVIEW: Preview = Preview {
+    from: 400_000,
+    keep: 100_000,
+};
+
+impl Preview {
+    /// What a snapshot of `out` sends: its tree and sample table, whole while the tree is
+    /// small, else of the heaviest frames only ([`CallTree::pruned`], the samples of the
+    /// frames left out moved to their kept caller), and its stats (saying which).
+    pub fn copy(self, out: &Collector) -> ((CallTree, SampleTable), Stats) {
+        let mut stats = out.stats.clone();
+        let tree = &out.tree;
+        if tree.len() < self.from {
+            return ((tree.clone(), out.samples.clone()), stats);
+        }
+        let min = tree.lightest_of_heaviest(self.keep);
+        let (preview, map) = tree.pruned(min);
+        let mut samples = SampleTable::default();
+        samples.append_mapped(out.samples.clone(), &map);
+        stats.preview_min = Some(min);
+        ((preview, samples), stats)
+    }
+}
+
 /// What just happened, for [`Live::tick`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tick {
@@ -305,8 +340,8 @@ impl<'a> Live<'a> {
             return;
         }
         let started = Instant::now();
-        let part = (out.tree.clone(), out.samples.clone());
-        self.emit(started, part, out.stats.clone(), parse.line_no);
+        let (part, stats) = PREVIEW.copy(out);
+        self.emit(started, part, stats, parse.line_no);
     }
 
     /// True when a snapshot would show samples the last one did not.

@@ -14,9 +14,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::Collector;
-use super::live::Live;
+use super::live::{Live, PREVIEW, Preview};
 use super::parallel::{Chunk, ChunkParser, Worker, boundary, seal};
-use crate::profile::samples::SampleTable;
 
 /// Bytes the reader thread asks for at a time (a pipe hands over at most 64 KiB).
 const BLOCK: usize = 256 * 1024;
@@ -24,22 +23,6 @@ const BLOCK: usize = 256 * 1024;
 /// One worker's tree since the last snapshot took it, locked while the worker parses a
 /// chunk into it or a snapshot takes it.
 type Shared = Mutex<Collector>;
-
-/// When a snapshot is a preview of the heaviest frames only.
-#[derive(Debug, Clone, Copy)]
-struct Preview {
-    /// From this many nodes: copying every node of a big tree for each snapshot, and
-    /// indexing it in the viewer, was most of what a pipe cost over a file (and the last
-    /// snapshot lives on while the whole profile is built).
-    from: usize,
-    /// The most frames a preview keeps (the lighter ones come with the whole profile).
-    keep: usize,
-}
-
-const PREVIEW: Preview = Preview {
-    from: 400_000,
-    keep: 100_000,
-};
 
 /// Parses `reader` on `threads` workers, sending snapshots through `live`.
 ///
@@ -215,7 +198,7 @@ impl Cutter<'_> {
 /// Sends a snapshot of everything parsed so far, if it holds new samples: the workers'
 /// pieces since the last snapshot are merged into `gathered` (each worker's lock is held
 /// only for its piece, and its parser goes on with the same names), which is
-/// copied whole while it is small and as a preview ([`CallTree::pruned`]) when big.
+/// copied whole while it is small and as a preview ([`Preview`]) when big.
 fn snapshot(
     parts: &[Shared],
     gathered: &mut Collector,
@@ -232,19 +215,8 @@ fn snapshot(
     if !live.has_news(gathered.stats.samples) {
         return;
     }
-    let mut stats = gathered.stats.clone();
-    let tree = &gathered.tree;
-    let (tree, samples) = if tree.len() < preview.from {
-        (tree.clone(), gathered.samples.clone())
-    } else {
-        let min = tree.lightest_of_heaviest(preview.keep);
-        let (preview, map) = tree.pruned(min);
-        let mut samples = SampleTable::default();
-        samples.append_mapped(gathered.samples.clone(), &map);
-        stats.preview_min = Some(min);
-        (preview, samples)
-    };
-    live.emit(started, (tree, samples), stats, lines);
+    let (part, stats) = preview.copy(gathered);
+    live.emit(started, part, stats, lines);
 }
 
 #[cfg(test)]

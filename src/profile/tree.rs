@@ -792,7 +792,12 @@ impl CallTree {
     pub fn sorted_runs(&self, samples_per_run: u64) -> Vec<StackRun> {
         let mut runs = Vec::new();
         // (entries, next, the frames above them)
-        let mut todo = vec![(self.sorted_entries(NodeId::ROOT), 0usize, Vec::new())];
+        let later = |id: NodeId| {
+            let mut v = Vec::new();
+            self.entries_into(id, &mut v, true);
+            v
+        };
+        let mut todo = vec![(later(NodeId::ROOT), 0usize, Vec::new())];
         while let Some((list, next, prefix)) = todo.last_mut() {
             let Some(&e) = list.get(*next) else {
                 todo.pop();
@@ -802,7 +807,7 @@ impl CallTree {
             if e.below && self.slots[e.node.index()].samples > samples_per_run {
                 let mut deeper = prefix.clone();
                 deeper.push(self.slots[e.node.index()].name);
-                todo.push((self.sorted_entries(e.node), 0, deeper));
+                todo.push((later(e.node), 0, deeper));
             } else {
                 runs.push(StackRun {
                     prefix: prefix.clone(),
@@ -822,19 +827,20 @@ impl CallTree {
         path.push(self.slots[run.node.index()].name);
         if run.below {
             self.walk_sorted(&mut path, self.sorted_entries(run.node), &mut f);
-        } else {
+        } else if run.weight != LATER {
             f(&path, run.weight);
+        } else if let (w, n) = self.self_counts(run.node)
+            && (n > 0 || w > 0)
+        {
+            f(&path, w);
         }
     }
 
-    /// The samples of a run of [`CallTree::sorted_runs`] (an estimate of its stacks).
+    /// The samples of a run of [`CallTree::sorted_runs`], or more (an estimate of its
+    /// stacks: an own stack is counted with those below it).
     #[must_use]
     pub fn run_samples(&self, run: &StackRun) -> u64 {
-        if run.below {
-            self.slots[run.node.index()].samples
-        } else {
-            self.self_counts(run.node).1
-        }
+        self.slots[run.node.index()].samples
     }
 
     /// The entries of one family in the order of their folded text: the stacks below a
@@ -848,9 +854,20 @@ impl CallTree {
     /// [`CallTree::sorted_entries`] into `v` (cleared first), with each own stack's
     /// weight.
     fn sorted_entries_into(&self, id: NodeId, v: &mut Vec<Entry>) {
+        self.entries_into(id, v, false);
+    }
+
+    /// [`CallTree::sorted_entries_into`]; when `later`, every child gets an own entry
+    /// weighing [`LATER`], for the walk to compute (and to leave out when empty): the
+    /// cut into runs then reads no grandchildren.
+    fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, later: bool) {
         v.clear();
         for c in self.children(id) {
-            let (w, n) = self.self_counts(c);
+            let (w, n) = if later {
+                (LATER, 1)
+            } else {
+                self.self_counts(c)
+            };
             if n > 0 || w > 0 {
                 v.push(Entry {
                     node: c,
@@ -979,6 +996,9 @@ struct Entry {
     weight: u64,
 }
 
+/// The weight of an own entry the walk computes when it gets there.
+const LATER: u64 = u64::MAX;
+
 /// One piece of the sorted walk over a tree's stacks ([`CallTree::sorted_runs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackRun {
@@ -987,7 +1007,7 @@ pub struct StackRun {
     node: NodeId,
     /// All the stacks below `node` (else its own stack alone).
     below: bool,
-    /// The own stack's weight (when not `below`).
+    /// The own stack's weight (when not `below`), or [`LATER`].
     weight: u64,
 }
 
@@ -1063,9 +1083,11 @@ fn sort_children<K: Ord + Send>(
     let orders: Vec<Vec<(usize, Vec<u32>)>> = if threads == 1 {
         vec![sorted_families(shared, 0..n, key)]
     } else {
-        // Families are handed out in small blocks: the wide ones sit at low ids (near the
-        // root), so equal halves of the ids would leave one thread with most of the work.
-        let blocks = threads * 32;
+        // Families are handed out in blocks, small at first and growing as the square of
+        // their number: the wide families sit at low ids (made by the first samples), so
+        // equal shares of the ids left one thread with most of the work.
+        let blocks = threads * 64;
+        let bound = |b: usize| (n as u128 * (b * b) as u128 / (blocks * blocks) as u128) as usize;
         let next = std::sync::atomic::AtomicUsize::new(0);
         let next = &next;
         std::thread::scope(|scope| {
@@ -1078,7 +1100,7 @@ fn sort_children<K: Ord + Send>(
                             if b >= blocks {
                                 break out;
                             }
-                            let range = b * n / blocks..(b + 1) * n / blocks;
+                            let range = bound(b)..bound(b + 1);
                             out.append(&mut sorted_families(shared, range, key));
                         }
                     })

@@ -215,7 +215,8 @@ fn stackcollapse_bpftrace_itself_when_available() {
         let path = corpus.join("bpftrace").join(name);
         let text = fs::read_to_string(&path).unwrap();
         let renamed = named.replace_all(&text, "@[");
-        let tmp = std::env::temp_dir().join(format!("flametui-bpf-{}-{name}", std::process::id()));
+        let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("flametui-bpf-{}-{name}", std::process::id()));
         fs::write(&tmp, renamed.as_bytes()).unwrap();
         let run = Command::new("perl")
             .arg(&script)
@@ -390,7 +391,8 @@ fn bad_entry_is_reported_with_file_and_line_and_the_rest_loads() {
             .any(|b| b.line == 10 && b.reason.contains("without its count"))
     );
     // The command line names the file and the line.
-    let dir = std::env::temp_dir().join(format!("flametui-bad-bpf-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-bad-bpf-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.bt.txt");
     fs::write(&file, text).unwrap();

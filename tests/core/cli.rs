@@ -25,7 +25,8 @@ fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
 }
 
 fn tmp(name: &str, content: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("flametui-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, content).unwrap();

@@ -180,7 +180,8 @@ fn perf_warnings_mixed_into_perf_script_are_skipped() {
 
 #[test]
 fn export_into_a_closed_pipe_exits_quietly() {
-    let dir = std::env::temp_dir().join(format!("flametui-pipe-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-pipe-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("many.folded");
     let text: String = (0..200_000).map(|i| format!("main;f{i} 1\n")).collect();
@@ -206,7 +207,8 @@ fn export_into_a_closed_pipe_exits_quietly() {
 
 #[test]
 fn svg_export_escapes_xml_in_names() {
-    let dir = std::env::temp_dir().join(format!("flametui-svg-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-svg-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("x.folded");
     std::fs::write(

@@ -19,7 +19,7 @@ use crate::testdata;
 
 /// A directory holding the tiny binary under its recorded name (or nothing).
 fn symfs(with_binary: bool) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "flametui-symfs-{}-{with_binary}",
         std::process::id()
     ));
@@ -215,7 +215,8 @@ fn survives(bytes: &[u8], dir: &std::path::Path, what: &str) {
 
 #[test]
 fn hostile_recordings_get_an_error_or_a_partial_load() {
-    let dir = std::env::temp_dir().join(format!("flametui-hostile-pd-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-hostile-pd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for name in ["perf-data-fp.data.gz", "perf-data-pipe.data.gz"] {
         let good = raw(name);
@@ -281,7 +282,8 @@ fn hostile_recordings_get_an_error_or_a_partial_load() {
 /// clone twice and the other `mid`.
 #[test]
 fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
-    let dir = std::env::temp_dir().join(format!("flametui-symfs-cxx-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-symfs-cxx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut bin = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-cxx.gz")).unwrap())
@@ -328,7 +330,8 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
 /// copied it (`.build-id/xx/rest/elf`, under `--buildid-dir`), as perf script does.
 #[test]
 fn a_binary_gone_from_its_path_is_read_from_the_build_id_cache() {
-    let cache = std::env::temp_dir().join(format!("flametui-buildid-{}", std::process::id()));
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-buildid-{}", std::process::id()));
     // `readelf -n` of the committed binary: Build ID 95f4fd79…2441.
     let entry = cache.join(".build-id/95/f4fd7980b85f6472fd9410568a04aa69ec2441");
     std::fs::create_dir_all(&entry).unwrap();
@@ -438,7 +441,8 @@ fn a_compressed_recording_loads_as_its_decompressed_copy() {
 
 #[test]
 fn hostile_compressed_records_get_an_error_or_a_partial_load() {
-    let dir = std::env::temp_dir().join(format!("flametui-hostile-z-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-hostile-z-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let good = raw("perf-data-zdwarf.data.gz");
     let compressed: Vec<_> = records(&good).into_iter().filter(|r| r.1 == 81).collect();
@@ -626,7 +630,8 @@ fn compressed_records_without_their_feature_are_named_not_read() {
 
 #[test]
 fn inputs_found_by_fuzzing_give_an_error_or_a_partial_load() {
-    let dir = std::env::temp_dir().join(format!("flametui-fuzzed-pd-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-fuzzed-pd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // Found by fuzz_perf_data: two bytes of the first compressed record's payload changed
     // make a decoded map's page offset overflow the file offset of a sample's address.
@@ -691,7 +696,8 @@ fn a_file_mode_auxtrace_record_of_a_terabyte_is_refused() {
     bytes[at..at + 4].copy_from_slice(&71u32.to_le_bytes());
     bytes[at + 6..at + 8].copy_from_slice(&48u16.to_le_bytes());
     bytes[at + 8..at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    let dir = std::env::temp_dir().join(format!("flametui-aux-file-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-aux-file-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("aux.data");
     std::fs::write(&path, &bytes).unwrap();

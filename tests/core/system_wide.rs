@@ -670,7 +670,8 @@ fn perf_spellings_of_the_id_filters_point_to_pids_and_tids() {
         assert!(err.contains("No such file or directory"), "{err}");
     }
     // A file named so is read.
-    let dir = std::env::temp_dir().join(format!("flametui-ids-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-ids-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("17346"), "a;b 3\n").unwrap();
     let out = Command::new(BIN)

@@ -233,7 +233,8 @@ fn range_against_range_names_the_spike() {
 
 #[test]
 fn svg_of_a_range() {
-    let dir = std::env::temp_dir().join(format!("flametui-timeline-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-timeline-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("spike.svg");
     let out = run(&[
@@ -289,7 +290,8 @@ fn inputs_without_a_timeline_are_refused_by_name() {
         "{err}"
     );
     // perf script printed without its time field.
-    let dir = std::env::temp_dir().join(format!("flametui-untimed-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-untimed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let untimed = dir.join("untimed.txt");
     std::fs::write(

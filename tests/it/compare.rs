@@ -318,7 +318,8 @@ fn tmux_differential_file_alone_compares() {
     if !tmux_available() {
         return;
     }
-    let diff = std::env::temp_dir().join(format!("flametui-diff-{}.folded", std::process::id()));
+    let diff = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-diff-{}.folded", std::process::id()));
     let out = Command::new(BIN)
         .args(["--export", "folded"])
         .arg(testdata(B0E1))

@@ -157,7 +157,8 @@ fn sigterm_restores_the_terminal() {
         return;
     }
     let file = testdata("folded-small.txt");
-    let pid_file = std::env::temp_dir().join(format!("flametui-e2e-{}.pid", std::process::id()));
+    let pid_file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-e2e-{}.pid", std::process::id()));
     let command = format!(
         "{BIN} {} & echo $! > {}; wait",
         quote(&file),
@@ -194,7 +195,8 @@ fn every_way_out_restores_the_terminal() {
     }
     let file = testdata("folded-small.txt");
     let pid_file = |name: &str| {
-        std::env::temp_dir().join(format!("flametui-e2e-{}-{name}.pid", std::process::id()))
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("flametui-e2e-{}-{name}.pid", std::process::id()))
     };
     // (name, environment, signal sent, exit status: 128 + the signal, as shells expect)
     let cases: [(&str, &str, Option<&str>, u8); 8] = [
@@ -349,7 +351,8 @@ fn unusable_terminals_get_the_report() {
         return;
     }
     let file = quote(&testdata("folded-small.txt"));
-    let err = std::env::temp_dir().join(format!("flametui-e2e-{}-dumb.err", std::process::id()));
+    let err = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-e2e-{}-dumb.err", std::process::id()));
     let errq = quote(&err);
     for (name, command, why) in [
         (
@@ -399,7 +402,8 @@ fn the_viewer_exits_3_after_an_input_that_ended_early() {
     }
     let mut bytes = gz.finish().expect("gzip");
     bytes.truncate(bytes.len() - 10);
-    let dir = std::env::temp_dir().join(format!("flametui-e2e-cut-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-e2e-cut-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (cut, err) = (dir.join("cut.folded.gz"), dir.join("stderr"));
     std::fs::write(&cut, bytes).expect("write");
@@ -419,7 +423,8 @@ fn the_viewer_refuses_a_differential_file_as_one_side() {
     if !tmux_available() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("flametui-e2e-side-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-e2e-side-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let diff = dir.join("side.diff.folded");
     std::fs::write(&diff, "x;y 3 5\n").expect("write");
@@ -570,7 +575,8 @@ fn a_perf_data_recording_is_read_by_its_magic_from_a_file_gzip_or_a_pipe() {
     )
     .unwrap();
     assert!(raw.starts_with(b"PERFILE2"));
-    let dir = std::env::temp_dir().join(format!("flametui-perfdata-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-perfdata-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let odd = dir.join("profile it's.txt");
     std::fs::write(&odd, &raw).unwrap();

@@ -176,7 +176,8 @@ fn freezing_a_file_says_there_is_nothing_to_freeze() {
 
 #[test]
 fn export_asks_before_replacing_a_file() {
-    let dir = std::env::temp_dir().join(format!("flametui-readable-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-readable-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("a-rather-long-directory-name-for-the-export/out.folded");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

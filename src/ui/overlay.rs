@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 use super::{MIN_HEIGHT, MIN_WIDTH};
 use crate::app::explorer::Hover;
 use crate::app::{App, Progress};
-use crate::text::sanitize;
+use crate::text::{Share, sanitize, share};
 use crate::view::tooltip::{display_width, ellipsize};
 
 /// Widest hover tooltip.
@@ -155,7 +155,7 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
             let preview = app.explorer().and_then(|e| {
                 let total = e.profile.tree.node(crate::profile::NodeId::ROOT).total;
                 let min = e.profile.stats.preview_min?;
-                (total > 0).then(|| short_percent(100.0 * min as f64 / total as f64))
+                (total > 0).then(|| short_percent(share(min, total)))
             });
             let read = bytes(p.bytes as f64);
             match preview {
@@ -182,14 +182,19 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
     x
 }
 
-/// A percentage with two significant digits (`0.0042%`, `0.31%`, `12%`).
-fn short_percent(pct: f64) -> String {
-    // Digits after the point: 1 from 1% up, 2 from 0.1%, … (at most 9).
-    let digits = (1..=9usize)
-        .find(|&d| pct >= 10f64.powi(1 - i32::try_from(d).unwrap_or(9)))
-        .unwrap_or(9);
-    let digits = if pct >= 10.0 { 0 } else { digits };
-    format!("{pct:.digits$}%")
+/// A share with two significant digits (`0.0042%`, `0.31%`, `12%`), printed as every
+/// percentage is ([`Share`]'s exact rounding).
+fn short_percent(s: Share) -> String {
+    // Digits after the point: none from 10% up, 1 from 1%, 2 from 0.1%, … (at most 9).
+    let pct = s.percent();
+    let digits = if pct >= 10.0 {
+        0
+    } else {
+        (1..=9usize)
+            .find(|&d| pct >= 10f64.powi(1 - i32::try_from(d).unwrap_or(9)))
+            .unwrap_or(9)
+    };
+    format!("{s:.digits$}%")
 }
 
 /// Says the terminal is too small instead of drawing a broken screen.
@@ -214,4 +219,17 @@ fn bytes(n: f64) -> String {
     }
     let digits = usize::from(unit != 0);
     format!("{v:.digits$} {}", UNITS.get(unit).copied().unwrap_or("B"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preview_threshold_is_shown_with_two_significant_digits() {
+        assert_eq!(short_percent(share(7, 1_000_000)), "0.00070%");
+        assert_eq!(short_percent(share(42, 10_000)), "0.42%");
+        assert_eq!(short_percent(share(1, 3)), "33%");
+        assert_eq!(short_percent(share(1, 40)), "2.5%");
+    }
 }

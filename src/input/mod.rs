@@ -252,22 +252,33 @@ impl Collector {
     pub fn drain_into(&mut self, into: &mut Collector) {
         self.own_names();
         into.own_names();
-        into.merge_others(std::mem::take(&mut self.others));
-        let leaves = into.tree.merge_from_mapped(&self.tree);
-        into.samples
-            .append_mapped(std::mem::take(&mut self.samples), &leaves);
-        let stats = std::mem::take(&mut self.stats);
         if into.stats.event.is_none() {
-            into.stats.event.clone_from(&stats.event);
+            into.stats.event.clone_from(&self.stats.event);
         }
-        into.stats.merge(stats);
+        into.absorb(self);
         self.tree.clear_nodes();
     }
 
-    /// The collectors of other events of another piece, each merged into this one's of
-    /// the same event or added.
-    fn merge_others(&mut self, others: Vec<Collector>) {
-        for o in others {
+    /// Adds another piece's samples and counts.
+    pub fn merge(&mut self, mut other: Collector) {
+        // Before the trees move: each side's other-event trees copy the names they were
+        // filled with.
+        self.own_names();
+        other.own_names();
+        // The smaller tree goes into the larger (an empty one is simply replaced): the
+        // merge costs one lookup per node of the tree merged in. Each sample table goes
+        // with its tree.
+        if other.tree.len() > self.tree.len() {
+            std::mem::swap(&mut self.tree, &mut other.tree);
+            std::mem::swap(&mut self.samples, &mut other.samples);
+        }
+        self.absorb(&mut other);
+    }
+
+    /// Takes `other`'s other events, samples (its tree merged into this one, which it
+    /// leaves as it is), AFTER tree and counts. Both own their names.
+    fn absorb(&mut self, other: &mut Collector) {
+        for o in std::mem::take(&mut other.others) {
             let same = self
                 .others
                 .iter()
@@ -278,28 +289,15 @@ impl Collector {
                 None => self.stats.filtered_samples += o.stats.samples,
             }
         }
-    }
-
-    /// Adds another piece's samples and counts.
-    pub fn merge(&mut self, mut other: Collector) {
-        self.own_names();
-        other.own_names();
-        self.merge_others(std::mem::take(&mut other.others));
-        // The smaller tree goes into the larger (an empty one is simply replaced): the
-        // merge costs one lookup per node of the tree merged in. Each sample table goes
-        // with its tree.
-        if other.tree.len() > self.tree.len() {
-            std::mem::swap(&mut self.tree, &mut other.tree);
-            std::mem::swap(&mut self.samples, &mut other.samples);
-        }
         let leaves = self.tree.merge_from_mapped(&other.tree);
-        self.samples.append_mapped(other.samples, &leaves);
-        match (&mut self.after, other.after) {
+        self.samples
+            .append_mapped(std::mem::take(&mut other.samples), &leaves);
+        match (&mut self.after, other.after.take()) {
             (Some(a), Some(b)) => a.merge_from(&b),
             (None, Some(b)) => self.after = Some(b),
             _ => {}
         }
-        self.stats.merge(other.stats);
+        self.stats.merge(std::mem::take(&mut other.stats));
     }
 }
 

@@ -792,12 +792,12 @@ impl CallTree {
     pub fn sorted_runs(&self, samples_per_run: u64) -> Vec<StackRun> {
         let mut runs = Vec::new();
         // (entries, next, the frames above them)
-        let later = |id: NodeId| {
+        let entries = |id: NodeId| {
             let mut v = Vec::new();
             self.entries_into(id, &mut v, true);
             v
         };
-        let mut todo = vec![(later(NodeId::ROOT), 0usize, Vec::new())];
+        let mut todo = vec![(entries(NodeId::ROOT), 0usize, Vec::new())];
         while let Some((list, next, prefix)) = todo.last_mut() {
             let Some(&e) = list.get(*next) else {
                 todo.pop();
@@ -807,13 +807,12 @@ impl CallTree {
             if e.below && self.slots[e.node.index()].samples > samples_per_run {
                 let mut deeper = prefix.clone();
                 deeper.push(self.slots[e.node.index()].name);
-                todo.push((later(e.node), 0, deeper));
+                todo.push((entries(e.node), 0, deeper));
             } else {
                 runs.push(StackRun {
                     prefix: prefix.clone(),
                     node: e.node,
                     below: e.below,
-                    weight: e.weight,
                 });
             }
         }
@@ -827,8 +826,6 @@ impl CallTree {
         path.push(self.slots[run.node.index()].name);
         if run.below {
             self.walk_sorted(&mut path, self.sorted_entries(run.node), &mut f);
-        } else if run.weight != LATER {
-            f(&path, run.weight);
         } else if let (w, n) = self.self_counts(run.node)
             && (n > 0 || w > 0)
         {
@@ -857,14 +854,14 @@ impl CallTree {
         self.entries_into(id, v, false);
     }
 
-    /// [`CallTree::sorted_entries_into`]; when `later`, every child gets an own entry
-    /// weighing [`LATER`], for the walk to compute (and to leave out when empty): the
-    /// cut into runs then reads no grandchildren.
-    fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, later: bool) {
+    /// [`CallTree::sorted_entries_into`]; with `every_own`, every child gets an own entry,
+    /// its weight left at 0 for the walk of its run to compute (and to leave out when
+    /// empty): the cut into runs then reads no grandchildren.
+    fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, every_own: bool) {
         v.clear();
         for c in self.children(id) {
-            let (w, n) = if later {
-                (LATER, 1)
+            let (w, n) = if every_own {
+                (0, 1)
             } else {
                 self.self_counts(c)
             };
@@ -996,9 +993,6 @@ struct Entry {
     weight: u64,
 }
 
-/// The weight of an own entry the walk computes when it gets there.
-const LATER: u64 = u64::MAX;
-
 /// One piece of the sorted walk over a tree's stacks ([`CallTree::sorted_runs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackRun {
@@ -1007,8 +1001,6 @@ pub struct StackRun {
     node: NodeId,
     /// All the stacks below `node` (else its own stack alone).
     below: bool,
-    /// The own stack's weight (when not `below`), or [`LATER`].
-    weight: u64,
 }
 
 // Building a tree from counters computed elsewhere (a slice of the samples).

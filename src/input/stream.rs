@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::Collector;
-use super::live::{Live, PREVIEW, Preview};
+use super::live::{self, Live, PREVIEW, Preview};
 use super::parallel::{Chunk, ChunkParser, Worker, boundary, seal};
 
 /// Bytes the reader thread asks for at a time (a pipe hands over at most 64 KiB).
@@ -43,8 +43,11 @@ pub fn parse<R: Read + Send>(
     let (chunks, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
     let (lines, read_error) = std::thread::scope(|scope| {
-        let (blocks_tx, blocks) = mpsc::sync_channel::<io::Result<Vec<u8>>>(16);
-        scope.spawn(move || read_blocks(reader, &blocks_tx));
+        // The reader thread passes on what each read returns, as it comes.
+        let (blocks_tx, blocks) = mpsc::sync_channel::<live::Bytes>(16);
+        scope.spawn(move || {
+            live::read_chunks(io::BufReader::with_capacity(BLOCK, reader), &blocks_tx);
+        });
         let workers: Vec<_> = parts
             .iter()
             .map(|part| {
@@ -133,26 +136,6 @@ pub fn parse<R: Read + Send>(
     }
     seal(&mut merged, format, lines, read_error);
     Ok(merged)
-}
-
-/// The reader thread: what each read returns, as it comes.
-fn read_blocks<R: Read>(mut reader: R, tx: &mpsc::SyncSender<io::Result<Vec<u8>>>) {
-    let mut block = vec![0u8; BLOCK];
-    loop {
-        match reader.read(&mut block) {
-            Ok(0) => return,
-            Ok(n) => {
-                if tx.send(Ok(block[..n].to_vec())).is_err() {
-                    return;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
-            }
-        }
-    }
 }
 
 /// Cuts the bytes received so far into chunks at record boundaries.

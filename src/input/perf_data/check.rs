@@ -230,7 +230,7 @@ pub fn parse_record<'a>(record: &RawEventRecord<'a>) -> Option<EventRecord<'a>> 
 /// checks, a wrapped slice length without). Its offset is found as the parser finds it,
 /// past the read values of `PERF_SAMPLE_READ` as the parser reads them (found by
 /// fuzzing: a count of values there moved the callchain length out of this check).
-pub fn sample_fits(record: &RawEventRecord<'_>) -> bool {
+fn sample_fits(record: &RawEventRecord<'_>) -> bool {
     if record.record_type != RecordType::SAMPLE {
         return true;
     }
@@ -287,7 +287,7 @@ fn read_values_size(read: ReadFormat, data: &[u8], at: usize, le: bool) -> Optio
 }
 
 /// Whether an MMAP2 record's build-id length is at most 20 (the parser asserts it).
-pub fn mmap2_fits(record: &RawEventRecord<'_>) -> bool {
+fn mmap2_fits(record: &RawEventRecord<'_>) -> bool {
     /// `PERF_RECORD_MISC_MMAP_BUILD_ID`.
     const MMAP_BUILD_ID: u16 = 1 << 14;
     if record.record_type != RecordType::MMAP2 || record.misc & MMAP_BUILD_ID == 0 {

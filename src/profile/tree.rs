@@ -183,8 +183,7 @@ impl CallTree {
     /// ids and the scale: a parser that holds ids of names goes on filling the tree
     /// (a streamed input's snapshots move the workers' nodes elsewhere this way).
     pub fn clear_nodes(&mut self) {
-        // The buffers are kept for the nodes to come: freeing and growing them again at
-        // each snapshot left memory to the allocator that it did not give back.
+        // The buffers are kept for the nodes to come (the worker fills them again).
         let root = self.slots[0].name;
         self.slots.truncate(1);
         self.slots[0] = slot(root, NONE);

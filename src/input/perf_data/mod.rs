@@ -20,6 +20,7 @@
 
 pub mod check;
 pub mod compressed;
+pub mod dwarf;
 pub mod expanded;
 pub mod live;
 pub mod symbols;

@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
+use super::dwarf::{Context, FileDwarf};
+
 /// The most bytes read from one ELF or debug file (larger ones are not symbolised).
 const MAX_ELF_BYTES: u64 = 1 << 31;
 
@@ -302,9 +304,6 @@ fn as_libiberty(mut s: String) -> String {
     out
 }
 
-/// The DWARF of one file, for inline frames.
-pub type Dwarf = addr2line::Context<gimli::EndianArcSlice<gimli::RunTimeEndian>>;
-
 /// What one ELF file gives: its symbols, the offset → address rule of its segments,
 /// its DWARF and its unwind sections.
 #[derive(Default)]
@@ -317,7 +316,7 @@ pub struct Elf {
     dwarf_file: Option<PathBuf>,
     /// Its DWARF, read and parsed on first use (only DWARF-unwound stacks show inline
     /// frames).
-    dwarf: std::cell::OnceCell<Option<Dwarf>>,
+    dwarf: std::cell::OnceCell<Option<FileDwarf>>,
     /// The file itself and its debug file, for the unwind sections.
     unwind_files: (PathBuf, Option<PathBuf>),
     /// Unwind information for `--call-graph dwarf`, read on first use (a frame-pointer
@@ -330,7 +329,7 @@ pub struct Elf {
     /// the debug file).
     a2l_symbols: Option<SymbolTable>,
     /// What addr2line has come to call each DWARF function (see [`Elf::inline_names`]).
-    a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64), A2lName>>,
+    a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64, u64), A2lName>>,
 }
 
 /// binutils' state of one DWARF function (a subprogram or one inlined instance): whether
@@ -430,11 +429,18 @@ impl Elf {
     pub fn inline_names(&self, svma: u64) -> Vec<Arc<str>> {
         let dwarf = self.dwarf.get_or_init(|| {
             let source = open(self.dwarf_file.as_ref()?)?;
-            with_elf!(&source, |file| load_dwarf(&file), None)
+            with_elf!(&source, |file| FileDwarf::load(&file), None)
         });
-        let Some(dwarf) = dwarf else {
+        let Some(found) = dwarf.as_ref().and_then(|d| d.context_for(svma)) else {
             return Vec::new();
         };
+        let dwarf = found.context;
+        // binutils' state is per DWARF function: DIE offsets within the unit, and the unit.
+        let unit = found.unit.or_else(|| {
+            let u = dwarf.find_dwarf_and_unit(svma).skip_all_loads()?;
+            Some(u.header.offset().0)
+        });
+        let unit = unit.map_or(u64::MAX, |u| u as u64);
         // (DIE offset, raw name, linkage-named) innermost first.
         let mut chain: Vec<(u64, String, bool)> = Vec::new();
         let Ok(mut frames) = dwarf.find_frames(svma).skip_all_loads() else {
@@ -462,7 +468,7 @@ impl Elf {
         let mut state = self.a2l_names.borrow_mut();
         let mut out = Vec::with_capacity(chain.len());
         for (i, (die, raw, linkage)) in chain.iter().enumerate() {
-            let st = state.entry((outer_die, *die)).or_default();
+            let st = state.entry((unit, outer_die, *die)).or_default();
             let mut name: Option<Arc<str>> = st.renamed.clone();
             if i == 0 && !*linkage && !st.settled {
                 st.settled = true;
@@ -500,7 +506,7 @@ fn names_are_linkage(lang: gimli::DwLang) -> bool {
 
 /// The first address of the DWARF function (DIE `die` of the unit holding `probe`):
 /// binutils' `arange.low`, the first of its ranges.
-fn function_start(dwarf: &Dwarf, probe: u64, die: u64) -> Option<u64> {
+fn function_start(dwarf: &Context, probe: u64, die: u64) -> Option<u64> {
     let unit = dwarf.find_dwarf_and_unit(probe).skip_all_loads()?;
     let offset = gimli::UnitOffset(usize::try_from(die).ok()?);
     let entry = unit.entry(offset).ok()?;
@@ -748,31 +754,6 @@ fn unwind_sections<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> Un
             .section_by_name(".got")
             .map(|s| s.address()..s.address().saturating_add(s.size())),
     }
-}
-
-/// The DWARF of a file for addr2line, when it has `.debug_info`.
-fn load_dwarf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> Option<Dwarf> {
-    file.section_by_name(".debug_info")?;
-    let endian = if file.is_little_endian() {
-        gimli::RunTimeEndian::Little
-    } else {
-        gimli::RunTimeEndian::Big
-    };
-    let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
-        // Location lists and macros are large and say nothing of functions or lines:
-        // left compressed.
-        use gimli::SectionId::{DebugLoc, DebugLocLists, DebugMacinfo, DebugMacro};
-        if matches!(id, DebugLoc | DebugLocLists | DebugMacinfo | DebugMacro) {
-            return Ok(gimli::EndianArcSlice::new(Arc::from(&[][..]), endian));
-        }
-        let data: Arc<[u8]> = file
-            .section_by_name(id.name())
-            .and_then(|s| s.uncompressed_data().ok())
-            .map_or_else(|| Arc::from(&[][..]), |d| Arc::from(&*d));
-        Ok(gimli::EndianArcSlice::new(data, endian))
-    };
-    let dwarf = gimli::Dwarf::load(load).ok()?;
-    addr2line::Context::from_dwarf(dwarf).ok()
 }
 
 /// The kernel's symbols from `/proc/kallsyms` (or a file in its format), with the module

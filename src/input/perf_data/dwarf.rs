@@ -1,0 +1,338 @@
+//! Stage: the DWARF of one ELF file → the addr2line context that knows an address, for
+//! perf script's inline frames ([`super::symbols::Elf::inline_names`]).
+//!
+//! A context of the whole file parses the header, abbreviations and line program header
+//! of every compilation unit before it answers anything: 32 ms for libc's debug file
+//! (1,800 units), about as long as inflating its sections, for the handful of units a
+//! profile's addresses fall in. So `.debug_aranges` (address → unit) is read first, and a
+//! context is made of the one unit that holds an address, when it is asked about; units
+//! share the inflated sections. The whole-file context is still made, once, for an
+//! address no arange covers (rustc and clang write no `.debug_aranges`; addr2line then
+//! reads every unit's own ranges), and for files whose units refer into one another
+//! (`DW_FORM_ref_addr`, dwz's `DW_FORM_GNU_ref_alt`, `DW_FORM_ref_sup*`: a unit alone
+//! would miss the names it refers to).
+
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+use gimli::{RunTimeEndian, SectionId};
+
+/// The section bytes addr2line reads.
+pub type Slice = gimli::EndianArcSlice<RunTimeEndian>;
+/// An addr2line context over some of a file's units.
+pub type Context = addr2line::Context<Slice>;
+
+/// A file's DWARF: its sections, inflated once, and contexts made on first use.
+pub struct FileDwarf {
+    /// The sections read, by id (the others are empty).
+    sections: Vec<(SectionId, Slice)>,
+    endian: RunTimeEndian,
+    /// `(start, end, unit)` address ranges from `.debug_aranges`, by start; `unit`
+    /// indexes `units`.
+    ranges: Vec<(u64, u64, u32)>,
+    /// Each unit aranges names: its offset in `.debug_info` and its context.
+    units: Vec<(usize, OnceCell<Option<Context>>)>,
+    /// Units refer to DIEs of other units: only the whole-file context is used.
+    linked: bool,
+    whole: OnceCell<Option<Context>>,
+}
+
+/// A context that knows an address, and the offset in `.debug_info` of the unit it was
+/// made of (`None` for the whole-file context).
+pub struct Found<'a> {
+    /// The context.
+    pub context: &'a Context,
+    /// Where its unit starts in the file's `.debug_info`.
+    pub unit: Option<usize>,
+}
+
+impl std::fmt::Debug for FileDwarf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileDwarf")
+            .field("units", &self.units.len())
+            .field("linked", &self.linked)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileDwarf {
+    /// Reads (inflating) the DWARF sections of `file`; `None` without `.debug_info`.
+    pub fn load<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> Option<Self> {
+        use object::{Object, ObjectSection};
+        file.section_by_name(".debug_info")?;
+        let endian = if file.is_little_endian() {
+            RunTimeEndian::Little
+        } else {
+            RunTimeEndian::Big
+        };
+        let mut sections = Vec::new();
+        for id in SECTIONS {
+            let Some(data) = file
+                .section_by_name(id.name())
+                .and_then(|s| s.uncompressed_data().ok())
+            else {
+                continue;
+            };
+            sections.push((id, gimli::EndianArcSlice::new(Arc::from(&*data), endian)));
+        }
+        let mut me = FileDwarf {
+            sections,
+            endian,
+            ranges: Vec::new(),
+            units: Vec::new(),
+            linked: false,
+            whole: OnceCell::new(),
+        };
+        me.linked = me
+            .section(SectionId::DebugAbbrev)
+            .is_some_and(|a| refers_across_units(std::ops::Deref::deref(a)));
+        if !me.linked {
+            me.read_aranges();
+        }
+        Some(me)
+    }
+
+    fn section(&self, id: SectionId) -> Option<&Slice> {
+        self.sections.iter().find(|(i, _)| *i == id).map(|(_, s)| s)
+    }
+
+    /// The ranges and units of `.debug_aranges`; a set that does not parse is left out
+    /// (its addresses go to the whole-file context).
+    fn read_aranges(&mut self) {
+        let Some(aranges) = self.section(SectionId::DebugAranges).cloned() else {
+            return;
+        };
+        let aranges = gimli::DebugAranges::from(aranges);
+        let mut headers = aranges.headers();
+        let mut unit_of = rustc_hash::FxHashMap::default();
+        while let Ok(Some(header)) = headers.next() {
+            let offset = header.debug_info_offset().0;
+            let mut set = Vec::new();
+            let mut entries = header.entries();
+            let mut whole = true;
+            loop {
+                match entries.next() {
+                    Ok(Some(e)) => {
+                        let r = e.range();
+                        if r.begin < r.end {
+                            set.push((r.begin, r.end));
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        whole = false;
+                        break;
+                    }
+                }
+            }
+            if !whole {
+                continue;
+            }
+            let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
+            let unit = *unit_of.entry(offset).or_insert_with(|| {
+                self.units.push((offset, OnceCell::new()));
+                next
+            });
+            self.ranges
+                .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
+        }
+        self.ranges.sort_unstable_by_key(|r| r.0);
+    }
+
+    /// The context to ask about `probe`: its unit's, or the whole file's.
+    pub fn context_for(&self, probe: u64) -> Option<Found<'_>> {
+        let at = self.ranges.partition_point(|r| r.0 <= probe);
+        let hit = at
+            .checked_sub(1)
+            .and_then(|i| self.ranges.get(i))
+            .filter(|r| probe < r.1);
+        if let Some(&(_, _, unit)) = hit
+            && let Some((offset, cell)) = self.units.get(unit as usize)
+            && let Some(context) = cell.get_or_init(|| self.unit_context(*offset))
+        {
+            return Some(Found {
+                context,
+                unit: Some(*offset),
+            });
+        }
+        let context = self
+            .whole
+            .get_or_init(|| Context::from_dwarf(self.dwarf(None)?).ok())
+            .as_ref()?;
+        Some(Found {
+            context,
+            unit: None,
+        })
+    }
+
+    /// A context of the one unit at `offset` of `.debug_info`.
+    fn unit_context(&self, offset: usize) -> Option<Context> {
+        use gimli::Reader;
+        let info = gimli::DebugInfo::from(self.section(SectionId::DebugInfo)?.clone());
+        let header = info
+            .header_from_offset(gimli::DebugInfoOffset(offset))
+            .ok()?;
+        let mut unit = self.section(SectionId::DebugInfo)?.clone();
+        unit.skip(offset).ok()?;
+        unit.truncate(header.length_including_self()).ok()?;
+        Context::from_dwarf(self.dwarf(Some(unit))?).ok()
+    }
+
+    /// The sections as gimli reads them; with `info`, that `.debug_info` and no
+    /// `.debug_aranges` (a one-unit context finds its unit's ranges in the unit).
+    fn dwarf(&self, info: Option<Slice>) -> Option<gimli::Dwarf<Slice>> {
+        let empty = gimli::EndianArcSlice::new(Arc::from(&[][..]), self.endian);
+        gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
+            Ok(match (id, &info) {
+                (SectionId::DebugInfo, Some(unit)) => unit.clone(),
+                (SectionId::DebugAranges, Some(_)) => empty.clone(),
+                _ => self.section(id).cloned().unwrap_or_else(|| empty.clone()),
+            })
+        })
+        .ok()
+    }
+}
+
+/// The sections read. Location lists and macros are large and say nothing of functions
+/// or lines: left compressed.
+const SECTIONS: [SectionId; 11] = [
+    SectionId::DebugAbbrev,
+    SectionId::DebugAddr,
+    SectionId::DebugAranges,
+    SectionId::DebugInfo,
+    SectionId::DebugLine,
+    SectionId::DebugLineStr,
+    SectionId::DebugStr,
+    SectionId::DebugStrOffsets,
+    SectionId::DebugRanges,
+    SectionId::DebugRngLists,
+    SectionId::DebugTypes,
+];
+
+/// Whether an attribute of `.debug_abbrev` has a form that refers outside its unit:
+/// `DW_FORM_ref_addr`, `DW_FORM_ref_sup4`, `DW_FORM_ref_sup8`, `DW_FORM_GNU_ref_alt`.
+/// An abbreviation table is `code tag children (name form [value])* 0 0`, tables end with
+/// code 0; a table that does not parse counts as referring (the safe answer).
+fn refers_across_units(abbrev: &[u8]) -> bool {
+    const CROSS: [u64; 4] = [0x10, 0x1c, 0x24, 0x1f20];
+    const IMPLICIT_CONST: u64 = 0x21;
+    let mut at = 0;
+    while at < abbrev.len() {
+        let Some(code) = uleb(abbrev, &mut at) else {
+            return true;
+        };
+        if code == 0 {
+            continue; // the end of one table
+        }
+        // The tag, then the children byte.
+        if uleb(abbrev, &mut at).is_none() || abbrev.get(at).is_none() {
+            return true;
+        }
+        at += 1;
+        loop {
+            let (Some(name), Some(form)) = (uleb(abbrev, &mut at), uleb(abbrev, &mut at)) else {
+                return true;
+            };
+            if name == 0 && form == 0 {
+                break;
+            }
+            if CROSS.contains(&form) {
+                return true;
+            }
+            if form == IMPLICIT_CONST && uleb(abbrev, &mut at).is_none() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// An unsigned LEB128 at `at` (its value's low 64 bits), moving `at` past it.
+fn uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    let mut shift = 0u32;
+    loop {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        if shift < 64 {
+            value |= u64::from(b & 0x7f) << shift;
+        }
+        shift = shift.saturating_add(7);
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_that_refer_across_units_are_found() {
+        // code 1, DW_TAG_subprogram, no children, (DW_AT_name, DW_FORM_string), end;
+        // end of table.
+        let plain = [1, 0x2e, 0, 0x03, 0x08, 0, 0, 0];
+        assert!(!refers_across_units(&plain));
+        // The same with DW_AT_abstract_origin as DW_FORM_ref_addr.
+        let cross = [1, 0x2e, 0, 0x31, 0x10, 0, 0, 0];
+        assert!(refers_across_units(&cross));
+        // DW_FORM_GNU_ref_alt (0x1f20: two LEB128 bytes), after an implicit constant.
+        let alt = [1, 0x2e, 0, 0x0b, 0x21, 0x7f, 0x31, 0xa0, 0x3e, 0, 0, 0];
+        assert!(refers_across_units(&alt));
+        // Cut in the middle of an attribute: the safe answer.
+        assert!(refers_across_units(&[1, 0x2e, 0, 0x31]));
+        assert!(!refers_across_units(&[]));
+    }
+
+    /// The names of the frames at `probe`, innermost first, with their DIE offsets.
+    fn frames(context: &Context, probe: u64) -> Vec<(Option<usize>, String)> {
+        let mut out = Vec::new();
+        let mut it = context.find_frames(probe).skip_all_loads().unwrap();
+        while let Ok(Some(f)) = it.next() {
+            let name = f.function.map(|n| n.raw_name().unwrap().into_owned());
+            out.push((f.dw_die_offset.map(|o| o.0), name.unwrap_or_default()));
+        }
+        out
+    }
+
+    /// At every address of the C++ test binary's code, the context of the unit that
+    /// aranges names gives the frames the whole file's context gives.
+    #[test]
+    fn a_unit_alone_answers_as_the_whole_file() {
+        use object::{Object, ObjectSection};
+        use std::io::Read as _;
+        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let file = object::File::parse(&bytes[..]).unwrap();
+        let dwarf = FileDwarf::load(&file).unwrap();
+        assert!(!dwarf.linked);
+        assert!(!dwarf.units.is_empty() && !dwarf.ranges.is_empty());
+        let whole = Context::from_dwarf(dwarf.dwarf(None).unwrap()).unwrap();
+        let text = file.section_by_name(".text").unwrap();
+        let (mut by_unit, mut inlined) = (0, 0);
+        for probe in text.address()..text.address() + text.size() {
+            let found = dwarf.context_for(probe).unwrap();
+            let got = frames(found.context, probe);
+            assert_eq!(got, frames(&whole, probe), "{probe:#x}");
+            by_unit += usize::from(found.unit.is_some());
+            inlined += usize::from(got.len() > 1);
+        }
+        // Most of the code is in a unit aranges names, some of it inlined.
+        assert!(by_unit > 0x100, "{by_unit}");
+        assert!(inlined > 0, "{inlined}");
+        // An address outside every arange is asked of the whole file.
+        assert!(dwarf.context_for(0).is_some_and(|f| f.unit.is_none()));
+    }
+
+    #[test]
+    fn leb128_values_and_their_ends() {
+        let mut at = 0;
+        assert_eq!(uleb(&[0xe5, 0x8e, 0x26], &mut at), Some(624_485));
+        assert_eq!(at, 3);
+        assert_eq!(uleb(&[0x80], &mut 0), None);
+    }
+}

@@ -858,3 +858,54 @@ fn a_piped_compressed_recording_streams_to_the_same_profile() {
     assert!(during.iter().all(|&(n, _)| n < 260), "{during:?}");
     assert_eq!(everything(&streamed), everything(&whole));
 }
+
+/// Loads the recording with kernel frames (testdata/perf-data-kernel.data.gz) with the
+/// kernel symbols read from `kallsyms`.
+fn load_kernel(kallsyms: PathBuf) -> Profile {
+    let o = LoadOptions {
+        perf_data: PerfDataOptions {
+            kallsyms: Some(kallsyms),
+            ..opts(false).perf_data
+        },
+        ..LoadOptions::default()
+    };
+    match input::load_path(&testdata("perf-data-kernel.data.gz"), &o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn samples_read_before_the_kernel_symbols_wait_for_them_and_load_the_same() {
+    let excerpt = PathBuf::from(testdata("perf-data-kernel.kallsyms"));
+    let plain = load_kernel(excerpt.clone());
+    // `perf report --stdio`: 102 samples of cpu-clock, 51,000,000 ns.
+    assert_eq!(plain.stats.samples, 102);
+    assert_eq!(plain.tree.total(), 51_000_000);
+    let stacks = plain.tree.stacks();
+    assert!(
+        stacks
+            .iter()
+            .any(|(s, _)| s.contains("entry_SYSCALL_64_after_hwframe;do_syscall_64")),
+        "{stacks:?}"
+    );
+    // The same symbols through a FIFO written 300 ms after the load began: every
+    // sample is read while the kernel's symbols are not, waits, and is named after.
+    let fifo = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-kallsyms-{}.fifo", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let text = std::fs::read(&excerpt).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(&fifo, text).unwrap();
+        })
+    };
+    let slow = load_kernel(fifo.clone());
+    writer.join().unwrap();
+    let _ = std::fs::remove_file(&fifo);
+    assert_eq!(everything(&slow), everything(&plain));
+}

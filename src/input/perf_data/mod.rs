@@ -210,9 +210,35 @@ struct Reader<'o> {
     regs_user: Vec<u64>,
     notes: Vec<String>,
     frames: Vec<Frame>,
+    /// Where in `frames` the kernel frames still to be named are.
+    kernel_at: Vec<usize>,
+    /// Samples resolved while the kernel's symbols were being read, in order, with
+    /// their kernel frames still to be named.
+    waiting: Vec<Waiting>,
+    /// Samples may wait for the kernel's symbols (not while streaming live).
+    may_wait: bool,
     /// Recorded on another architecture than x86-64: no DWARF unwinding (the registers
     /// are another machine's).
     foreign: bool,
+}
+
+/// What the parser is told of a sample before its frames.
+struct Head {
+    attr: usize,
+    /// The comm at the sample's time.
+    comm: Arc<str>,
+    pid: i32,
+    tid: i32,
+    time: Option<u64>,
+    period: Option<u64>,
+}
+
+/// A sample waiting for the kernel's symbols: its frames leaf first, and where its
+/// kernel frames are among them.
+struct Waiting {
+    head: Head,
+    frames: Vec<Frame>,
+    kernel_at: Vec<usize>,
 }
 
 /// perf's callchain context markers (`PERF_CONTEXT_*`): -4095 and above.
@@ -298,6 +324,9 @@ impl<'o> Reader<'o> {
             regs_user,
             notes: Vec::new(),
             frames: Vec::new(),
+            kernel_at: Vec::new(),
+            waiting: Vec::new(),
+            may_wait: false,
             foreign: false,
         };
         if let Ok(Some(arch)) = perf_file.arch()
@@ -329,6 +358,8 @@ fn read_records<R: Read>(
     } = reader;
     let mut own = Collector::default();
     let mut r = Reader::new(&perf_file, perf, opts);
+    // A live snapshot shows what the parser has: no sample waits there.
+    r.may_wait = live.is_none();
     let mut state = ParseState::default();
     let mut read_error = None;
     loop {
@@ -372,6 +403,7 @@ fn read_records<R: Read>(
     if let Some(e) = report.error() {
         out.stats.read_error = Some(format!("after record {}: {e}", state.line_no));
     }
+    r.flush_waiting(&mut out);
     r.perf.finish(&mut out);
     r.finish_notes(&mut out);
     // Records are not lines: only the unreadable ones are counted (as skipped), so the
@@ -530,40 +562,97 @@ impl Reader<'_> {
         state: &mut ParseState,
         out: &mut Collector,
     ) {
-        let (event, spec) = self
-            .events
-            .get(attr)
-            .map_or(("", ""), |(e, s)| (e.as_str(), s.as_str()));
         let (pid, tid) = (s.pid.unwrap_or(-1), s.tid.unwrap_or(-1));
         let comm = self
             .comms
             .get(&tid)
             .cloned()
             .unwrap_or_else(|| Arc::from(format!(":{tid}")));
-        let (pid_s, tid_s) = (pid.to_string(), tid.to_string());
-        let ev = EventLine {
-            comm: &comm,
-            pid: &pid_s,
-            tid: &tid_s,
-            event,
-            event_spec: spec,
+        let head = Head {
+            attr,
+            comm,
+            pid,
+            tid,
             time: s.timestamp,
             period: s.period,
-            inline_frame: None,
         };
-        let event = event.to_owned();
-        let spec = spec.to_owned();
-        let ev = EventLine {
-            event: &event,
-            event_spec: &spec,
-            ..ev
-        };
-        if !self.perf.begin_sample(&ev, out) {
+        self.frames.clear();
+        if self.kernel_symbols_pending() {
+            // The kernel's symbols are still being read: the sample is resolved now and,
+            // when it has kernel frames or others wait before it, waits with its frames.
+            self.resolve(attr, pid, s, state, out);
+            if self.kernel_at.is_empty() && self.waiting.is_empty() {
+                self.feed(&head, out);
+            } else {
+                self.waiting.push(Waiting {
+                    head,
+                    frames: std::mem::take(&mut self.frames),
+                    kernel_at: std::mem::take(&mut self.kernel_at),
+                });
+            }
+            return;
+        }
+        self.flush_waiting(out);
+        // Frames are resolved only for a sample the parser keeps.
+        if !self.begin(&head, out) {
             self.perf.end_sample(out);
             return;
         }
         self.frames.clear();
         self.resolve(attr, pid, s, state, out);
+        self.name_kernel_frames();
+        self.push_frames(out);
+    }
+
+    /// Whether the kernel's symbols are being read and are not there yet.
+    fn kernel_symbols_pending(&self) -> bool {
+        self.may_wait
+            && self.kallsyms.is_none()
+            && self.kallsyms_job.as_ref().is_some_and(|j| !j.is_finished())
+    }
+
+    /// Gives the parser the samples that waited for the kernel's symbols, in order.
+    fn flush_waiting(&mut self, out: &mut Collector) {
+        let waiting = std::mem::take(&mut self.waiting);
+        for w in waiting {
+            self.frames = w.frames;
+            self.kernel_at = w.kernel_at;
+            self.name_kernel_frames();
+            self.feed(&w.head, out);
+        }
+    }
+
+    /// Begins the sample of `head` in the parser: whether it keeps it.
+    fn begin(&mut self, head: &Head, out: &mut Collector) -> bool {
+        let (event, spec) = self
+            .events
+            .get(head.attr)
+            .map_or(("", ""), |(e, s)| (e.as_str(), s.as_str()));
+        let (pid_s, tid_s) = (head.pid.to_string(), head.tid.to_string());
+        let ev = EventLine {
+            comm: &head.comm,
+            pid: &pid_s,
+            tid: &tid_s,
+            event,
+            event_spec: spec,
+            time: head.time,
+            period: head.period,
+            inline_frame: None,
+        };
+        self.perf.begin_sample(&ev, out)
+    }
+
+    /// The sample of `head` with the frames resolved for it (in `self.frames`).
+    fn feed(&mut self, head: &Head, out: &mut Collector) {
+        if self.begin(head, out) {
+            self.push_frames(out);
+        } else {
+            self.perf.end_sample(out);
+        }
+    }
+
+    /// Gives the parser `self.frames` and ends the sample.
+    fn push_frames(&mut self, out: &mut Collector) {
         let frames = std::mem::take(&mut self.frames);
         for f in &frames {
             if self.perf.keeps_addrs() {
@@ -601,13 +690,14 @@ impl Reader<'_> {
                         // perf drops the whole chain of a sample with an unknown context
                         // value (a -1 ends some user chains): no frames, as perf script.
                         self.frames.clear();
+                        self.kernel_at.clear();
                         return;
                     }
                     kernel = ip == CONTEXT_KERNEL;
                     continue;
                 }
                 if kernel {
-                    self.kernel_frame(ip);
+                    self.kernel_later(ip);
                 } else {
                     user_seen = true;
                     self.user_frame(pid, ip, false, false);
@@ -615,7 +705,7 @@ impl Reader<'_> {
             }
         } else if let Some(ip) = s.ip {
             if ip >= 0xffff_8000_0000_0000 {
-                self.kernel_frame(ip);
+                self.kernel_later(ip);
             } else {
                 self.user_frame(pid, ip, false, false);
                 user_seen = true;
@@ -644,6 +734,31 @@ impl Reader<'_> {
             }
         }
         let _ = (state, out);
+    }
+
+    /// Keeps the place of a kernel frame, named by [`Reader::name_kernel_frames`] once
+    /// the kernel's symbols are read (samples do not wait for them on another thread:
+    /// their binaries and DWARF are read meanwhile).
+    fn kernel_later(&mut self, ip: u64) {
+        self.kernel_at.push(self.frames.len());
+        self.frames.push(Frame {
+            pc: ip,
+            symbol: self.unknown.clone(),
+            dso: self.kernel.clone(),
+        });
+    }
+
+    /// Names the kernel frames [`Reader::kernel_later`] kept the place of.
+    fn name_kernel_frames(&mut self) {
+        let mut at = std::mem::take(&mut self.kernel_at);
+        for &i in &at {
+            if let Some(ip) = self.frames.get(i).map(|f| f.pc) {
+                let frame = self.kernel_frame(ip);
+                self.frames[i] = frame;
+            }
+        }
+        at.clear();
+        self.kernel_at = at;
     }
 
     fn unwind(
@@ -685,7 +800,7 @@ impl Reader<'_> {
         }
     }
 
-    fn kernel_frame(&mut self, ip: u64) {
+    fn kernel_frame(&mut self, ip: u64) -> Frame {
         if self.kallsyms.is_none() {
             let k = match self.kallsyms_job.take().map(std::thread::JoinHandle::join) {
                 Some(Ok(k)) => k,
@@ -704,11 +819,11 @@ impl Reader<'_> {
                 }
             })
         });
-        self.frames.push(found.unwrap_or_else(|| Frame {
+        found.unwrap_or_else(|| Frame {
             pc: ip,
             symbol: self.unknown.clone(),
             dso: self.kernel.clone(),
-        }));
+        })
     }
 
     /// The frames of a user address (a caller's return address less one when

@@ -85,7 +85,7 @@ impl FileDwarf {
         };
         me.linked = me
             .section(SectionId::DebugAbbrev)
-            .is_some_and(|a| refers_across_units(std::ops::Deref::deref(a)));
+            .is_some_and(|a| refers_across_units(a));
         if !me.linked {
             me.read_aranges();
         }
@@ -175,16 +175,16 @@ impl FileDwarf {
         let mut unit = self.section(SectionId::DebugInfo)?.clone();
         unit.skip(offset).ok()?;
         unit.truncate(header.length_including_self()).ok()?;
-        Context::from_dwarf(self.dwarf(Some(unit))?).ok()
+        Context::from_dwarf(self.dwarf(Some(&unit))?).ok()
     }
 
     /// The sections as gimli reads them; with `info`, that `.debug_info` and no
     /// `.debug_aranges` (a one-unit context finds its unit's ranges in the unit).
-    fn dwarf(&self, info: Option<Slice>) -> Option<gimli::Dwarf<Slice>> {
+    fn dwarf(&self, info: Option<&Slice>) -> Option<gimli::Dwarf<Slice>> {
         let empty = gimli::EndianArcSlice::new(Arc::from(&[][..]), self.endian);
         gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
-            Ok(match (id, &info) {
-                (SectionId::DebugInfo, Some(unit)) => unit.clone(),
+            Ok(match (id, info) {
+                (SectionId::DebugInfo, Some(unit)) => (*unit).clone(),
                 (SectionId::DebugAranges, Some(_)) => empty.clone(),
                 _ => self.section(id).cloned().unwrap_or_else(|| empty.clone()),
             })

@@ -862,6 +862,10 @@ fn a_piped_compressed_recording_streams_to_the_same_profile() {
 /// Loads the recording with kernel frames (testdata/perf-data-kernel.data.gz) with the
 /// kernel symbols read from `kallsyms`.
 fn load_kernel(kallsyms: PathBuf) -> Profile {
+    load_with_kallsyms("perf-data-kernel.data.gz", kallsyms)
+}
+
+fn load_with_kallsyms(name: &str, kallsyms: PathBuf) -> Profile {
     let o = LoadOptions {
         perf_data: PerfDataOptions {
             kallsyms: Some(kallsyms),
@@ -869,7 +873,7 @@ fn load_kernel(kallsyms: PathBuf) -> Profile {
         },
         ..LoadOptions::default()
     };
-    match input::load_path(&testdata("perf-data-kernel.data.gz"), &o) {
+    match input::load_path(&testdata(name), &o) {
         Ok(Loaded::Single(p)) => p,
         other => panic!("{:?}", other.map(|_| ())),
     }
@@ -908,4 +912,21 @@ fn samples_read_before_the_kernel_symbols_wait_for_them_and_load_the_same() {
     writer.join().unwrap();
     let _ = std::fs::remove_file(&fifo);
     assert_eq!(everything(&slow), everything(&plain));
+}
+
+#[test]
+fn the_idle_task_is_named_swapper_as_perf_names_it() {
+    // A system-wide recording of an idle machine: every sample is the idle task (pid
+    // and tid 0), which has no COMM record. `perf report --stdio --sort comm`: 100.00%
+    // swapper, 99 samples, 497,487,375 ns.
+    let p = load_with_kallsyms(
+        "perf-data-idle.data.gz",
+        PathBuf::from(testdata("perf-data-idle.kallsyms")),
+    );
+    assert_eq!(p.stats.samples, 99);
+    assert_eq!(p.tree.total(), 497_487_375);
+    for (stack, _) in p.tree.stacks() {
+        assert!(stack.starts_with("swapper;"), "{stack}");
+        assert!(stack.contains(";do_idle;"), "{stack}");
+    }
 }

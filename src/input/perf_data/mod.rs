@@ -205,6 +205,8 @@ struct Reader<'o> {
     cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
     unknown: Arc<str>,
     kernel: Arc<str>,
+    /// perf's name of the idle task (pid and tid 0).
+    swapper: Arc<str>,
     inlined: Arc<str>,
     pc: String,
     regs_user: Vec<u64>,
@@ -319,6 +321,7 @@ impl<'o> Reader<'o> {
             cache: FxHashMap::default(),
             unknown: Arc::from("[unknown]"),
             kernel: Arc::from("[kernel.kallsyms]"),
+            swapper: Arc::from("swapper"),
             inlined: Arc::from("inlined"),
             pc: String::new(),
             regs_user,
@@ -563,11 +566,12 @@ impl Reader<'_> {
         out: &mut Collector,
     ) {
         let (pid, tid) = (s.pid.unwrap_or(-1), s.tid.unwrap_or(-1));
-        let comm = self
-            .comms
-            .get(&tid)
-            .cloned()
-            .unwrap_or_else(|| Arc::from(format!(":{tid}")));
+        let comm = match self.comms.get(&tid) {
+            Some(c) => c.clone(),
+            // The idle task has no COMM record; perf names it.
+            None if tid == 0 => self.swapper.clone(),
+            None => Arc::from(format!(":{tid}")),
+        };
         let head = Head {
             attr,
             comm,

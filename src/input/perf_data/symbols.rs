@@ -348,8 +348,15 @@ fn rank(func: bool, global: bool, weak: bool) -> u8 {
 /// A demangled name as perf prints it: C++ without parameters or clone suffixes, Rust
 /// without its hash, anything else as it is.
 pub fn demangle(name: &str) -> Cow<'_, str> {
-    if (name.starts_with("_ZN") || name.starts_with("_R"))
-        && let Ok(d) = rustc_demangle::try_demangle(name)
+    // A v0 Rust name has no `.`: what follows one is a suffix (BOLT's `.warm`/`.cold`,
+    // LLVM's `.llvm.N`), which perf's demangler (libiberty) leaves out.
+    let rust = if name.starts_with("_R") {
+        name.split('.').next().unwrap_or(name)
+    } else {
+        name
+    };
+    if (rust.starts_with("_ZN") || rust.starts_with("_R"))
+        && let Ok(d) = rustc_demangle::try_demangle(rust)
     {
         let s = format!("{d:#}");
         if !s.is_empty() && (name.starts_with("_R") || name.contains("17h")) {
@@ -1029,6 +1036,13 @@ mod tests {
             "core::ptr::drop_in_place"
         );
         assert_eq!(demangle("main"), "main");
+        // A v0 name with a BOLT suffix, from rustc's own library: perf prints it without.
+        assert_eq!(
+            demangle(
+                "_RNvXsC_NtCsdadwybgsbvk_12rustc_middle3mirNtB5_4BodyNtNtCsgEmfK2I1SDS_4core5clone5Clone5clone.warm"
+            ),
+            "<rustc_middle::mir::Body as core::clone::Clone>::clone"
+        );
     }
 
     /// A large file is read in parts through a window; what it gives is what the whole

@@ -21,6 +21,10 @@ const MAX_ELF_BYTES: u64 = 1 << 31;
 /// Files up to this size are read whole (one read); larger ones in parts.
 const READ_WHOLE_BYTES: u64 = 64 << 20;
 
+/// As [`READ_WHOLE_BYTES`] when only the symbols are read: a binary with its DWARF is
+/// mostly debug sections (61 MB for flametui's own, 24 MB of them its symbol tables).
+const READ_WHOLE_FOR_SYMBOLS: u64 = 8 << 20;
+
 /// An ELF file of at most [`MAX_ELF_BYTES`] as [`object`] reads it: in memory when it is
 /// small, else opened to be read in parts (a symbol table, a section), as a large
 /// library is mostly code no profile needs read.
@@ -197,7 +201,12 @@ fn open_with(path: &Path, symbols: bool) -> Option<Source> {
     if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
         return None;
     }
-    if meta.len() <= READ_WHOLE_BYTES {
+    let whole = if symbols {
+        READ_WHOLE_FOR_SYMBOLS
+    } else {
+        READ_WHOLE_BYTES
+    };
+    if meta.len() <= whole {
         return std::fs::read(path).ok().map(Source::Bytes);
     }
     let file = std::fs::File::open(path).ok()?;

@@ -63,7 +63,10 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
                 .position(&ex.index, start, ex.selected.depth(&ex.index))
                 .map(|i| format!(" · selection is #{}", thousands(i as u64)))
                 .unwrap_or_default();
-            let frames = thousands(m.len() as u64);
+            let frames = match m.len() {
+                1 => "1 frame".to_owned(),
+                n => format!("{} frames", thousands(n as u64)),
+            };
             if is_halved(&p.tree) {
                 // On- and off-CPU weights have different units: each half on its own.
                 let parts = |amounts: bool| -> String {
@@ -90,7 +93,7 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
                             part
                         })
                         .collect();
-                    format!("Matched: {} · {frames} frames{at}{case}", each.join(" · "))
+                    format!("Matched: {} · {frames}{at}{case}", each.join(" · "))
                 };
                 // The amounts go first when the line would not fit.
                 let long = parts(true);
@@ -113,7 +116,7 @@ fn search_line(ex: &Explorer, app: &App, buf: &mut Buffer) {
                     ),
                 };
                 format!(
-                    "Matched: {:.2}% ({amount}) · {frames} frames{at}{case}",
+                    "Matched: {:.2}% ({amount}) · {frames}{at}{case}",
                     share(m.weight, total),
                 )
             }

@@ -110,6 +110,7 @@ impl Windowed {
     /// range that cannot be read is left out (to the window).
     fn read_whole(&mut self, ranges: &[(u64, u64)]) -> Vec<(u64, Vec<u8>)> {
         use std::io::{Read as _, Seek as _};
+        let file_len = self.file.metadata().map_or(0, |m| m.len());
         let mut total = 0u64;
         let mut out = Vec::new();
         for &(at, size) in ranges {
@@ -117,7 +118,8 @@ impl Windowed {
             let Ok(len) = usize::try_from(size) else {
                 continue;
             };
-            if total > PIN_BYTES || len == 0 {
+            // Nothing is allocated for a range past the end of the file.
+            if total > PIN_BYTES || len == 0 || at.saturating_add(size) > file_len {
                 continue;
             }
             let mut bytes = vec![0u8; len];
@@ -1093,6 +1095,7 @@ mod tests {
         let strtab = ranges[1].0;
         ranges.insert(0, (strtab, 7));
         ranges.push((1 << 40, 10));
+        ranges.push((0, u64::from(u32::MAX)));
         let mut w = windowed();
         let pinned = w.read_whole(&ranges);
         assert_eq!(pinned.len(), 5);

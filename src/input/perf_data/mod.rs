@@ -224,6 +224,11 @@ struct Reader<'o> {
     foreign: bool,
 }
 
+/// The most samples that wait for the kernel's symbols (their frames are held: a
+/// frame-pointer recording reads tens of thousands of samples in the time the symbols
+/// take).
+const MAX_WAITING: usize = 4096;
+
 /// What the parser is told of a sample before its frames.
 struct Head {
     attr: usize,
@@ -608,9 +613,11 @@ impl Reader<'_> {
         self.push_frames(out);
     }
 
-    /// Whether the kernel's symbols are being read and are not there yet.
+    /// Whether the kernel's symbols are being read and are not there yet (and fewer
+    /// than [`MAX_WAITING`] samples wait for them: past that, the reader waits).
     fn kernel_symbols_pending(&self) -> bool {
         self.may_wait
+            && self.waiting.len() < MAX_WAITING
             && self.kallsyms.is_none()
             && self.kallsyms_job.as_ref().is_some_and(|j| !j.is_finished())
     }

@@ -585,10 +585,10 @@ impl Reader<'_> {
             time: s.timestamp,
             period: s.period,
         };
-        self.frames.clear();
         if self.kernel_symbols_pending() {
             // The kernel's symbols are still being read: the sample is resolved now and,
             // when it has kernel frames or others wait before it, waits with its frames.
+            self.frames.clear();
             self.resolve(attr, pid, s, state, out);
             if self.kernel_at.is_empty() && self.waiting.is_empty() {
                 self.feed(&head, out);

@@ -168,11 +168,10 @@ impl FileDwarf {
     /// A context of the one unit at `offset` of `.debug_info`.
     fn unit_context(&self, offset: usize) -> Option<Context> {
         use gimli::Reader;
-        let info = gimli::DebugInfo::from(self.section(SectionId::DebugInfo)?.clone());
-        let header = info
+        let mut unit = self.section(SectionId::DebugInfo)?.clone();
+        let header = gimli::DebugInfo::from(unit.clone())
             .header_from_offset(gimli::DebugInfoOffset(offset))
             .ok()?;
-        let mut unit = self.section(SectionId::DebugInfo)?.clone();
         unit.skip(offset).ok()?;
         unit.truncate(header.length_including_self()).ok()?;
         Context::from_dwarf(self.dwarf(Some(&unit))?).ok()
@@ -214,54 +213,36 @@ const SECTIONS: [SectionId; 11] = [
 /// An abbreviation table is `code tag children (name form [value])* 0 0`, tables end with
 /// code 0; a table that does not parse counts as referring (the safe answer).
 fn refers_across_units(abbrev: &[u8]) -> bool {
+    use gimli::Reader as _;
+    use gimli::leb128::read::unsigned;
     const CROSS: [u64; 4] = [0x10, 0x1c, 0x24, 0x1f20];
     const IMPLICIT_CONST: u64 = 0x21;
-    let mut at = 0;
-    while at < abbrev.len() {
-        let Some(code) = uleb(abbrev, &mut at) else {
-            return true;
-        };
-        if code == 0 {
-            continue; // the end of one table
-        }
-        // The tag, then the children byte.
-        if uleb(abbrev, &mut at).is_none() || abbrev.get(at).is_none() {
-            return true;
-        }
-        at += 1;
-        loop {
-            let (Some(name), Some(form)) = (uleb(abbrev, &mut at), uleb(abbrev, &mut at)) else {
-                return true;
-            };
-            if name == 0 && form == 0 {
-                break;
+    // LEB128 has no byte order.
+    let mut r = gimli::EndianSlice::new(abbrev, gimli::LittleEndian);
+    let mut cross = || -> gimli::Result<bool> {
+        while !r.is_empty() {
+            if unsigned(&mut r)? == 0 {
+                continue; // the end of one table
             }
-            if CROSS.contains(&form) {
-                return true;
-            }
-            if form == IMPLICIT_CONST && uleb(abbrev, &mut at).is_none() {
-                return true;
+            // The tag, then the children byte.
+            unsigned(&mut r)?;
+            r.read_u8()?;
+            loop {
+                let (name, form) = (unsigned(&mut r)?, unsigned(&mut r)?);
+                if name == 0 && form == 0 {
+                    break;
+                }
+                if CROSS.contains(&form) {
+                    return Ok(true);
+                }
+                if form == IMPLICIT_CONST {
+                    gimli::leb128::read::signed(&mut r)?;
+                }
             }
         }
-    }
-    false
-}
-
-/// An unsigned LEB128 at `at` (its value's low 64 bits), moving `at` past it.
-fn uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut value = 0u64;
-    let mut shift = 0u32;
-    loop {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        if shift < 64 {
-            value |= u64::from(b & 0x7f) << shift;
-        }
-        shift = shift.saturating_add(7);
-        if b & 0x80 == 0 {
-            return Some(value);
-        }
-    }
+        Ok(false)
+    };
+    cross().unwrap_or(true)
 }
 
 #[cfg(test)]
@@ -326,13 +307,5 @@ mod tests {
         assert!(inlined > 0, "{inlined}");
         // An address outside every arange is asked of the whole file.
         assert!(dwarf.context_for(0).is_some_and(|f| f.unit.is_none()));
-    }
-
-    #[test]
-    fn leb128_values_and_their_ends() {
-        let mut at = 0;
-        assert_eq!(uleb(&[0xe5, 0x8e, 0x26], &mut at), Some(624_485));
-        assert_eq!(at, 3);
-        assert_eq!(uleb(&[0x80], &mut 0), None);
     }
 }

@@ -141,6 +141,230 @@ fn write_folded_parallel<W: Write>(
     })
 }
 
+/// Writes the folded lines of the union of `tree` and `parts` (trees parsed from pieces of
+/// one input, as [`crate::input::load_path_parts`] gives them) exactly as [`write_folded`]
+/// writes the tree they merge into, without merging them: each tree is walked in sorted
+/// order on a thread of its own, a few batches of lines ahead, and this thread merges the
+/// sorted streams, adding the weights of a stack found in several trees. Weights of trees
+/// with fewer decimals are scaled up to the most decimals, as the merge does.
+///
+/// # Errors
+/// Writing failed.
+pub fn write_folded_parts<W: Write>(
+    mut out: W,
+    tree: &CallTree,
+    parts: &[CallTree],
+    to: Destination,
+) -> io::Result<()> {
+    if parts.is_empty() {
+        return write_folded(out, tree, to);
+    }
+    let trees: Vec<&CallTree> = std::iter::once(tree).chain(parts).collect();
+    if !trees.iter().all(|t| sorted_by_text(t)) {
+        let mut whole = tree.clone();
+        for p in parts {
+            whole.merge_from(p);
+        }
+        whole.finish();
+        return write_folded(out, &whole, to);
+    }
+    let scale = trees.iter().map(|t| t.scale()).max().unwrap_or(0);
+    std::thread::scope(|scope| {
+        let streams: Vec<Stream> = trees
+            .iter()
+            .map(|&t| {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(STREAM_AHEAD);
+                scope.spawn(move || sorted_batches(t, scale, &tx));
+                Stream::new(rx)
+            })
+            .collect();
+        let result = merge_streams(&mut out, streams, scale, to);
+        // An error drops the receivers: the walks stop sending and end.
+        result.and_then(|()| out.flush())
+    })
+}
+
+/// Whether the sorted walk of `t` gives its stacks in the bytewise order of their text,
+/// with no two stacks of the same text, so that streams of them merge by comparing text:
+/// true unless a name holds a `;` (`a;` then `b` and `a` then `;b` would read alike) or
+/// a task and a function have the same name (siblings of one text, which a tree keeps
+/// apart). Neither happens in perf script, whose tasks are only the root frames.
+fn sorted_by_text(t: &CallTree) -> bool {
+    let names = t.names();
+    (0..names.len()).all(|i| {
+        let id = NameId(u32::try_from(i).unwrap_or(u32::MAX));
+        let text = names.resolve(id);
+        !text.contains(';') && (!names.is_task(id) || names.lookup(text) == Some(id))
+    })
+}
+
+/// Batches of lines a tree's walk may have ready before the merge takes them.
+const STREAM_AHEAD: usize = 4;
+
+/// Bytes of text in a batch of sorted lines.
+const BATCH_BYTES: usize = 1 << 18;
+
+/// Consecutive folded lines of one tree, in sorted order.
+#[derive(Default)]
+struct Batch {
+    text: Vec<u8>,
+    /// Each line's end of stack text, end of line (after its newline) and weight.
+    lines: Vec<(usize, usize, u64)>,
+}
+
+/// Sends the folded lines of `t`, sorted, in batches; weights scaled from the tree's
+/// decimals to `scale`. Stops when the receiver is gone.
+fn sorted_batches(t: &CallTree, scale: u32, tx: &std::sync::mpsc::SyncSender<Batch>) {
+    let factor = 10u64.saturating_pow(scale - t.scale().min(scale));
+    let mut batch = Batch::default();
+    let mut gone = false;
+    t.for_each_stack_sorted(|path, weight| {
+        if gone {
+            return;
+        }
+        let weight = weight.saturating_mul(factor);
+        let text = &mut batch.text;
+        for (i, &name) in path.iter().enumerate() {
+            if i > 0 {
+                text.push(b';');
+            }
+            text.extend_from_slice(t.names().resolve(name).as_bytes());
+        }
+        let stack = text.len();
+        push_weight(text, weight, scale);
+        batch.lines.push((stack, text.len(), weight));
+        if text.len() >= BATCH_BYTES {
+            gone = tx.send(std::mem::take(&mut batch)).is_err();
+        }
+    });
+    if !gone && !batch.lines.is_empty() {
+        let _ = tx.send(batch);
+    }
+}
+
+/// Appends ` weight` (with `scale` decimals) and a newline.
+fn push_weight(buf: &mut Vec<u8>, weight: u64, scale: u32) {
+    buf.push(b' ');
+    if scale == 0 {
+        let _ = write!(buf, "{weight}");
+    } else {
+        buf.extend_from_slice(crate::profile::tree::format_scaled(weight, scale).as_bytes());
+    }
+    buf.push(b'\n');
+}
+
+/// One tree's sorted lines as the merge reads them: the batch at hand and the next line
+/// in it.
+struct Stream {
+    rx: std::sync::mpsc::Receiver<Batch>,
+    batch: Batch,
+    line: usize,
+    /// Where the next line starts in the batch's text.
+    start: usize,
+    ended: bool,
+}
+
+impl Stream {
+    fn new(rx: std::sync::mpsc::Receiver<Batch>) -> Self {
+        let mut s = Stream {
+            rx,
+            batch: Batch::default(),
+            line: 0,
+            start: 0,
+            ended: false,
+        };
+        s.fill();
+        s
+    }
+
+    /// Receives batches until a line is at hand or the walk has ended.
+    fn fill(&mut self) {
+        while !self.ended && self.line >= self.batch.lines.len() {
+            match self.rx.recv() {
+                Ok(b) => {
+                    self.batch = b;
+                    (self.line, self.start) = (0, 0);
+                }
+                Err(_) => self.ended = true,
+            }
+        }
+    }
+
+    /// The stack text of the line at hand (the stream has not ended).
+    fn stack(&self) -> &[u8] {
+        &self.batch.text[self.start..self.batch.lines[self.line].0]
+    }
+
+    /// The whole line at hand, newline included.
+    fn line(&self) -> &[u8] {
+        &self.batch.text[self.start..self.batch.lines[self.line].1]
+    }
+
+    fn weight(&self) -> u64 {
+        self.batch.lines[self.line].2
+    }
+
+    fn advance(&mut self) {
+        self.start = self.batch.lines[self.line].1;
+        self.line += 1;
+        self.fill();
+    }
+}
+
+/// Writes the union of the sorted streams in order, one line per distinct stack.
+fn merge_streams<W: Write>(
+    out: &mut W,
+    mut streams: Vec<Stream>,
+    scale: u32,
+    to: Destination,
+) -> io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(BATCH_BYTES * 2);
+    // The streams whose line at hand has the smallest stack.
+    let mut least: Vec<usize> = Vec::with_capacity(streams.len());
+    loop {
+        least.clear();
+        for (i, s) in streams.iter().enumerate() {
+            if s.ended {
+                continue;
+            }
+            match least.first().map(|&j| s.stack().cmp(streams[j].stack())) {
+                None | Some(std::cmp::Ordering::Equal) => least.push(i),
+                Some(std::cmp::Ordering::Less) => {
+                    least.clear();
+                    least.push(i);
+                }
+                Some(std::cmp::Ordering::Greater) => {}
+            }
+        }
+        let Some(&first) = least.first() else { break };
+        let start = buf.len();
+        if let [only] = least[..] {
+            buf.extend_from_slice(streams[only].line());
+        } else {
+            let weight = least
+                .iter()
+                .fold(0u64, |w, &i| w.saturating_add(streams[i].weight()));
+            buf.extend_from_slice(streams[first].stack());
+            push_weight(&mut buf, weight, scale);
+        }
+        if to == Destination::Terminal {
+            // Names are UTF-8, so the line is too.
+            let line = String::from_utf8_lossy(&buf[start..buf.len() - 1]).into_owned();
+            buf.truncate(start);
+            buf.extend_from_slice(for_terminal(&line).as_bytes());
+            buf.push(b'\n');
+        }
+        for &i in &least {
+            streams[i].advance();
+        }
+        if buf.len() >= BATCH_BYTES {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)
+}
+
 /// Appends one folded line and its newline to `buf`, escaped for a terminal when it goes
 /// to one.
 fn push_line(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId], weight: u64, to: Destination) {
@@ -414,6 +638,96 @@ mod tests {
         // A closed pipe stops the writer and its workers.
         let e = write_folded_parallel(&mut Closed, &t, Destination::Data, 2).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+    }
+
+    /// The folded export of `trees` merged into one, as [`write_folded`] writes it.
+    fn merged_folded(trees: &[CallTree], to: Destination) -> Vec<u8> {
+        let mut whole = trees[0].clone();
+        for t in &trees[1..] {
+            whole.merge_from(t);
+        }
+        whole.finish();
+        let mut out = Vec::new();
+        write_folded(&mut out, &whole, to).unwrap();
+        out
+    }
+
+    fn parts_folded(trees: &[CallTree], to: Destination) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_folded_parts(&mut out, &trees[0], &trees[1..], to).unwrap();
+        out
+    }
+
+    proptest::proptest! {
+        /// Stacks dealt to several trees (some with decimals, some unsorted, as parser
+        /// threads leave them) give the same folded text as the tree they merge into.
+        #[test]
+        fn folded_parts_equal_their_merged_tree(
+            stacks in proptest::collection::vec(
+                (proptest::collection::vec(0u8..6, 0..6), 0u64..4, 0usize..3), 1..60),
+            scales in proptest::collection::vec(0u32..3, 3),
+        ) {
+            let name = |n: u8| match n {
+                0 => "a".to_owned(),
+                1 => "a b".to_owned(),
+                2 => "a2".to_owned(),
+                3 => "esc\u{1b}[2J".to_owned(),
+                4 => "\u{e9}t\u{e9}".to_owned(),
+                _ => "b".to_owned(),
+            };
+            let mut trees: Vec<CallTree> = scales.iter().map(|&s| {
+                let mut t = CallTree::new();
+                t.rescale(s);
+                t
+            }).collect();
+            for (frames, weight, part) in &stacks {
+                let t = &mut trees[*part];
+                let w = weight * 10u64.pow(t.scale());
+                t.insert(frames.iter().map(|&n| name(n)), w);
+            }
+            trees[0].finish();
+            for to in [Destination::Data, Destination::Terminal] {
+                proptest::prop_assert_eq!(parts_folded(&trees, to), merged_folded(&trees, to));
+            }
+        }
+    }
+
+    #[test]
+    fn folded_parts_of_big_trees_stream_and_stop_on_a_closed_pipe() {
+        let mut a = big_tree();
+        let b = big_tree();
+        // Part of the same stacks and part new ones.
+        a.insert(["only", "in", "a"], 5);
+        let trees = [a, b, CallTree::new()];
+        let got = parts_folded(&trees, Destination::Data);
+        assert!(got.len() > 2 * BATCH_BYTES, "{} bytes", got.len());
+        assert_eq!(got, merged_folded(&trees, Destination::Data));
+        let e =
+            write_folded_parts(&mut Closed, &trees[0], &trees[1..], Destination::Data).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
+    }
+
+    #[test]
+    fn folded_parts_with_semicolons_or_tasks_named_as_functions_are_merged_first() {
+        // Joined, `a;` + `b` and `a` + `;b` read alike, as do a task and a function of
+        // one name: their lines are those of the merged tree.
+        let mut a = CallTree::new();
+        a.insert(["a;"], 1);
+        a.insert(["a", "b"], 2);
+        let mut b = CallTree::new();
+        b.insert(["a", ";b"], 3);
+        b.insert(["a;"], 4);
+        let mut c = CallTree::new();
+        c.insert(["a"], 1);
+        let mut d = CallTree::new();
+        let task = d.names_mut().intern_task("x");
+        d.insert_ids([task], 5);
+        d.insert(["x"], 6);
+        assert!(!sorted_by_text(&a) && !sorted_by_text(&d) && sorted_by_text(&c));
+        for trees in [[a, b, c.clone()], [c.clone(), d, c]] {
+            let got = parts_folded(&trees, Destination::Data);
+            assert_eq!(got, merged_folded(&trees, Destination::Data));
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use flametui::cli::{self, Args, ExportArg, exit};
 use flametui::export::{self, Named};
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::transform::Transform;
-use flametui::profile::{Profile, Stats};
+use flametui::profile::{CallTree, Profile, Stats};
 use flametui::report;
 use flametui::terminal;
 use flametui::text::sanitize;
@@ -152,8 +152,11 @@ fn run(args: &Args) -> Result<Ending> {
     let mut loaded = Vec::new();
     let mut heat_maps = Vec::new();
     let mut partial = false;
+    let union = exports_as_read(args, &paths, &slicing, &transforms);
+    let mut parts = Vec::new();
     for p in &paths {
-        let rec = input::load_path(p, &opts)?;
+        let (rec, rest) = load_input(p, &opts, union)?;
+        parts = rest;
         if paths.len() == 2 {
             rec.side()?;
         }
@@ -194,15 +197,47 @@ fn run(args: &Args) -> Result<Ending> {
             out.write_all(csv.as_bytes())?;
         }
     } else {
-        write_output(args, &loaded, &mut out)?;
+        write_output(args, &loaded, &parts, &mut out)?;
     }
     out.flush()?;
     Ok(Ending::from_partial(partial))
 }
 
+/// Whether the output is the folded export of one input as read (nothing between the
+/// load and the export changes its tree): the export then takes the union of the parser
+/// threads' trees itself, without merging them first.
+fn exports_as_read(
+    args: &Args,
+    paths: &[String],
+    slicing: &timeline::SliceArgs,
+    transforms: &[Transform],
+) -> bool {
+    args.export == Some(ExportArg::Folded)
+        && paths.len() == 1
+        && slicing.is_empty()
+        && transforms.is_empty()
+        && !args.demangle
+}
+
+/// Loads one input; with `union` ([`exports_as_read`]), the trees of its parser threads
+/// may be left apart, beside it.
+fn load_input(p: &str, opts: &LoadOptions, union: bool) -> Result<(Loaded, Vec<CallTree>)> {
+    Ok(if union {
+        input::load_path_parts(p, opts)?
+    } else {
+        (input::load_path(p, opts)?, Vec::new())
+    })
+}
+
 /// Writes what the arguments ask for: an export, the delta table of two profiles, the
-/// top table or the report.
-fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<()> {
+/// top table or the report. `parts` are trees whose stacks belong to the one profile
+/// loaded ([`input::load_path_parts`]).
+fn write_output(
+    args: &Args,
+    loaded: &[Loaded],
+    parts: &[CallTree],
+    out: &mut impl Write,
+) -> Result<()> {
     match args.export {
         Some(ExportArg::Folded) => {
             // Names are data in a file or a pipe; a terminal would obey their controls.
@@ -212,7 +247,9 @@ fn write_output(args: &Args, loaded: &[Loaded], out: &mut impl Write) -> Result<
                 export::Destination::Data
             };
             let lines = match loaded {
-                [Loaded::Single(p)] => return Ok(export::write_folded(out, &p.tree, to)?),
+                [Loaded::Single(p)] => {
+                    return Ok(export::write_folded_parts(out, &p.tree, parts, to)?);
+                }
                 [Loaded::Diff { before, after }] => {
                     export::diff_folded(&before.tree, &after.tree, args.normalize)
                 }

@@ -386,9 +386,48 @@ pub fn source_name(path: &str) -> String {
 /// # Errors
 /// The file cannot be read, is empty, is in no known format, or has no usable sample.
 pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
+    load_path_into(path, opts, None)
+}
+
+/// As [`load_path`], except that a perf script parsed on several threads may leave the
+/// trees of its workers unmerged: the profile's tree then holds the stacks of one worker,
+/// and the others' trees are returned beside it. The union of all of them is the whole
+/// profile, so this is only for a consumer that takes the union itself (the folded
+/// export, [`crate::export::write_folded_parts`]). Nothing is left apart for the other
+/// formats, nor when the input has several events, sample records (`no_timeline` unset)
+/// or an AFTER side.
+///
+/// # Errors
+/// As [`load_path`].
+pub fn load_path_parts(path: &str, opts: &LoadOptions) -> Result<(Loaded, Vec<CallTree>)> {
+    let mut parts = Vec::new();
+    let loaded = load_path_into(path, opts, Some(&mut parts))?;
+    Ok(with_parts(loaded, parts))
+}
+
+/// A profile and the trees left apart beside it, its tree marked saturated when their
+/// merge would have been (a part was, or the totals add past `u64::MAX`).
+fn with_parts(mut loaded: Loaded, parts: Vec<CallTree>) -> (Loaded, Vec<CallTree>) {
+    if let Loaded::Single(p) = &mut loaded {
+        let mut total = Some(p.tree.total());
+        for t in &parts {
+            total = total.and_then(|sum| sum.checked_add(t.total()));
+        }
+        if total.is_none() || parts.iter().any(CallTree::saturated) {
+            p.tree.mark_saturated();
+        }
+    }
+    (loaded, parts)
+}
+
+fn load_path_into(
+    path: &str,
+    opts: &LoadOptions,
+    parts: Option<&mut Vec<CallTree>>,
+) -> Result<Loaded> {
     let name = source_name(path);
     if path == "-" {
-        return load_reader(io::stdin(), &name, opts);
+        return load_reader_into(io::stdin(), &name, opts, parts);
     }
     let open_err = |error| Error::Read {
         source_name: name.clone(),
@@ -407,7 +446,7 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
         return finish(out, &name, Format::PerfData, opts.metric.as_deref());
     }
     file.rewind().map_err(open_err)?;
-    load_reader(file, &name, opts)
+    load_reader_into(file, &name, opts, parts)
 }
 
 /// The perf options a recording is read with: those of perf script text, with `--metric`
@@ -445,6 +484,32 @@ fn load_perf_data_stream<R: BufRead + Send>(
 /// # Errors
 /// As [`load_path`].
 pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+    load_reader_into(reader, name, opts, None)
+}
+
+/// As [`load_reader`], leaving the trees of perf script's parser threads apart as
+/// [`load_path_parts`] does.
+///
+/// # Errors
+/// As [`load_path`].
+pub fn load_reader_parts<R: Read + Send>(
+    reader: R,
+    name: &str,
+    opts: &LoadOptions,
+) -> Result<(Loaded, Vec<CallTree>)> {
+    let mut parts = Vec::new();
+    let loaded = load_reader_into(reader, name, opts, Some(&mut parts))?;
+    Ok(with_parts(loaded, parts))
+}
+
+/// [`load_reader`]; perf script's workers' trees may be left apart in `parts`, as
+/// [`load_path_parts`] says.
+fn load_reader_into<R: Read + Send>(
+    reader: R,
+    name: &str,
+    opts: &LoadOptions,
+    parts: Option<&mut Vec<CallTree>>,
+) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -468,7 +533,7 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         match whole {
             Some(Whole::Pprof) => load_pprof(text, name, opts),
             Some(Whole::Json) => load_json(text, name, opts),
-            None => load_text(text, name, opts),
+            None => load_text(text, name, opts, parts),
         }
     } else {
         let head = reader.fill_buf().map_err(io_err)?;
@@ -478,7 +543,7 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
         match read_whole(head, opts) {
             Some(Whole::Pprof) => load_pprof(reader, name, opts),
             Some(Whole::Json) => load_json(reader, name, opts),
-            None => load_text(reader, name, opts),
+            None => load_text(reader, name, opts, parts),
         }
     }
 }
@@ -609,7 +674,12 @@ fn load_collapsed<R: BufRead + Send>(
     finish(out, name, collapser.format(), metric)
 }
 
-fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
+fn load_text<R: BufRead + Send>(
+    mut reader: R,
+    name: &str,
+    opts: &LoadOptions,
+    parts: Option<&mut Vec<CallTree>>,
+) -> Result<Loaded> {
     let io_err = |error| Error::Read {
         source_name: name.to_owned(),
         error,
@@ -668,7 +738,12 @@ fn load_text<R: BufRead + Send>(mut reader: R, name: &str, opts: &LoadOptions) -
     let chunk_size = opts.chunk_size.unwrap_or(1 << 20);
     let mut out = match (chunked, opts.snapshots.as_ref()) {
         (Some(parser), None) if threads > 1 => {
-            parallel::parse(BufReader::new(input), &parser, threads, chunk_size).map_err(io_err)?
+            let input = BufReader::new(input);
+            match parts {
+                Some(parts) => parallel::parse_parts(input, &parser, threads, chunk_size, parts),
+                None => parallel::parse(input, &parser, threads, chunk_size),
+            }
+            .map_err(io_err)?
         }
         // A differential file is shown once whole (no snapshots of half a comparison).
         (Some(parser @ (ChunkParser::Perf(_) | ChunkParser::Folded(false))), Some(snapshots))

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::common::for_each_line;
 use super::{Collector, ParseState, folded, perf};
-use crate::profile::Format;
+use crate::profile::{CallTree, Format};
 
 /// What the workers need to parse any chunk alone.
 #[derive(Debug, Clone)]
@@ -162,6 +162,35 @@ pub fn parse<R: BufRead>(
     threads: usize,
     chunk_size: usize,
 ) -> io::Result<Collector> {
+    parse_into(reader, format, threads, chunk_size, None)
+}
+
+/// As [`parse`], leaving the workers' trees unmerged when that is safe: the collector's
+/// tree is the largest worker's, and the others' trees are pushed onto `parts` (their
+/// union is the whole input's tree). They are merged as [`parse`] does when any worker
+/// kept sample records (whose leaves are nodes of its tree), other events or an AFTER
+/// tree. The folded export takes the union itself: the merge was a tenth of its time,
+/// on one core.
+///
+/// # Errors
+/// I/O errors of the reader.
+pub fn parse_parts<R: BufRead>(
+    reader: R,
+    format: &ChunkParser,
+    threads: usize,
+    chunk_size: usize,
+    parts: &mut Vec<CallTree>,
+) -> io::Result<Collector> {
+    parse_into(reader, format, threads, chunk_size, Some(parts))
+}
+
+fn parse_into<R: BufRead>(
+    reader: R,
+    format: &ChunkParser,
+    threads: usize,
+    chunk_size: usize,
+    parts: Option<&mut Vec<CallTree>>,
+) -> io::Result<Collector> {
     let (tx, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
     std::thread::scope(|scope| {
@@ -187,12 +216,31 @@ pub fn parse<R: BufRead>(
         let mut read_error = None;
         let lines = split(reader, format, chunk_size, &tx, &mut read_error);
         drop(tx);
-        let mut merged = Collector::default();
+        let mut done = Vec::with_capacity(workers.len());
         for w in workers {
-            let part = w
-                .join()
-                .map_err(|_| io::Error::other("parser thread panicked"))??;
-            merged.merge(part);
+            done.push(
+                w.join()
+                    .map_err(|_| io::Error::other("parser thread panicked"))??,
+            );
+        }
+        let apart =
+            |c: &Collector| c.samples.is_empty() && c.others.is_empty() && c.after.is_none();
+        let mut merged = Collector::default();
+        match parts {
+            Some(parts) if done.iter().all(apart) => {
+                done.sort_by_key(|c| std::cmp::Reverse(c.tree.len()));
+                for (i, mut part) in done.into_iter().enumerate() {
+                    if i > 0 && !part.tree.is_empty() {
+                        parts.push(std::mem::take(&mut part.tree));
+                    }
+                    merged.merge(part);
+                }
+            }
+            _ => {
+                for part in done {
+                    merged.merge(part);
+                }
+            }
         }
         seal(&mut merged, format, lines, read_error);
         Ok(merged)

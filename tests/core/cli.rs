@@ -45,6 +45,46 @@ fn export_folded_from_stdin_sums_and_sorts() {
 }
 
 #[test]
+fn export_folded_of_several_parser_threads_equals_one_thread() {
+    // Over 1 MiB (a parser chunk) of stacks, each distinct one seen four times far apart
+    // (in different chunks, so in different threads): on several threads the
+    // export takes the union of the threads' trees without merging them.
+    let mut perf = String::new();
+    for i in 0..6000u32 {
+        perf.push_str(&format!(
+            "app {} [000] {i}.5: 1000 cpu-clock: \n",
+            100 + i % 3
+        ));
+        for d in 0..(4 + i % 9) {
+            let f = if d < 2 {
+                d
+            } else {
+                (i % 1500).wrapping_mul(2_654_435_761).rotate_left(d * 5) % 997
+            };
+            perf.push_str(&format!(
+                "\t7f00{d:04x} fn{f}_{d}(int)+0x1 (/usr/lib/libx.so)\n"
+            ));
+        }
+        perf.push('\n');
+    }
+    assert!(perf.len() > 2 << 20, "{} bytes", perf.len());
+    let one = run(
+        &["--threads", "1", "--export", "folded", "-"],
+        Some(perf.as_bytes()),
+    );
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert!(text(&one.stdout).lines().count() > 3000);
+    for threads in ["2", "3"] {
+        let many = run(
+            &["--threads", threads, "--export", "folded", "-"],
+            Some(perf.as_bytes()),
+        );
+        assert!(many.status.success(), "{}", text(&many.stderr));
+        assert_eq!(text(&many.stdout), text(&one.stdout), "{threads} threads");
+    }
+}
+
+#[test]
 fn export_perf_script_to_file() {
     let perf = b"cat 1234 100.000001:   250000 cpu-clock:pppH: \n\tffffffff81 read+0x1 ([kernel.kallsyms])\n\t7f00 main+0x10 (/usr/bin/cat)\n\ncat 1234 100.000002:   250000 cpu-clock:pppH: \n\t7f00 main+0x10 (/usr/bin/cat)\n\n";
     let input = tmp("p.txt", perf);

@@ -33,6 +33,50 @@ fn perf_fp_export_equals_inferno_collapse_perf() {
 }
 
 #[test]
+fn parser_threads_trees_left_apart_export_the_same_folded_text() {
+    let opts = |no_timeline| LoadOptions {
+        threads: Some(2),
+        chunk_size: Some(4096),
+        perf: PerfOptions {
+            no_timeline,
+            ..PerfOptions::default()
+        },
+        ..LoadOptions::default()
+    };
+    for (name, apart) in [
+        // Real recordings of one event: the workers' trees stay apart.
+        ("perf-gzip-fp.txt.gz", true),
+        ("perf-system-wide.txt.gz", true),
+        // Two events: each event's trees are merged (a metric each).
+        ("perf-two-events.txt.gz", false),
+    ] {
+        let path = testdata(name);
+        let whole = input::load_path(&path, &opts(true)).unwrap();
+        let mut want = export::folded_lines(&whole.main().tree).join("\n");
+        want.push('\n');
+        let (loaded, parts) = input::load_path_parts(&path, &opts(true)).unwrap();
+        assert_eq!(!parts.is_empty(), apart, "{name}");
+        let mut got = Vec::new();
+        export::write_folded_parts(
+            &mut got,
+            &loaded.main().tree,
+            &parts,
+            export::Destination::Data,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), want, "{name}");
+        assert_eq!(
+            loaded.main().stats.samples,
+            whole.main().stats.samples,
+            "{name}"
+        );
+        // Sample records name nodes of one tree: with them, the trees are merged.
+        let (_, parts) = input::load_path_parts(&path, &opts(false)).unwrap();
+        assert!(parts.is_empty(), "{name}");
+    }
+}
+
+#[test]
 fn two_event_recording_keeps_first_event_and_reads_tracepoints() {
     let p = load("perf-two-events.txt.gz", &LoadOptions::default());
     assert_eq!(p.stats.event.as_deref(), Some("cpu-clock"));

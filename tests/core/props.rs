@@ -108,6 +108,21 @@ proptest! {
         };
         let (seq, seq_stats) = load_with(1, 1 << 20);
         let (par, par_stats) = load_with(3, chunk);
+        // The folded export of the parser threads' trees left apart (no sample records
+        // kept, as for the export) is the same text.
+        let opts = LoadOptions {
+            threads: Some(3),
+            chunk_size: Some(chunk),
+            perf: input::PerfOptions { no_timeline: true, ..Default::default() },
+            ..LoadOptions::default()
+        };
+        let (loaded, parts) = input::load_reader_parts(text.as_bytes(), "p", &opts).unwrap();
+        let mut apart = Vec::new();
+        export::write_folded_parts(&mut apart, &loaded.main().tree, &parts, export::Destination::Data).unwrap();
+        let mut want = seq.join("\n");
+        want.push('\n');
+        prop_assert_eq!(String::from_utf8(apart).unwrap(), want);
+        prop_assert_eq!(loaded.main().stats.samples, seq_stats.samples);
         prop_assert_eq!(seq, par);
         prop_assert_eq!(seq_stats.samples, par_stats.samples);
         prop_assert_eq!(seq_stats.bad_lines, par_stats.bad_lines);

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::profile::{CallTree, NameId, Profile};
+use crate::profile::{CallTree, NameId, Profile, UnionRun, union_sorted_runs};
 use crate::text::{for_terminal, for_xml};
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
@@ -63,6 +63,33 @@ fn write_folded_parallel<W: Write>(
     to: Destination,
     threads: usize,
 ) -> io::Result<()> {
+    let per_run = (tree.node(crate::profile::NodeId::ROOT).samples / (threads as u64 * 64)).max(1);
+    let runs = tree.sorted_runs(per_run);
+    write_runs(
+        out,
+        &runs,
+        |run| tree.run_samples(run),
+        per_run,
+        threads,
+        |run, buf| {
+            tree.for_each_stack_in(run, |path, weight| {
+                push_line(buf, tree, path, weight, to);
+            });
+        },
+    )
+}
+
+/// Formats `runs` (consecutive pieces of a sorted output) on `threads` threads, in batches
+/// of about `per_run` samples, a few batches ahead of this thread, which writes them in
+/// order: the output is never held whole.
+fn write_runs<W: Write, R: Sync>(
+    out: &mut W,
+    runs: &[R],
+    samples: impl Fn(&R) -> u64,
+    per_run: u64,
+    threads: usize,
+    format: impl Fn(&R, &mut Vec<u8>) + Sync,
+) -> io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -73,13 +100,11 @@ fn write_folded_parallel<W: Write>(
         stop: bool,
     }
 
-    let per_run = (tree.node(crate::profile::NodeId::ROOT).samples / (threads as u64 * 64)).max(1);
-    let runs = tree.sorted_runs(per_run);
     // Consecutive runs grouped into batches of about `per_run` samples.
     let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-    let (mut start, mut acc) = (0, 0);
+    let (mut start, mut acc) = (0, 0u64);
     for (i, run) in runs.iter().enumerate() {
-        acc += tree.run_samples(run);
+        acc = acc.saturating_add(samples(run));
         if acc >= per_run || i + 1 == runs.len() {
             batches.push(start..i + 1);
             (start, acc) = (i + 1, 0);
@@ -107,9 +132,7 @@ fn write_folded_parallel<W: Write>(
                     }
                     let mut buf = Vec::new();
                     for run in &runs[batch.clone()] {
-                        tree.for_each_stack_in(run, |path, weight| {
-                            push_line(&mut buf, tree, path, weight, to);
-                        });
+                        format(run, &mut buf);
                     }
                     lock().done.insert(i, buf);
                     changed.notify_all();
@@ -143,10 +166,11 @@ fn write_folded_parallel<W: Write>(
 
 /// Writes the folded lines of the union of `tree` and `parts` (trees parsed from pieces of
 /// one input, as [`crate::input::load_path_parts`] gives them) exactly as [`write_folded`]
-/// writes the tree they merge into, without merging them: each tree is walked in sorted
-/// order on a thread of its own, a few batches of lines ahead, and this thread merges the
-/// sorted streams, adding the weights of a stack found in several trees. Weights of trees
-/// with fewer decimals are scaled up to the most decimals, as the merge does.
+/// writes the tree they merge into, without merging them: the union's sorted walk is cut
+/// into runs ([`union_sorted_runs`]), formatted on all cores as [`write_folded`] does,
+/// each run merging its trees' lines by text and adding the weights of a stack found in
+/// several trees. Weights of trees with fewer decimals are scaled up to the most
+/// decimals, as the merge does.
 ///
 /// # Errors
 /// Writing failed.
@@ -169,19 +193,23 @@ pub fn write_folded_parts<W: Write>(
         return write_folded(out, &whole, to);
     }
     let scale = trees.iter().map(|t| t.scale()).max().unwrap_or(0);
-    std::thread::scope(|scope| {
-        let streams: Vec<Stream> = trees
-            .iter()
-            .map(|&t| {
-                let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(STREAM_AHEAD);
-                scope.spawn(move || sorted_batches(t, scale, &tx));
-                Stream::new(rx)
-            })
-            .collect();
-        let result = merge_streams(&mut out, streams, scale, to);
-        // An error drops the receivers: the walks stop sending and end.
-        result.and_then(|()| out.flush())
-    })
+    let threads = crate::profile::worker_threads();
+    let samples = trees.iter().fold(0u64, |n, t| {
+        n.saturating_add(t.node(crate::profile::NodeId::ROOT).samples)
+    });
+    let per_run = (samples / (threads as u64 * 64)).max(1);
+    let runs = union_sorted_runs(&trees, per_run);
+    write_runs(
+        &mut out,
+        &runs,
+        |r| r.samples,
+        per_run,
+        threads,
+        |run, buf| {
+            union_run_lines(&trees, run, scale, to, buf);
+        },
+    )?;
+    out.flush()
 }
 
 /// Whether the sorted walk of `t` gives its stacks in the bytewise order of their text,
@@ -198,48 +226,50 @@ fn sorted_by_text(t: &CallTree) -> bool {
     })
 }
 
-/// Batches of lines a tree's walk may have ready before the merge takes them.
-const STREAM_AHEAD: usize = 4;
-
-/// Bytes of text in a batch of sorted lines.
-const BATCH_BYTES: usize = 1 << 18;
-
 /// Consecutive folded lines of one tree, in sorted order.
 #[derive(Default)]
-struct Batch {
+struct Lines {
     text: Vec<u8>,
     /// Each line's end of stack text, end of line (after its newline) and weight.
-    lines: Vec<(usize, usize, u64)>,
+    ends: Vec<(usize, usize, u64)>,
 }
 
-/// Sends the folded lines of `t`, sorted, in batches; weights scaled from the tree's
-/// decimals to `scale`. Stops when the receiver is gone.
-fn sorted_batches(t: &CallTree, scale: u32, tx: &std::sync::mpsc::SyncSender<Batch>) {
-    let factor = 10u64.saturating_pow(scale - t.scale().min(scale));
-    let mut batch = Batch::default();
-    let mut gone = false;
-    t.for_each_stack_sorted(|path, weight| {
-        if gone {
-            return;
-        }
-        let weight = weight.saturating_mul(factor);
-        let text = &mut batch.text;
-        for (i, &name) in path.iter().enumerate() {
-            if i > 0 {
-                text.push(b';');
+/// Appends the lines of one run of the union to `buf`: each tree's lines of it, merged by
+/// text, weights scaled to `scale` decimals.
+fn union_run_lines(
+    trees: &[&CallTree],
+    run: &UnionRun,
+    scale: u32,
+    to: Destination,
+    buf: &mut Vec<u8>,
+) {
+    let mut pieces: Vec<Lines> = Vec::new();
+    for (t, piece) in trees.iter().zip(&run.runs) {
+        let Some(piece) = piece else { continue };
+        let factor = 10u64.saturating_pow(scale - t.scale().min(scale));
+        let mut lines = Lines::default();
+        t.for_each_stack_in(piece, |path, weight| {
+            let weight = weight.saturating_mul(factor);
+            let text = &mut lines.text;
+            for (i, &name) in path.iter().enumerate() {
+                if i > 0 {
+                    text.push(b';');
+                }
+                text.extend_from_slice(t.names().resolve(name).as_bytes());
             }
-            text.extend_from_slice(t.names().resolve(name).as_bytes());
-        }
-        let stack = text.len();
-        push_weight(text, weight, scale);
-        batch.lines.push((stack, text.len(), weight));
-        if text.len() >= BATCH_BYTES {
-            gone = tx.send(std::mem::take(&mut batch)).is_err();
-        }
-    });
-    if !gone && !batch.lines.is_empty() {
-        let _ = tx.send(batch);
+            let stack = text.len();
+            push_weight(text, weight, scale);
+            lines.ends.push((stack, text.len(), weight));
+        });
+        pieces.push(lines);
     }
+    if let [one] = &pieces[..]
+        && to == Destination::Data
+    {
+        buf.extend_from_slice(&one.text);
+        return;
+    }
+    merge_lines(&pieces, scale, to, buf);
 }
 
 /// Appends ` weight` (with `scale` decimals) and a newline.
@@ -253,85 +283,26 @@ fn push_weight(buf: &mut Vec<u8>, weight: u64, scale: u32) {
     buf.push(b'\n');
 }
 
-/// One tree's sorted lines as the merge reads them: the batch at hand and the next line
-/// in it.
-struct Stream {
-    rx: std::sync::mpsc::Receiver<Batch>,
-    batch: Batch,
-    line: usize,
-    /// Where the next line starts in the batch's text.
-    start: usize,
-    ended: bool,
-}
-
-impl Stream {
-    fn new(rx: std::sync::mpsc::Receiver<Batch>) -> Self {
-        let mut s = Stream {
-            rx,
-            batch: Batch::default(),
-            line: 0,
-            start: 0,
-            ended: false,
-        };
-        s.fill();
-        s
-    }
-
-    /// Receives batches until a line is at hand or the walk has ended.
-    fn fill(&mut self) {
-        while !self.ended && self.line >= self.batch.lines.len() {
-            match self.rx.recv() {
-                Ok(b) => {
-                    self.batch = b;
-                    (self.line, self.start) = (0, 0);
-                }
-                Err(_) => self.ended = true,
-            }
-        }
-    }
-
-    /// The stack text of the line at hand (the stream has not ended).
-    fn stack(&self) -> &[u8] {
-        &self.batch.text[self.start..self.batch.lines[self.line].0]
-    }
-
-    /// The whole line at hand, newline included.
-    fn line(&self) -> &[u8] {
-        &self.batch.text[self.start..self.batch.lines[self.line].1]
-    }
-
-    fn weight(&self) -> u64 {
-        self.batch.lines[self.line].2
-    }
-
-    fn advance(&mut self) {
-        self.start = self.batch.lines[self.line].1;
-        self.line += 1;
-        self.fill();
-    }
-}
-
-/// Writes the union of the sorted streams in order, one line per distinct stack.
-fn merge_streams<W: Write>(
-    out: &mut W,
-    mut streams: Vec<Stream>,
-    scale: u32,
-    to: Destination,
-) -> io::Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(BATCH_BYTES * 2);
-    // The streams whose line at hand has the smallest stack.
-    let mut least: Vec<usize> = Vec::with_capacity(streams.len());
+/// Appends the union of sorted `pieces` in order, one line per distinct stack (the
+/// weights of equal stacks added), escaped for a terminal when it goes to one.
+fn merge_lines(pieces: &[Lines], scale: u32, to: Destination, buf: &mut Vec<u8>) {
+    // Each piece's next line, and where that line starts.
+    let mut at = vec![(0usize, 0usize); pieces.len()];
+    let stack =
+        |p: usize, (line, start): (usize, usize)| &pieces[p].text[start..pieces[p].ends[line].0];
+    // The pieces whose next line has the smallest stack.
+    let mut least: Vec<usize> = Vec::with_capacity(pieces.len());
     loop {
         least.clear();
-        for (i, s) in streams.iter().enumerate() {
-            if s.ended {
+        for (p, &pos) in at.iter().enumerate() {
+            if pos.0 >= pieces[p].ends.len() {
                 continue;
             }
-            match least.first().map(|&j| s.stack().cmp(streams[j].stack())) {
-                None | Some(std::cmp::Ordering::Equal) => least.push(i),
+            match least.first().map(|&q| stack(p, pos).cmp(stack(q, at[q]))) {
+                None | Some(std::cmp::Ordering::Equal) => least.push(p),
                 Some(std::cmp::Ordering::Less) => {
                     least.clear();
-                    least.push(i);
+                    least.push(p);
                 }
                 Some(std::cmp::Ordering::Greater) => {}
             }
@@ -339,13 +310,14 @@ fn merge_streams<W: Write>(
         let Some(&first) = least.first() else { break };
         let start = buf.len();
         if let [only] = least[..] {
-            buf.extend_from_slice(streams[only].line());
+            let (line, from) = at[only];
+            buf.extend_from_slice(&pieces[only].text[from..pieces[only].ends[line].1]);
         } else {
             let weight = least
                 .iter()
-                .fold(0u64, |w, &i| w.saturating_add(streams[i].weight()));
-            buf.extend_from_slice(streams[first].stack());
-            push_weight(&mut buf, weight, scale);
+                .fold(0u64, |w, &p| w.saturating_add(pieces[p].ends[at[p].0].2));
+            buf.extend_from_slice(stack(first, at[first]));
+            push_weight(buf, weight, scale);
         }
         if to == Destination::Terminal {
             // Names are UTF-8, so the line is too.
@@ -354,15 +326,11 @@ fn merge_streams<W: Write>(
             buf.extend_from_slice(for_terminal(&line).as_bytes());
             buf.push(b'\n');
         }
-        for &i in &least {
-            streams[i].advance();
-        }
-        if buf.len() >= BATCH_BYTES {
-            out.write_all(&buf)?;
-            buf.clear();
+        for &p in &least {
+            let (line, _) = at[p];
+            at[p] = (line + 1, pieces[p].ends[line].1);
         }
     }
-    out.write_all(&buf)
 }
 
 /// Appends one folded line and its newline to `buf`, escaped for a terminal when it goes
@@ -700,7 +668,7 @@ mod tests {
         a.insert(["only", "in", "a"], 5);
         let trees = [a, b, CallTree::new()];
         let got = parts_folded(&trees, Destination::Data);
-        assert!(got.len() > 2 * BATCH_BYTES, "{} bytes", got.len());
+        assert!(got.len() > 1 << 19, "{} bytes", got.len());
         assert_eq!(got, merged_folded(&trees, Destination::Data));
         let e =
             write_folded_parts(&mut Closed, &trees[0], &trees[1..], Destination::Data).unwrap_err();

@@ -27,7 +27,9 @@ use std::fmt;
 pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
-pub use tree::{CallTree, Counters, ForestEntry, Node, NodeId, StackRun};
+pub use tree::{
+    CallTree, Counters, ForestEntry, Node, NodeId, StackRun, UnionRun, union_sorted_runs,
+};
 
 /// Threads for work split over the cores (parsing, sorting, formatting, scoring): one
 /// per core, at most 8 (beyond that the memory per thread buys nothing here).

@@ -1002,6 +1002,108 @@ pub struct StackRun {
     below: bool,
 }
 
+/// One piece of the sorted walk over the union of several trees' stacks
+/// ([`union_sorted_runs`]): each tree's run at the same path, where it has stacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnionRun {
+    /// By tree, in the order the trees were given.
+    pub runs: Vec<Option<StackRun>>,
+    /// The samples of the runs, or more (as [`CallTree::run_samples`]).
+    pub samples: u64,
+}
+
+/// The sorted walks of `trees` (pieces of one input) cut into consecutive runs over the
+/// union of their stacks, as [`CallTree::sorted_runs`] cuts one tree's: each family is
+/// the union of the trees' families at its path, ordered by text (a frame of the same
+/// text in several trees is one entry), and a run holds each tree's stacks below (or at)
+/// one path. Walking every run's pieces and merging them by text gives the union's
+/// stacks in order. Texts must sort as the walk does: no name holds a `;`, and no two
+/// siblings have the same text.
+#[must_use]
+pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<UnionRun> {
+    /// An entry of the union of some families: each tree's node, if it has one.
+    struct Union {
+        nodes: Vec<Option<NodeId>>,
+        below: bool,
+        samples: u64,
+    }
+    let entries = |nodes: &[Option<NodeId>]| -> Vec<Union> {
+        let mut all: Vec<(usize, Entry)> = Vec::new();
+        let mut v = Vec::new();
+        for (t, (tree, node)) in trees.iter().zip(nodes).enumerate() {
+            if let Some(node) = node {
+                tree.entries_into(*node, &mut v, true);
+                all.extend(v.iter().map(|&e| (t, e)));
+            }
+        }
+        let text = |&(t, e): &(usize, Entry)| (trees[t].name(e.node).as_bytes(), e.below);
+        let order = |a: &(usize, Entry), b: &(usize, Entry)| {
+            let ((x, xb), (y, yb)) = (text(a), text(b));
+            entry_order(x, xb, y, yb)
+        };
+        all.sort_by(order);
+        let mut out: Vec<Union> = Vec::new();
+        for (i, &(t, e)) in all.iter().enumerate() {
+            if i == 0 || order(&all[i - 1], &(t, e)) != std::cmp::Ordering::Equal {
+                out.push(Union {
+                    nodes: vec![None; trees.len()],
+                    below: e.below,
+                    samples: 0,
+                });
+            }
+            if let Some(u) = out.last_mut() {
+                u.nodes[t] = Some(e.node);
+                u.samples = u
+                    .samples
+                    .saturating_add(trees[t].slots[e.node.index()].samples);
+            }
+        }
+        out
+    };
+    let mut runs = Vec::new();
+    // (entries, next, each tree's frames above them)
+    let mut todo = vec![(
+        entries(&vec![Some(NodeId::ROOT); trees.len()]),
+        0usize,
+        vec![Vec::new(); trees.len()],
+    )];
+    while let Some((list, next, prefixes)) = todo.last_mut() {
+        let Some(e) = list.get(*next) else {
+            todo.pop();
+            continue;
+        };
+        *next += 1;
+        if e.below && e.samples > samples_per_run {
+            let mut deeper = prefixes.clone();
+            for ((prefix, node), tree) in deeper.iter_mut().zip(&e.nodes).zip(trees) {
+                if let Some(n) = node {
+                    prefix.push(tree.slots[n.index()].name);
+                }
+            }
+            let below = entries(&e.nodes);
+            todo.push((below, 0, deeper));
+        } else {
+            let pieces = e
+                .nodes
+                .iter()
+                .zip(prefixes.iter())
+                .map(|(node, prefix)| {
+                    node.map(|node| StackRun {
+                        prefix: prefix.clone(),
+                        node,
+                        below: e.below,
+                    })
+                })
+                .collect();
+            runs.push(UnionRun {
+                runs: pieces,
+                samples: e.samples,
+            });
+        }
+    }
+    runs
+}
+
 // Building a tree from counters computed elsewhere (a slice of the samples).
 impl CallTree {
     /// A tree of the nodes that `counts` (indexed by this tree's `NodeId`s) gives at least

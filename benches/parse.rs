@@ -447,6 +447,25 @@ fn bench_distinct_stacks(c: &mut Criterion) {
     group.bench_function("export folded", |b| {
         b.iter(|| export::write_folded(std::io::sink(), &whole, export::Destination::Data));
     });
+    // The export of two parser threads' trees: merged then written, or written as their
+    // union (what `--export folded` does).
+    group.bench_function("export folded of two halves, merged first", |bench| {
+        bench.iter_batched(
+            || a.clone(),
+            |mut t: CallTree| {
+                t.merge_from(&b);
+                t.finish();
+                export::write_folded(std::io::sink(), &t, export::Destination::Data)
+            },
+            criterion::BatchSize::LargeInput,
+        );
+    });
+    group.bench_function("export folded of two halves, as their union", |bench| {
+        bench.iter(|| {
+            let parts = std::slice::from_ref(&b);
+            export::write_folded_parts(std::io::sink(), &a, parts, export::Destination::Data)
+        });
+    });
     // The viewer's per-profile index, built before the first frame.
     group.bench_function("view index", |b| {
         b.iter(|| black_box(flametui::view::TreeIndex::new(&whole)));

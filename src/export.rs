@@ -1,6 +1,7 @@
-//! Stage: call tree → text. Folded stacks (single or differential), escaped when they go
-//! to a terminal ([`for_terminal`]), and SVG through inferno's flamegraph module, its names
-//! through the XML sink ([`for_xml`]).
+//! Stage: call tree → text. Folded stacks (single or differential, or the union of the
+//! trees a parse left apart: [`write_folded_parts`]), escaped when they go to a terminal
+//! ([`for_terminal`]), and SVG through inferno's flamegraph module, its names through the
+//! XML sink ([`for_xml`]).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};

@@ -1,6 +1,7 @@
 //! Stage: bytes → samples on all cores. The input is cut into chunks at record
 //! boundaries (after a blank line for perf script, after a newline for folded stacks),
-//! worker threads parse chunks into trees of their own, and the trees are merged. The
+//! worker threads parse chunks into trees of their own, and the trees are merged (or left
+//! apart for the folded export, which writes their union: [`parse_parts`]). The
 //! result does not depend on the number of threads or the chunk size: the kept perf event
 //! and the folded file's kind are decided from the first lines before the split, trees
 //! are keyed by path and children sorted at the end. Memory is bounded by the channel.

@@ -389,13 +389,14 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     load_path_into(path, opts, None)
 }
 
-/// As [`load_path`], except that a perf script parsed on several threads may leave the
-/// trees of its workers unmerged: the profile's tree then holds the stacks of one worker,
-/// and the others' trees are returned beside it. The union of all of them is the whole
-/// profile, so this is only for a consumer that takes the union itself (the folded
-/// export, [`crate::export::write_folded_parts`]). Nothing is left apart for the other
-/// formats, nor when the input has several events, sample records (`no_timeline` unset)
-/// or an AFTER side.
+/// As [`load_path`], except that an input parsed on several threads (perf script, or a
+/// folded file with `threads` set) may leave the trees of its workers unmerged: the
+/// profile's tree then holds the stacks of one worker, and the others' trees are returned
+/// beside it. The union of all of them is the whole profile, so this is only for a
+/// consumer that takes the union itself (the folded export,
+/// [`crate::export::write_folded_parts`]). Nothing is left apart for the other formats,
+/// nor when the input has several events, sample records (`no_timeline` unset) or an
+/// AFTER side.
 ///
 /// # Errors
 /// As [`load_path`].
@@ -487,7 +488,7 @@ pub fn load_reader<R: Read + Send>(reader: R, name: &str, opts: &LoadOptions) ->
     load_reader_into(reader, name, opts, None)
 }
 
-/// As [`load_reader`], leaving the trees of perf script's parser threads apart as
+/// As [`load_reader`], leaving the trees of the parser threads apart as
 /// [`load_path_parts`] does.
 ///
 /// # Errors
@@ -502,7 +503,7 @@ pub fn load_reader_parts<R: Read + Send>(
     Ok(with_parts(loaded, parts))
 }
 
-/// [`load_reader`]; perf script's workers' trees may be left apart in `parts`, as
+/// [`load_reader`]; the parser threads' trees may be left apart in `parts`, as
 /// [`load_path_parts`] says.
 fn load_reader_into<R: Read + Send>(
     reader: R,

@@ -77,6 +77,41 @@ fn parser_threads_trees_left_apart_export_the_same_folded_text() {
 }
 
 #[test]
+fn folded_parts_of_different_decimals_export_as_the_merged_tree() {
+    // A folded file parsed on two threads: the chunks of its second half have fractional
+    // counts, so the threads' trees have different scales.
+    let mut text = String::new();
+    for i in 0..3000 {
+        let w = if i < 1500 {
+            "2".to_owned()
+        } else {
+            format!("0.{}5", i % 10)
+        };
+        text.push_str(&format!("main;f{};g{} {w}\n", i % 40, i % 7));
+    }
+    let opts = |threads| LoadOptions {
+        threads: Some(threads),
+        chunk_size: Some(1024),
+        ..LoadOptions::default()
+    };
+    let whole = input::load_reader(text.as_bytes(), "f", &opts(1)).unwrap();
+    let mut want = export::folded_lines(&whole.main().tree).join("\n");
+    want.push('\n');
+    let (loaded, parts) = input::load_reader_parts(text.as_bytes(), "f", &opts(2)).unwrap();
+    assert!(!parts.is_empty());
+    let mut got = Vec::new();
+    export::write_folded_parts(
+        &mut got,
+        &loaded.main().tree,
+        &parts,
+        export::Destination::Data,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(got).unwrap(), want);
+    assert!(want.contains("main;f0;g0 12.25\n"), "{want}");
+}
+
+#[test]
 fn two_event_recording_keeps_first_event_and_reads_tracepoints() {
     let p = load("perf-two-events.txt.gz", &LoadOptions::default());
     assert_eq!(p.stats.event.as_deref(), Some("cpu-clock"));

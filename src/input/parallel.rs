@@ -45,21 +45,34 @@ pub(super) fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
     }
 }
 
-/// Reads chunks of about `size` bytes ending at record boundaries and sends them.
+/// Reads chunks of about `size` bytes ending at record boundaries and sends them, into
+/// the buffers the workers send back on `spare` when there are some: their pages are
+/// mapped already (fresh ones cost a page fault each, and freed ones went back to the
+/// system and came again).
 fn split<R: BufRead>(
     mut reader: R,
     format: &ChunkParser,
     size: usize,
     tx: &mpsc::SyncSender<Chunk>,
+    spare: &mpsc::Receiver<Vec<u8>>,
     error: &mut Option<String>,
 ) -> u64 {
     let mut carry: Vec<u8> = Vec::new();
     let mut line = 1u64;
     loop {
-        let mut buf = std::mem::take(&mut carry);
+        let mut buf = match spare.try_recv() {
+            // A record longer than a chunk goes on growing in its own buffer.
+            Ok(mut b) if carry.len() < size => {
+                b.clear();
+                b.extend_from_slice(&carry);
+                carry.clear();
+                b
+            }
+            _ => std::mem::take(&mut carry),
+        };
         let start = buf.len();
         // read_to_end fills the spare capacity without zeroing it first.
-        buf.reserve(size);
+        buf.reserve_exact(size);
         let want = (start + size) as u64;
         // It stops at the limit or at the end of the input, which it reads once (reading
         // again after the end would make a terminal need a second Ctrl-D).
@@ -91,7 +104,9 @@ fn split<R: BufRead>(
             carry = buf;
             continue;
         };
-        carry = buf.split_off(cut);
+        carry.clear();
+        carry.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
         let unterminated = eof && !buf.is_empty() && !buf.ends_with(b"\n");
         let lines = memchr::memchr_iter(b'\n', &buf).count() as u64 + u64::from(unterminated);
         if !buf.is_empty()
@@ -194,10 +209,13 @@ fn parse_into<R: BufRead>(
 ) -> io::Result<Collector> {
     let (tx, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
+    // Parsed chunks' buffers, back to the reader (as many as are in flight at most).
+    let (spare_tx, spare) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 let rx = Arc::clone(&rx);
+                let spare_tx = spare_tx.clone();
                 scope.spawn(move || -> io::Result<Collector> {
                     let mut out = Collector::default();
                     let mut worker = Worker::new(format);
@@ -208,6 +226,8 @@ fn parse_into<R: BufRead>(
                             .recv();
                         let Ok(chunk) = next else { break };
                         worker.chunk(&chunk, &mut out);
+                        // The reader may have ended: the buffer is then freed here.
+                        let _ = spare_tx.send(chunk.bytes);
                     }
                     worker.finish(&mut out);
                     Ok(out)
@@ -215,7 +235,8 @@ fn parse_into<R: BufRead>(
             })
             .collect();
         let mut read_error = None;
-        let lines = split(reader, format, chunk_size, &tx, &mut read_error);
+        let lines = split(reader, format, chunk_size, &tx, &spare, &mut read_error);
+        drop(spare);
         drop(tx);
         let mut done = Vec::with_capacity(workers.len());
         for w in workers {

@@ -46,7 +46,7 @@ pub fn write_folded<W: Write>(mut out: W, tree: &CallTree, to: Destination) -> i
     if threads < 2 || tree.len() < PARALLEL_NODES {
         let mut buf = Vec::new();
         tree.for_each_stack_sorted(|path, weight| {
-            push_line(&mut buf, tree, path, weight, to);
+            push_line(&mut buf, tree, path, weight, tree.scale(), to);
         });
         out.write_all(&buf)?;
         return out.flush();
@@ -74,7 +74,7 @@ fn write_folded_parallel<W: Write>(
         threads,
         |run, buf| {
             tree.for_each_stack_in(run, |path, weight| {
-                push_line(buf, tree, path, weight, to);
+                push_line(buf, tree, path, weight, tree.scale(), to);
             });
         },
     )
@@ -244,10 +244,23 @@ fn union_run_lines(
     to: Destination,
     buf: &mut Vec<u8>,
 ) {
+    let factor = |t: &CallTree| 10u64.saturating_pow(scale - t.scale().min(scale));
+    let mut present = trees
+        .iter()
+        .zip(&run.runs)
+        .filter_map(|(&t, r)| Some((t, r.as_ref()?)));
+    if let (Some((t, piece)), None) = (present.next(), present.next()) {
+        // One tree's stacks alone: formatted in place.
+        let f = factor(t);
+        t.for_each_stack_in(piece, |path, weight| {
+            push_line(buf, t, path, weight.saturating_mul(f), scale, to);
+        });
+        return;
+    }
     let mut pieces: Vec<Lines> = Vec::new();
     for (t, piece) in trees.iter().zip(&run.runs) {
         let Some(piece) = piece else { continue };
-        let factor = 10u64.saturating_pow(scale - t.scale().min(scale));
+        let factor = factor(t);
         let mut lines = Lines::default();
         t.for_each_stack_in(piece, |path, weight| {
             let weight = weight.saturating_mul(factor);
@@ -263,12 +276,6 @@ fn union_run_lines(
             lines.ends.push((stack, text.len(), weight));
         });
         pieces.push(lines);
-    }
-    if let [one] = &pieces[..]
-        && to == Destination::Data
-    {
-        buf.extend_from_slice(&one.text);
-        return;
     }
     merge_lines(&pieces, scale, to, buf);
 }
@@ -321,11 +328,7 @@ fn merge_lines(pieces: &[Lines], scale: u32, to: Destination, buf: &mut Vec<u8>)
             push_weight(buf, weight, scale);
         }
         if to == Destination::Terminal {
-            // Names are UTF-8, so the line is too.
-            let line = String::from_utf8_lossy(&buf[start..buf.len() - 1]).into_owned();
-            buf.truncate(start);
-            buf.extend_from_slice(for_terminal(&line).as_bytes());
-            buf.push(b'\n');
+            escape_line(buf, start);
         }
         for &p in &least {
             let (line, _) = at[p];
@@ -334,9 +337,16 @@ fn merge_lines(pieces: &[Lines], scale: u32, to: Destination, buf: &mut Vec<u8>)
     }
 }
 
-/// Appends one folded line and its newline to `buf`, escaped for a terminal when it goes
-/// to one.
-fn push_line(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId], weight: u64, to: Destination) {
+/// Appends one folded line and its newline to `buf`, its weight with `scale` decimals,
+/// escaped for a terminal when it goes to one.
+fn push_line(
+    buf: &mut Vec<u8>,
+    tree: &CallTree,
+    path: &[NameId],
+    weight: u64,
+    scale: u32,
+    to: Destination,
+) {
     let start = buf.len();
     for (i, &name) in path.iter().enumerate() {
         if i > 0 {
@@ -344,19 +354,19 @@ fn push_line(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId], weight: u64, t
         }
         buf.extend_from_slice(tree.names().resolve(name).as_bytes());
     }
-    buf.push(b' ');
-    if tree.scale() == 0 {
-        let _ = write!(buf, "{weight}");
-    } else {
-        buf.extend_from_slice(tree.format_weight(weight).as_bytes());
-    }
+    push_weight(buf, weight, scale);
     if to == Destination::Terminal {
-        // Names are UTF-8, so the line is too.
-        let line = String::from_utf8_lossy(&buf[start..]).into_owned();
-        let safe = for_terminal(&line);
-        buf.truncate(start);
-        buf.extend_from_slice(safe.as_bytes());
+        escape_line(buf, start);
     }
+}
+
+/// Escapes for a terminal ([`for_terminal`]) the line that starts at `start` and ends
+/// `buf` with its newline.
+fn escape_line(buf: &mut Vec<u8>, start: usize) {
+    // Names are UTF-8, so the line is too.
+    let line = String::from_utf8_lossy(&buf[start..buf.len() - 1]).into_owned();
+    buf.truncate(start);
+    buf.extend_from_slice(for_terminal(&line).as_bytes());
     buf.push(b'\n');
 }
 

@@ -789,33 +789,10 @@ impl CallTree {
     /// walk, in the same order, so that runs can be formatted in parallel.
     #[must_use]
     pub fn sorted_runs(&self, samples_per_run: u64) -> Vec<StackRun> {
-        let mut runs = Vec::new();
-        // (entries, next, the frames above them)
-        let entries = |id: NodeId| {
-            let mut v = Vec::new();
-            self.entries_into(id, &mut v, true);
-            v
-        };
-        let mut todo = vec![(entries(NodeId::ROOT), 0usize, Vec::new())];
-        while let Some((list, next, prefix)) = todo.last_mut() {
-            let Some(&e) = list.get(*next) else {
-                todo.pop();
-                continue;
-            };
-            *next += 1;
-            if e.below && self.slots[e.node.index()].samples > samples_per_run {
-                let mut deeper = prefix.clone();
-                deeper.push(self.slots[e.node.index()].name);
-                todo.push((entries(e.node), 0, deeper));
-            } else {
-                runs.push(StackRun {
-                    prefix: prefix.clone(),
-                    node: e.node,
-                    below: e.below,
-                });
-            }
-        }
-        runs
+        union_sorted_runs(&[self], samples_per_run)
+            .into_iter()
+            .filter_map(|u| u.runs.into_iter().next().flatten())
+            .collect()
     }
 
     /// Calls `f(frames root first, self weight)` for the stacks of one run of
@@ -1017,8 +994,9 @@ pub struct UnionRun {
 /// the union of the trees' families at its path, ordered by text (a frame of the same
 /// text in several trees is one entry), and a run holds each tree's stacks below (or at)
 /// one path. Walking every run's pieces and merging them by text gives the union's
-/// stacks in order. Texts must sort as the walk does: no name holds a `;`, and no two
-/// siblings have the same text.
+/// stacks in order when texts sort as the walk does (no name holds a `;`, and no two
+/// siblings have the same text); one tree's runs are always its walk's
+/// ([`CallTree::sorted_runs`]).
 #[must_use]
 pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<UnionRun> {
     /// An entry of the union of some families: each tree's node, if it has one.
@@ -1044,7 +1022,11 @@ pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<Union
         all.sort_by(order);
         let mut out: Vec<Union> = Vec::new();
         for (i, &(t, e)) in all.iter().enumerate() {
-            if i == 0 || order(&all[i - 1], &(t, e)) != std::cmp::Ordering::Equal {
+            // Only different trees' entries join (siblings of one text stay apart).
+            let joins = i > 0
+                && order(&all[i - 1], &(t, e)) == std::cmp::Ordering::Equal
+                && out.last().is_some_and(|u| u.nodes[t].is_none());
+            if !joins {
                 out.push(Union {
                     nodes: vec![None; trees.len()],
                     below: e.below,

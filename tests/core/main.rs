@@ -18,6 +18,7 @@ mod fuzz_regressions;
 mod golden;
 mod hostile;
 mod json;
+mod limited;
 mod metrics;
 mod perf_data;
 mod pprof;

@@ -1,0 +1,106 @@
+//! Runs the real binary under a memory limit and a time limit, so that a test of a hostile
+//! input fails when a regression needs too much memory or time, instead of swapping the
+//! machine or hanging the suite. The limit is the address space (`ulimit -v`, which is
+//! `setrlimit(RLIMIT_AS)` in the child the shell execs into): an allocation past it fails,
+//! and the Rust runtime aborts, which the test sees as a signal.
+
+use std::io::{Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_flametui");
+
+/// What a limited run gave.
+#[derive(Debug)]
+pub struct Limited {
+    /// The exit status (a signal when the limit was hit or the time ran out).
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    /// The run was killed because it took longer than its time limit.
+    pub timed_out: bool,
+}
+
+impl Limited {
+    /// The exit code; `None` when ended by a signal (an abort on a failed allocation).
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+}
+
+/// Runs `flametui ARGS` with at most `mib` MiB of address space and `secs` seconds,
+/// feeding `stdin` (or nothing) and collecting both outputs.
+pub fn run_limited(args: &[&str], stdin: Option<&[u8]>, mib: u64, secs: u64) -> Limited {
+    let script = format!("ulimit -v {} && exec \"$0\" \"$@\"", mib * 1024);
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.map(<[u8]>::to_vec);
+    let feeder = std::thread::spawn(move || {
+        if let Some(d) = data {
+            // The program may stop reading early (an error, a cap): not a failure here.
+            let _ = input.write_all(&d);
+        }
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = feeder.join();
+    Limited {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+        timed_out,
+    }
+}
+
+/// Asserts that a limited run ended by itself with one of the `codes`, not by the limit.
+pub fn assert_held(r: &Limited, codes: &[i32], what: &str) {
+    assert!(!r.timed_out, "{what}: took longer than its time limit");
+    assert!(
+        r.code().is_some_and(|c| codes.contains(&c)),
+        "{what}: ended with {:?} (a signal means the memory limit was hit); stderr: {}",
+        r.status,
+        r.stderr.chars().take(2000).collect::<String>()
+    );
+}
+
+#[test]
+fn the_limit_stops_a_run_that_needs_more() {
+    // A sanity check of the harness itself: 8 MiB of address space is too little for the
+    // binary to start, so the run must end by a signal or an error, never succeed.
+    let r = run_limited(&["--version"], None, 8, 30);
+    assert!(!r.status.success(), "{r:?}");
+    let r = run_limited(&["--version"], None, 1024, 30);
+    assert_held(&r, &[0], "--version under 1 GiB");
+}

@@ -140,6 +140,19 @@ pub enum Error {
         /// It followed `--tid` (thread ids), not `--pid`.
         threads: bool,
     },
+    /// The output named with `-o` (or in the viewer) is one of the inputs: writing it
+    /// would destroy the input. A usage error (exit status 2).
+    #[error(
+        "refusing to write {}: it is the input {} (the same file); choose another output",
+        sanitize(.output),
+        sanitize(.input)
+    )]
+    OutputIsInput {
+        /// The output as given.
+        output: String,
+        /// The input as given.
+        input: String,
+    },
     /// A time or task flag is unusable as given (an empty range, a combination not
     /// supported). A usage error (exit status 2).
     #[error("{0}")]
@@ -166,6 +179,7 @@ impl Error {
                 | Error::SliceUsage(_)
                 | Error::IdsAsProfile { .. }
                 | Error::UnknownMetric { .. }
+                | Error::OutputIsInput { .. }
         )
     }
 }

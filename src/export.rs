@@ -530,6 +530,11 @@ impl<W: Write> Named<W> {
         }
     }
 
+    /// The target's name and the writer.
+    pub fn into_parts(self) -> (String, W) {
+        (self.target, self.inner)
+    }
+
     fn name(&self, error: io::Error) -> io::Error {
         let kind = error.kind();
         let target = self.target.clone();

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod error;
 pub mod export;
 pub mod input;
+pub mod output;
 pub mod profile;
 pub mod report;
 pub mod symbol;

@@ -1,7 +1,6 @@
 //! The `flametui` binary: parses arguments, calls the library, maps errors to exit codes.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,6 +11,7 @@ use flametui::app::TransformStack;
 use flametui::cli::{self, Args, ExportArg, exit};
 use flametui::export::{self, Named};
 use flametui::input::{self, LoadOptions, Loaded};
+use flametui::output::Replacement;
 use flametui::profile::transform::Transform;
 use flametui::profile::{CallTree, Profile, Stats};
 use flametui::report;
@@ -127,6 +127,9 @@ fn run(args: &Args) -> Result<Ending> {
         }
         paths.push("-".to_owned());
     }
+    if let Some(out) = &args.output {
+        flametui::output::refuse_input(out, &paths)?;
+    }
     let mut opts = args.load_options();
     let transforms = args.transforms()?;
     let slicing = args.slice_args();
@@ -149,6 +152,8 @@ fn run(args: &Args) -> Result<Ending> {
         )
         .into());
     }
+    // Opened first: an output that cannot be created is said before a long load.
+    let mut out = Output::open(args.output.as_deref())?;
     let mut loaded = Vec::new();
     let mut heat_maps = Vec::new();
     let mut partial = false;
@@ -180,18 +185,6 @@ fn run(args: &Args) -> Result<Ending> {
         let l = l.transformed(&transforms).demangled(args.demangle);
         loaded.push(l.sorted(args.order.into()));
     }
-    let (target, inner): (String, Box<dyn Write>) = match &args.output {
-        Some(path) => {
-            let target = sanitize(&path.display().to_string()).into_owned();
-            let file = File::create(path).with_context(|| format!("cannot create {target}"))?;
-            (target, Box::new(io::BufWriter::new(file)))
-        }
-        None => (
-            "<stdout>".to_owned(),
-            Box::new(io::BufWriter::new(io::stdout().lock())),
-        ),
-    };
-    let mut out = Named::new(target, inner);
     if slicing.heatmap {
         for csv in &heat_maps {
             out.write_all(csv.as_bytes())?;
@@ -199,8 +192,80 @@ fn run(args: &Args) -> Result<Ending> {
     } else {
         write_output(args, &loaded, &parts, &mut out)?;
     }
-    out.flush()?;
+    out.finish()?;
     Ok(Ending::from_partial(partial))
+}
+
+/// Where the output goes: standard output, or a file replaced only once complete
+/// ([`Replacement`]). A signal while the file is written removes the temporary file and
+/// ends the program (the file named is left as it was).
+enum Output {
+    Stdout(Named<io::BufWriter<io::StdoutLock<'static>>>),
+    File(Named<Replacement>),
+}
+
+impl Output {
+    fn open(path: Option<&Path>) -> Result<Self> {
+        let Some(path) = path else {
+            let out = io::BufWriter::with_capacity(256 << 10, io::stdout().lock());
+            return Ok(Output::Stdout(Named::new("<stdout>", out)));
+        };
+        let target = sanitize(&path.display().to_string()).into_owned();
+        let file = Replacement::create(path).with_context(|| format!("cannot create {target}"))?;
+        if let Some(temp) = file.temp_path() {
+            remove_on_signal(temp.to_owned());
+        }
+        Ok(Output::File(Named::new(target, file)))
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            Output::Stdout(mut out) => out.flush()?,
+            Output::File(out) => {
+                let (target, file) = out.into_parts();
+                file.commit()
+                    .with_context(|| format!("cannot write {target}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(o) => o.write(buf),
+            Output::File(o) => o.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(o) => o.write_all(buf),
+            Output::File(o) => o.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(o) => o.flush(),
+            Output::File(o) => o.flush(),
+        }
+    }
+}
+
+/// On SIGINT, SIGTERM or SIGHUP, removes `temp` and exits with 128 + the signal.
+fn remove_on_signal(temp: std::path::PathBuf) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let _ = std::fs::remove_file(&temp);
+            std::process::exit(128 + signal);
+        }
+    });
 }
 
 /// Whether the output is the folded export of one input as read (nothing between the

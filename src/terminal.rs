@@ -35,8 +35,10 @@ use crate::app::{
     Action, App, Effect, Progress, ToolAction, TransformStack, finish, keymap, update,
 };
 use crate::input::{self, LoadOptions, Loaded};
+use crate::output;
 use crate::profile::Profile;
 use crate::profile::transform::Transform;
+use crate::text::sanitize;
 use crate::timeline::SliceArgs;
 use crate::ui;
 use crate::view::color::ColorMode;
@@ -213,14 +215,20 @@ impl RawOutput for TestBackend {
 fn perform_effects<B: RawOutput>(backend: &mut B, app: &mut App) {
     let tmux = std::env::var_os("TMUX").is_some();
     for effect in std::mem::take(&mut app.effects) {
-        let report = report(backend, effect, tmux);
+        let report = report(backend, effect, tmux, &app.inputs);
         update(app, Action::Tool(report));
     }
 }
 
-/// Performs one effect; returns the status line about it (see [`report`]).
-pub fn perform<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> String {
-    match report(backend, effect, tmux) {
+/// Performs one effect; returns the status line about it (see [`report`]). A file is
+/// never written over one of `inputs`.
+pub fn perform<B: RawOutput>(
+    backend: &mut B,
+    effect: Effect,
+    tmux: bool,
+    inputs: &[PathBuf],
+) -> String {
+    match report(backend, effect, tmux, inputs) {
         ToolAction::Exists(path) => exists_message(&path, 80),
         ToolAction::Notify(message) => message,
         other => format!("{other:?}"),
@@ -231,8 +239,14 @@ pub fn perform<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> Str
 /// already there (kept: the app asks first). Inside tmux the OSC 52 sequence is sent both
 /// as is (tmux's `set-clipboard on`) and wrapped in tmux's passthrough
 /// (`allow-passthrough on`); whether it reaches the clipboard is up to them, and the
-/// message claims no more than that it was sent.
-fn report<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> ToolAction {
+/// message claims no more than that it was sent. A file is written whole or not at all
+/// ([`output::write_file`]), and never over one of `inputs`.
+fn report<B: RawOutput>(
+    backend: &mut B,
+    effect: Effect,
+    tmux: bool,
+    inputs: &[PathBuf],
+) -> ToolAction {
     ToolAction::Notify(match effect {
         Effect::Copy { text, what } => {
             let mut seq = osc52(&text, false);
@@ -252,16 +266,14 @@ fn report<B: RawOutput>(backend: &mut B, effect: Effect, tmux: bool) -> ToolActi
         } => {
             let shown = path.display().to_string();
             let path = home(path);
-            let written = if replace {
-                std::fs::write(&path, &bytes)
-            } else {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&path)
-                    .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
-            };
-            match written {
+            if let Some(input) = inputs.iter().find(|i| output::same_file(i, &path)) {
+                return ToolAction::Notify(format!(
+                    "Not written: {} is the input {} (the same file); choose another name",
+                    sanitize(&path.display().to_string()),
+                    sanitize(&input.display().to_string())
+                ));
+            }
+            match output::write_file(&path, &bytes, replace) {
                 Ok(()) => wrote_message(&path.display().to_string(), &what, bytes.len(), 80),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     return ToolAction::Exists(shown);
@@ -380,7 +392,7 @@ pub fn explore_sliced(
 ) -> io::Result<App> {
     let mut job = open_job(path, opts, &[])?;
     job.slicing = slicing.clone();
-    explore_jobs(vec![job], view, look)
+    explore_jobs(vec![job], &[path], view, look)
 }
 
 /// Reads BEFORE and AFTER in the background (one progress for both) and compares them
@@ -441,12 +453,14 @@ fn explore_paths(
         .iter()
         .map(|p| open_job(p, opts, transforms))
         .collect::<io::Result<Vec<_>>>()?;
-    explore_jobs(jobs, view, look)
+    explore_jobs(jobs, paths, view, look)
 }
 
-/// Loads the jobs in the background and explores (or compares) them full-screen.
+/// Loads the jobs (read from `paths`) in the background and explores (or compares) them
+/// full-screen.
 fn explore_jobs(
     jobs: Vec<LoadJob>,
+    paths: &[&str],
     view: TransformStack,
     (colors, names): (ColorMode, NameStyle),
 ) -> io::Result<App> {
@@ -464,6 +478,11 @@ fn explore_jobs(
     let mut app = App::loading(&source, colors);
     app.view = view;
     app.names = names;
+    app.inputs = paths
+        .iter()
+        .filter(|p| **p != "-")
+        .map(PathBuf::from)
+        .collect();
     let delay = slow_jobs_for_tests(&mut app);
     let mut worker = Worker::spawn(tx, delay);
     let result = run_with(&mut terminal, rx, &mut app, &mut worker);

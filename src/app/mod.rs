@@ -87,6 +87,8 @@ pub struct App {
     pub colors: ColorMode,
     /// Display name of the input.
     pub source: String,
+    /// The files the profiles were read from: the viewer never writes over them.
+    pub inputs: Vec<std::path::PathBuf>,
     /// Loading or exploring.
     pub phase: Phase,
     /// Set when the program should end.
@@ -129,6 +131,7 @@ impl App {
             size: Size::default(),
             colors,
             source: source.to_owned(),
+            inputs: Vec::new(),
             phase: Phase::Loading(Progress::default()),
             quit: false,
             failure: None,

@@ -486,3 +486,129 @@ fn a_differential_file_is_refused_as_one_side_of_a_comparison() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "x;y 3 5\nx;z 1 0\n");
 }
+
+/// A fresh directory of this test run.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `-o` onto an input replaced a perf.data recording with folded text, status 0. Every
+/// spelling of the same file (itself, a symlink, a hard link, `x/..`, a gzipped input,
+/// either side of a comparison) is refused with status 2, naming both, the input's bytes
+/// unchanged; no temporary file is left.
+#[test]
+fn an_output_onto_an_input_is_refused_and_the_input_kept() {
+    let dir = scratch("onto-input");
+    let mut data = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(crate::testdata("perf-data-fp.data.gz")).unwrap(),
+        ),
+        &mut data,
+    )
+    .unwrap();
+    let input = dir.join("in.data");
+    std::fs::write(&input, &data).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"a;b 3\na;c 1\n").unwrap();
+    let gz_path = dir.join("in.folded.gz");
+    std::fs::write(&gz_path, gz.finish().unwrap()).unwrap();
+    let gz_bytes = std::fs::read(&gz_path).unwrap();
+    let other = dir.join("other.folded");
+    std::fs::write(&other, b"a;b 1\n").unwrap();
+    std::os::unix::fs::symlink(&input, dir.join("sym")).unwrap();
+    std::fs::hard_link(&input, dir.join("hard")).unwrap();
+    std::fs::create_dir_all(dir.join("x")).unwrap();
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let (inp, gzp, oth) = (s(&input), s(&gz_path), s(&other));
+    let cases: Vec<(String, Vec<String>, &str)> = vec![
+        (inp.clone(), vec![inp.clone()], "in.data"),
+        (s(&dir.join("sym")), vec![inp.clone()], "in.data"),
+        (s(&dir.join("hard")), vec![inp.clone()], "in.data"),
+        (s(&dir.join("x/../in.data")), vec![inp.clone()], "in.data"),
+        (gzp.clone(), vec![gzp.clone()], "in.folded.gz"),
+        (oth.clone(), vec![gzp.clone(), oth.clone()], "other.folded"),
+        (gzp.clone(), vec![gzp.clone(), oth.clone()], "in.folded.gz"),
+    ];
+    for (out, inputs, named) in cases {
+        for export in ["folded", "svg"] {
+            let mut args = vec!["--export", export, "-o", &out];
+            args.extend(inputs.iter().map(String::as_str));
+            let r = run(&args, None);
+            let err = text(&r.stderr);
+            assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("refusing to write") && err.contains(named),
+                "{err}"
+            );
+        }
+    }
+    let r = run(&["--print", "-o", &inp, &inp], None);
+    assert_eq!(r.status.code(), Some(2));
+    assert_eq!(std::fs::read(&input).unwrap(), data);
+    assert_eq!(std::fs::read(&gz_path).unwrap(), gz_bytes);
+    assert_eq!(std::fs::read(&other).unwrap(), b"a;b 1\n");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            n.ends_with(".tmp").then_some(n)
+        })
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// An export is written to a temporary file renamed over the target when complete: an
+/// export interrupted (SIGTERM while the input is still arriving) or failed (an input
+/// that is not a profile) leaves the old file as it was and no temporary file.
+#[test]
+fn an_interrupted_or_failed_export_leaves_the_target_as_it_was() {
+    let dir = scratch("interrupted");
+    let target = dir.join("out.folded");
+    std::fs::write(&target, b"old;content 1\n").unwrap();
+    let t = target.to_str().unwrap();
+    let temps = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    };
+    let mut child = Command::new(BIN)
+        .args(["--export", "folded", "-o", t, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"a;b 3\n".repeat(1000).as_slice()).unwrap();
+    let start = std::time::Instant::now();
+    while temps().is_empty() {
+        assert!(start.elapsed().as_secs() < 30, "no temporary file appeared");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    drop(input);
+    assert_eq!(status.code(), Some(128 + 15), "{status:?}");
+    assert_eq!(std::fs::read(&target).unwrap(), b"old;content 1\n");
+    assert!(temps().is_empty(), "{:?}", temps());
+    let r = run(
+        &["--export", "folded", "-o", t, "-"],
+        Some(b"\x00\x01not a profile\n"),
+    );
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stderr));
+    assert_eq!(std::fs::read(&target).unwrap(), b"old;content 1\n");
+    assert!(temps().is_empty(), "{:?}", temps());
+    let r = run(&["--export", "folded", "-o", t, "-"], Some(b"a;b 3\n"));
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    assert_eq!(std::fs::read(&target).unwrap(), b"a;b 3\n");
+}

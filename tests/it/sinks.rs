@@ -112,7 +112,7 @@ fn a_copied_name_cannot_end_a_bracketed_paste() {
     for tmux in [false, true] {
         let mut terminal = Captured::default();
         for e in effects.clone() {
-            let status = perform(&mut terminal, e, tmux);
+            let status = perform(&mut terminal, e, tmux, &[]);
             assert!(status.starts_with("Sent "), "{status}");
         }
         let payloads = osc52_payloads(&terminal.0);
@@ -407,4 +407,52 @@ fn folded_text_into_a_pipe_keeps_the_bytes() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), TERMINAL_BREAKER);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The viewer's export never writes over the file it was opened from, whatever the name
+/// typed (a symlink, `x/..`), even when the user said to replace; another name is written
+/// whole, with no temporary file left beside it.
+#[test]
+fn the_viewer_never_writes_over_its_input() {
+    let dir = scratch("viewer-input");
+    let input = dir.join("in.folded");
+    std::fs::write(&input, b"a;b 3\n").unwrap();
+    let link = dir.join("link.folded");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    std::fs::create_dir_all(dir.join("x")).unwrap();
+    let inputs = vec![input.clone()];
+    let mut terminal = Captured::default();
+    for (path, replace) in [
+        (input.clone(), true),
+        (link.clone(), true),
+        (dir.join("x").join("..").join("in.folded"), false),
+    ] {
+        let effect = Effect::Write {
+            path,
+            bytes: b"export".to_vec(),
+            what: "folded stacks".into(),
+            replace,
+        };
+        let status = perform(&mut terminal, effect, false, &inputs);
+        assert!(status.starts_with("Not written"), "{status}");
+        assert_eq!(std::fs::read(&input).unwrap(), b"a;b 3\n");
+    }
+    let other = dir.join("out.folded");
+    let _ = std::fs::remove_file(&other);
+    let effect = Effect::Write {
+        path: other.clone(),
+        bytes: b"export".to_vec(),
+        what: "folded stacks".into(),
+        replace: false,
+    };
+    let status = perform(&mut terminal, effect, false, &inputs);
+    assert!(status.starts_with("Wrote"), "{status}");
+    assert_eq!(std::fs::read(&other).unwrap(), b"export");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
 }

@@ -130,6 +130,7 @@ fn run(args: &Args) -> Result<Ending> {
     if let Some(out) = &args.output {
         flametui::output::refuse_input(out, &paths)?;
     }
+    flametui::profile::set_worker_threads(args.threads);
     let mut opts = args.load_options();
     let transforms = args.transforms()?;
     let slicing = args.slice_args();
@@ -311,17 +312,15 @@ fn write_output(
             } else {
                 export::Destination::Data
             };
-            let lines = match loaded {
+            let (before, after) = match loaded {
                 [Loaded::Single(p)] => {
                     return Ok(export::write_folded_parts(out, &p.tree, parts, to)?);
                 }
-                [Loaded::Diff { before, after }] => {
-                    export::diff_folded(&before.tree, &after.tree, args.normalize)
-                }
-                [a, b] => export::diff_folded(&a.main().tree, &b.main().tree, args.normalize),
+                [Loaded::Diff { before, after }] => (&before.tree, &after.tree),
+                [a, b] => (&a.main().tree, &b.main().tree),
                 _ => bail!("--export folded takes one or two profiles"),
             };
-            export::write_lines(out, &lines, to)?;
+            export::write_diff_folded(out, before, after, args.normalize, to)?;
         }
         Some(ExportArg::Svg) => {
             let p = loaded.first().context("no profile")?.main();

@@ -28,15 +28,30 @@ pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Task, TaskId};
 pub use slice::{Slice, slice_tree};
 pub use tree::{
-    CallTree, Counters, ForestEntry, Node, NodeId, StackRun, UnionRun, union_sorted_runs,
+    CallTree, Counters, ForestEntry, Node, NodeId, SortedWalk, StackRun, UnionRun,
+    union_sorted_runs,
 };
 
 /// Threads for work split over the cores (parsing, sorting, formatting, scoring): one
-/// per core, at most 8 (beyond that the memory per thread buys nothing here).
+/// per core, at most 8 (beyond that the memory per thread buys nothing here), unless
+/// [`set_worker_threads`] said otherwise.
 pub fn worker_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(8)
+    match THREADS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(8),
+        n => n,
+    }
+}
+
+/// Threads the user chose (`--threads`), 0 for the default.
+static THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Makes every part that splits work over threads (sorting, exports, scoring) use `n`
+/// threads (`--threads N` governs them all, not only the parser); `None` restores the
+/// default. The program sets it once, from its arguments.
+pub fn set_worker_threads(n: Option<usize>) {
+    THREADS.store(n.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// What one unit of weight means.

@@ -778,8 +778,24 @@ impl CallTree {
     /// strings sort (`x` < `x2…` < `x;…`). The root's own weight has no frames and is left
     /// out.
     pub fn for_each_stack_sorted(&self, mut f: impl FnMut(&[NameId], u64)) {
-        let mut path = Vec::new();
-        self.walk_sorted(&mut path, self.sorted_entries(NodeId::ROOT), &mut f);
+        let mut walk = self.sorted_walk();
+        while let Some(weight) = walk.advance() {
+            f(walk.path(), weight);
+        }
+    }
+
+    /// The walk of [`CallTree::for_each_stack_sorted`], one stack at a time.
+    #[must_use]
+    pub fn sorted_walk(&self) -> SortedWalk<'_> {
+        SortedWalk {
+            tree: self,
+            todo: vec![(self.sorted_entries(NodeId::ROOT), 0)],
+            path: Vec::new(),
+            depth: 0,
+            pool: Vec::new(),
+            own: None,
+            yielded: false,
+        }
     }
 
     /// The sorted walk of [`CallTree::for_each_stack_sorted`] cut into consecutive runs,
@@ -798,14 +814,42 @@ impl CallTree {
     /// Calls `f(frames root first, self weight)` for the stacks of one run of
     /// [`CallTree::sorted_runs`], in their sorted order.
     pub fn for_each_stack_in(&self, run: &StackRun, mut f: impl FnMut(&[NameId], u64)) {
-        let mut path = run.prefix.clone();
+        let mut walk = self.walk_run(run);
+        while let Some(weight) = walk.advance() {
+            f(walk.path(), weight);
+        }
+    }
+
+    /// The stacks of one run of [`CallTree::sorted_runs`] as a [`SortedWalk`], which
+    /// holds one path and one family list per level: memory in the depth, not in the
+    /// stacks.
+    #[must_use]
+    pub fn walk_run(&self, run: &StackRun) -> SortedWalk<'_> {
+        let mut path = Vec::with_capacity(run.prefix.len() + 1);
+        path.extend_from_slice(&run.prefix);
         path.push(self.slots[run.node.index()].name);
+        let depth = path.len();
         if run.below {
-            self.walk_sorted(&mut path, self.sorted_entries(run.node), &mut f);
-        } else if let (w, n) = self.self_counts(run.node)
-            && (n > 0 || w > 0)
-        {
-            f(&path, w);
+            SortedWalk {
+                tree: self,
+                todo: vec![(self.sorted_entries(run.node), 0)],
+                path,
+                depth,
+                pool: Vec::new(),
+                own: None,
+                yielded: false,
+            }
+        } else {
+            let (w, n) = self.self_counts(run.node);
+            SortedWalk {
+                tree: self,
+                todo: Vec::new(),
+                path,
+                depth,
+                pool: Vec::new(),
+                own: (n > 0 || w > 0).then_some(w),
+                yielded: false,
+            }
         }
     }
 
@@ -870,41 +914,6 @@ impl CallTree {
         }
     }
 
-    /// Walks `first` (sorted entries below the frames in `path`) depth first, calling `f`
-    /// for each own stack; `path` is as it was when this returns.
-    fn walk_sorted(
-        &self,
-        path: &mut Vec<NameId>,
-        first: Vec<Entry>,
-        f: &mut impl FnMut(&[NameId], u64),
-    ) {
-        let depth = path.len();
-        // Lists of finished families are reused: most families are one child long.
-        let mut pool: Vec<Vec<Entry>> = Vec::new();
-        let mut todo: Vec<(Vec<Entry>, usize)> = vec![(first, 0usize)];
-        while let Some((list, next)) = todo.last_mut() {
-            let Some(&e) = list.get(*next) else {
-                if let Some((list, _)) = todo.pop() {
-                    pool.push(list);
-                }
-                path.pop();
-                continue;
-            };
-            *next += 1;
-            path.push(self.slots[e.node.index()].name);
-            if e.below {
-                let mut list = pool.pop().unwrap_or_default();
-                self.sorted_entries_into(e.node, &mut list);
-                todo.push((list, 0));
-            } else {
-                f(path, e.weight);
-                path.pop();
-            }
-        }
-        // The first list's pop took one frame too many.
-        path.truncate(depth);
-    }
-
     /// Calls `f(frames root first, self weight, self samples)` for every stack that samples
     /// ended in, in pre-order, without recursion (export, transforms and the sandwich
     /// views all walk stacks this way). The root's own weight, if any, comes first with no
@@ -960,6 +969,71 @@ pub struct Counters {
     pub samples: u64,
 }
 
+/// The stacks of one run ([`CallTree::walk_run`]) in sorted order, one at a time: a
+/// lending iterator, since each stack's path is borrowed from the walk.
+#[derive(Debug)]
+pub struct SortedWalk<'t> {
+    tree: &'t CallTree,
+    /// The frames of the stack last given (or above the run's families).
+    path: Vec<NameId>,
+    /// The path's length at the run's node.
+    depth: usize,
+    /// Sorted families being walked, and the next entry of each.
+    todo: Vec<(Vec<Entry>, usize)>,
+    /// Lists of finished families, reused (most families are one child long).
+    pool: Vec<Vec<Entry>>,
+    /// A run of one node's own stack: its weight, until given.
+    own: Option<u64>,
+    /// The last stack given pushed a frame that the next step pops.
+    yielded: bool,
+}
+
+impl SortedWalk<'_> {
+    /// Moves to the next stack and gives its self weight, or `None` at the end.
+    pub fn advance(&mut self) -> Option<u64> {
+        if self.yielded {
+            self.path.pop();
+            self.yielded = false;
+        }
+        if let Some(w) = self.own.take() {
+            return Some(w);
+        }
+        loop {
+            let (list, next) = self.todo.last_mut()?;
+            let Some(&e) = list.get(*next) else {
+                if let Some((list, _)) = self.todo.pop() {
+                    self.pool.push(list);
+                }
+                // Leaving a family leaves its frame (the first family's is the node's).
+                if self.path.len() > self.depth {
+                    self.path.pop();
+                }
+                continue;
+            };
+            *next += 1;
+            self.path.push(self.tree.slots[e.node.index()].name);
+            if e.below {
+                let mut list = self.pool.pop().unwrap_or_default();
+                self.tree.sorted_entries_into(e.node, &mut list);
+                self.todo.push((list, 0));
+            } else {
+                self.yielded = true;
+                return Some(e.weight);
+            }
+        }
+    }
+
+    /// The frames of the stack [`SortedWalk::advance`] last gave, root first.
+    pub fn path(&self) -> &[NameId] {
+        &self.path
+    }
+
+    /// The tree walked.
+    pub fn tree(&self) -> &CallTree {
+        self.tree
+    }
+}
+
 /// One entry of a family in the sorted walk: a child's own stack (with its weight) or
 /// the stacks below it.
 #[derive(Debug, Clone, Copy)]
@@ -972,8 +1046,8 @@ struct Entry {
 /// One piece of the sorted walk over a tree's stacks ([`CallTree::sorted_runs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StackRun {
-    /// The frames above `node`, root first.
-    prefix: Vec<NameId>,
+    /// The frames above `node`, root first (shared by the runs of one family).
+    prefix: std::sync::Arc<[NameId]>,
     node: NodeId,
     /// All the stacks below `node` (else its own stack alone).
     below: bool,
@@ -997,6 +1071,11 @@ pub struct UnionRun {
 /// stacks in order when texts sort as the walk does (no name holds a `;`, and no two
 /// siblings have the same text); one tree's runs are always its walk's
 /// ([`CallTree::sorted_runs`]).
+///
+/// The cut goes no deeper than [`MAX_CUT_DEPTH`] frames: the families below are one run
+/// each, so that the runs' prefixes (shared by the runs of a family) weigh at most that
+/// depth per family cut, whatever the tree's depth — a chain of 50,000 frames is cut at
+/// that depth, not into 50,000 runs of growing prefixes (which was quadratic).
 #[must_use]
 pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<UnionRun> {
     /// An entry of the union of some families: each tree's node, if it has one.
@@ -1043,25 +1122,37 @@ pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<Union
         out
     };
     let mut runs = Vec::new();
+    let empty: std::sync::Arc<[NameId]> = std::sync::Arc::from(Vec::new());
     // (entries, next, each tree's frames above them)
     let mut todo = vec![(
         entries(&vec![Some(NodeId::ROOT); trees.len()]),
         0usize,
-        vec![Vec::new(); trees.len()],
+        vec![empty; trees.len()],
     )];
-    while let Some((list, next, prefixes)) = todo.last_mut() {
+    loop {
+        let level = todo.len();
+        let Some((list, next, prefixes)) = todo.last_mut() else {
+            break;
+        };
         let Some(e) = list.get(*next) else {
             todo.pop();
             continue;
         };
         *next += 1;
-        if e.below && e.samples > samples_per_run {
-            let mut deeper = prefixes.clone();
-            for ((prefix, node), tree) in deeper.iter_mut().zip(&e.nodes).zip(trees) {
-                if let Some(n) = node {
-                    prefix.push(tree.slots[n.index()].name);
-                }
-            }
+        if e.below && e.samples > samples_per_run && level <= MAX_CUT_DEPTH {
+            let deeper = prefixes
+                .iter()
+                .zip(&e.nodes)
+                .zip(trees)
+                .map(|((prefix, node), tree)| match node {
+                    Some(n) => {
+                        let mut p = prefix.to_vec();
+                        p.push(tree.slots[n.index()].name);
+                        std::sync::Arc::from(p)
+                    }
+                    None => prefix.clone(),
+                })
+                .collect();
             let below = entries(&e.nodes);
             todo.push((below, 0, deeper));
         } else {
@@ -1085,6 +1176,9 @@ pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<Union
     }
     runs
 }
+
+/// How deep [`union_sorted_runs`] cuts the walk at most (frames).
+pub const MAX_CUT_DEPTH: usize = 128;
 
 // Building a tree from counters computed elsewhere (a slice of the samples).
 impl CallTree {

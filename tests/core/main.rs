@@ -13,6 +13,7 @@ mod bpftrace;
 mod cli;
 mod collapse;
 mod conformance;
+mod export_memory;
 mod folded_tools;
 mod fuzz_regressions;
 mod golden;

@@ -9,6 +9,8 @@ use std::io::{self, Write};
 use crate::profile::{CallTree, NameId, Profile, UnionRun, union_sorted_runs};
 use crate::text::{for_terminal, for_xml};
 
+pub mod stream;
+
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
     let mut out = Vec::new();
@@ -35,20 +37,40 @@ fn each_folded_line(tree: &CallTree, mut f: impl FnMut(&str)) {
     });
 }
 
-/// Writes the folded lines of `tree` as [`write_lines`] does, streaming them. Big trees
-/// are formatted on all cores, a few runs of stacks ahead of the writer (so the output is
-/// never held whole in memory), and written in order.
+/// Writes the folded lines of `tree` as [`write_lines`] does, streaming them: memory is
+/// the longest line plus a constant ([`stream`]). Big trees are formatted on
+/// [`crate::profile::worker_threads`] threads, a few runs of stacks ahead of the writer,
+/// and written in order. Stacks of weight 0 are left out (they have no width to draw).
 ///
 /// # Errors
 /// Writing failed.
-pub fn write_folded<W: Write>(mut out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
+pub fn write_folded<W: Write>(out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
     let threads = crate::profile::worker_threads();
-    if threads < 2 || tree.len() < PARALLEL_NODES {
-        let mut buf = Vec::new();
-        tree.for_each_stack_sorted(|path, weight| {
-            push_line(&mut buf, tree, path, weight, tree.scale(), to);
-        });
-        out.write_all(&buf)?;
+    write_folded_with(out, tree, to, threads, PARALLEL_NODES)
+}
+
+/// [`write_folded`] on `threads` threads for trees of at least `parallel_nodes` nodes
+/// (smaller ones on one): for tests of both ways on small trees.
+///
+/// # Errors
+/// Writing failed.
+#[doc(hidden)]
+pub fn write_folded_with<W: Write>(
+    mut out: W,
+    tree: &CallTree,
+    to: Destination,
+    threads: usize,
+    parallel_nodes: usize,
+) -> io::Result<()> {
+    if threads < 2 || tree.len() < parallel_nodes {
+        stream::write_serial(&mut out, |sink| {
+            tree.for_each_stack_sorted(|path, weight| {
+                if weight > 0 && !sink.stopped() {
+                    push_line(sink.buf(), tree, path, weight, tree.scale(), to);
+                    sink.line_done();
+                }
+            });
+        })?;
         return out.flush();
     }
     write_folded_parallel(&mut out, tree, to, threads)?;
@@ -66,103 +88,25 @@ fn write_folded_parallel<W: Write>(
 ) -> io::Result<()> {
     let per_run = (tree.node(crate::profile::NodeId::ROOT).samples / (threads as u64 * 64)).max(1);
     let runs = tree.sorted_runs(per_run);
-    write_runs(
+    stream::write_runs(
         out,
         &runs,
         |run| tree.run_samples(run),
         per_run,
         threads,
-        |run, buf| {
-            tree.for_each_stack_in(run, |path, weight| {
-                push_line(buf, tree, path, weight, tree.scale(), to);
-            });
+        |run, sink| {
+            let mut walk = tree.walk_run(run);
+            while let Some(weight) = walk.advance() {
+                if sink.stopped() {
+                    return;
+                }
+                if weight > 0 {
+                    push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
+                    sink.line_done();
+                }
+            }
         },
     )
-}
-
-/// Formats `runs` (consecutive pieces of a sorted output) on `threads` threads, in batches
-/// of about `per_run` samples, a few batches ahead of this thread, which writes them in
-/// order: the output is never held whole.
-fn write_runs<W: Write, R: Sync>(
-    out: &mut W,
-    runs: &[R],
-    samples: impl Fn(&R) -> u64,
-    per_run: u64,
-    threads: usize,
-    format: impl Fn(&R, &mut Vec<u8>) + Sync,
-) -> io::Result<()> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Condvar, Mutex, PoisonError};
-
-    #[derive(Default)]
-    struct Shared {
-        done: BTreeMap<usize, Vec<u8>>,
-        written: usize,
-        stop: bool,
-    }
-
-    // Consecutive runs grouped into batches of about `per_run` samples.
-    let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-    let (mut start, mut acc) = (0, 0u64);
-    for (i, run) in runs.iter().enumerate() {
-        acc = acc.saturating_add(samples(run));
-        if acc >= per_run || i + 1 == runs.len() {
-            batches.push(start..i + 1);
-            (start, acc) = (i + 1, 0);
-        }
-    }
-    let window = threads * 2;
-    let next = AtomicUsize::new(0);
-    let shared = Mutex::new(Shared::default());
-    let changed = Condvar::new();
-    let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(batch) = batches.get(i) else { break };
-                    {
-                        let mut g = lock();
-                        while i >= g.written + window && !g.stop {
-                            g = changed.wait(g).unwrap_or_else(PoisonError::into_inner);
-                        }
-                        if g.stop {
-                            break;
-                        }
-                    }
-                    let mut buf = Vec::new();
-                    for run in &runs[batch.clone()] {
-                        format(run, &mut buf);
-                    }
-                    lock().done.insert(i, buf);
-                    changed.notify_all();
-                }
-            });
-        }
-        let mut result = Ok(());
-        for i in 0..batches.len() {
-            let buf = {
-                let mut g = lock();
-                loop {
-                    if let Some(b) = g.done.remove(&i) {
-                        break b;
-                    }
-                    g = changed.wait(g).unwrap_or_else(PoisonError::into_inner);
-                }
-            };
-            result = out.write_all(&buf);
-            let mut g = lock();
-            g.written = i + 1;
-            g.stop = result.is_err();
-            drop(g);
-            changed.notify_all();
-            if result.is_err() {
-                break;
-            }
-        }
-        result
-    })
 }
 
 /// Writes the folded lines of the union of `tree` and `parts` (trees parsed from pieces of
@@ -200,15 +144,13 @@ pub fn write_folded_parts<W: Write>(
     });
     let per_run = (samples / (threads as u64 * 64)).max(1);
     let runs = union_sorted_runs(&trees, per_run);
-    write_runs(
+    stream::write_runs(
         &mut out,
         &runs,
         |r| r.samples,
         per_run,
         threads,
-        |run, buf| {
-            union_run_lines(&trees, run, scale, to, buf);
-        },
+        |run, sink| union_run_lines(&trees, run, scale, to, sink),
     )?;
     out.flush()
 }
@@ -227,57 +169,41 @@ fn sorted_by_text(t: &CallTree) -> bool {
     })
 }
 
-/// Consecutive folded lines of one tree, in sorted order.
-#[derive(Default)]
-struct Lines {
-    text: Vec<u8>,
-    /// Each line's end of stack text, end of line (after its newline) and weight.
-    ends: Vec<(usize, usize, u64)>,
-}
-
-/// Appends the lines of one run of the union to `buf`: each tree's lines of it, merged by
-/// text, weights scaled to `scale` decimals.
+/// Appends the lines of one run of the union to `sink`: each tree's lines of it, merged
+/// by text one line at a time, weights scaled to `scale` decimals; a stack of weight 0
+/// is left out.
 fn union_run_lines(
     trees: &[&CallTree],
     run: &UnionRun,
     scale: u32,
     to: Destination,
-    buf: &mut Vec<u8>,
+    sink: &mut stream::Sink,
 ) {
     let factor = |t: &CallTree| 10u64.saturating_pow(scale - t.scale().min(scale));
-    let mut present = trees
+    let walks: Vec<_> = trees
         .iter()
         .zip(&run.runs)
-        .filter_map(|(&t, r)| Some((t, r.as_ref()?)));
-    if let (Some((t, piece)), None) = (present.next(), present.next()) {
-        // One tree's stacks alone: formatted in place.
-        let f = factor(t);
-        t.for_each_stack_in(piece, |path, weight| {
-            push_line(buf, t, path, weight.saturating_mul(f), scale, to);
-        });
-        return;
+        .filter_map(|(&t, r)| Some((t.walk_run(r.as_ref()?), factor(t))))
+        .collect();
+    let mut weights = vec![0u64; walks.len()];
+    let mut merge = stream::Merge::new(walks);
+    while let Some(text) = merge.next(&mut weights) {
+        if sink.stopped() {
+            return;
+        }
+        let weight = weights.iter().fold(0u64, |w, &x| w.saturating_add(x));
+        if weight == 0 {
+            continue;
+        }
+        let buf = sink.buf();
+        let start = buf.len();
+        buf.extend_from_slice(text);
+        push_weight(buf, weight, scale);
+        if to == Destination::Terminal {
+            escape_line(buf, start);
+        }
+        sink.line_done();
     }
-    let mut pieces: Vec<Lines> = Vec::new();
-    for (t, piece) in trees.iter().zip(&run.runs) {
-        let Some(piece) = piece else { continue };
-        let factor = factor(t);
-        let mut lines = Lines::default();
-        t.for_each_stack_in(piece, |path, weight| {
-            let weight = weight.saturating_mul(factor);
-            let text = &mut lines.text;
-            for (i, &name) in path.iter().enumerate() {
-                if i > 0 {
-                    text.push(b';');
-                }
-                text.extend_from_slice(t.names().resolve(name).as_bytes());
-            }
-            let stack = text.len();
-            push_weight(text, weight, scale);
-            lines.ends.push((stack, text.len(), weight));
-        });
-        pieces.push(lines);
-    }
-    merge_lines(&pieces, scale, to, buf);
 }
 
 /// Appends ` weight` (with `scale` decimals) and a newline.
@@ -289,52 +215,6 @@ fn push_weight(buf: &mut Vec<u8>, weight: u64, scale: u32) {
         buf.extend_from_slice(crate::profile::tree::format_scaled(weight, scale).as_bytes());
     }
     buf.push(b'\n');
-}
-
-/// Appends the union of sorted `pieces` in order, one line per distinct stack (the
-/// weights of equal stacks added), escaped for a terminal when it goes to one.
-fn merge_lines(pieces: &[Lines], scale: u32, to: Destination, buf: &mut Vec<u8>) {
-    // Each piece's next line, and where that line starts.
-    let mut at = vec![(0usize, 0usize); pieces.len()];
-    let stack =
-        |p: usize, (line, start): (usize, usize)| &pieces[p].text[start..pieces[p].ends[line].0];
-    // The pieces whose next line has the smallest stack.
-    let mut least: Vec<usize> = Vec::with_capacity(pieces.len());
-    loop {
-        least.clear();
-        for (p, &pos) in at.iter().enumerate() {
-            if pos.0 >= pieces[p].ends.len() {
-                continue;
-            }
-            match least.first().map(|&q| stack(p, pos).cmp(stack(q, at[q]))) {
-                None | Some(std::cmp::Ordering::Equal) => least.push(p),
-                Some(std::cmp::Ordering::Less) => {
-                    least.clear();
-                    least.push(p);
-                }
-                Some(std::cmp::Ordering::Greater) => {}
-            }
-        }
-        let Some(&first) = least.first() else { break };
-        let start = buf.len();
-        if let [only] = least[..] {
-            let (line, from) = at[only];
-            buf.extend_from_slice(&pieces[only].text[from..pieces[only].ends[line].1]);
-        } else {
-            let weight = least
-                .iter()
-                .fold(0u64, |w, &p| w.saturating_add(pieces[p].ends[at[p].0].2));
-            buf.extend_from_slice(stack(first, at[first]));
-            push_weight(buf, weight, scale);
-        }
-        if to == Destination::Terminal {
-            escape_line(buf, start);
-        }
-        for &p in &least {
-            let (line, _) = at[p];
-            at[p] = (line + 1, pieces[p].ends[line].1);
-        }
-    }
 }
 
 /// Appends one folded line and its newline to `buf`, its weight with `scale` decimals,
@@ -380,14 +260,7 @@ pub fn diff_folded_lines(before: &CallTree, after: &CallTree) -> Vec<String> {
 /// total as difffolded.pl `-n` and inferno-diff-folded `-n` do (each count multiplied by
 /// total(after)/total(before) and truncated).
 pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<String> {
-    let pow = |s: u32| 10u128.saturating_pow(s);
-    // Totals compared exactly across different fixed-point scales.
-    let (b_total, a_total) = (
-        u128::from(before.total()) * pow(after.scale()),
-        u128::from(after.total()) * pow(before.scale()),
-    );
-    let factor =
-        (normalize && b_total > 0 && b_total != a_total).then(|| a_total as f64 / b_total as f64);
+    let factor = normalize_factor(before, after, normalize);
     let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for (s, w) in before.stacks() {
         // Truncation, as the peers do.
@@ -399,8 +272,70 @@ pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<
         all.entry(s).or_default().1 = w;
     }
     all.into_iter()
+        .filter(|&(_, (b, a))| b > 0 || a > 0)
         .map(|(s, (b, a))| format!("{s} {} {}", before.format_weight(b), after.format_weight(a)))
         .collect()
+}
+
+/// Writes the differential folded lines of [`diff_folded`] (`stack before after`, sorted
+/// bytewise, BEFORE normalised to AFTER's total with `normalize`), streaming them: the
+/// two trees' sorted walks are merged line by line, so memory is the longest line plus a
+/// constant. A stack of weight 0 on both sides is left out. Trees whose walk is not in
+/// the order of the text (a name with a `;`) take [`diff_folded`]'s way, in memory.
+///
+/// # Errors
+/// Writing failed.
+pub fn write_diff_folded<W: Write>(
+    out: &mut W,
+    before: &CallTree,
+    after: &CallTree,
+    normalize: bool,
+    to: Destination,
+) -> io::Result<()> {
+    if !sorted_by_text(before) || !sorted_by_text(after) {
+        return write_lines(out, &diff_folded(before, after, normalize), to);
+    }
+    let factor = normalize_factor(before, after, normalize);
+    stream::write_serial(out, |sink| {
+        let mut merge = stream::Merge::new([(before.sorted_walk(), 1), (after.sorted_walk(), 1)]);
+        let mut w = [0u64; 2];
+        while let Some(text) = merge.next(&mut w) {
+            if sink.stopped() {
+                return;
+            }
+            // Truncation, as the peers do.
+            #[allow(clippy::cast_sign_loss)] // both factors are non-negative
+            let b = factor.map_or(w[0], |f| (w[0] as f64 * f) as u64);
+            if b == 0 && w[1] == 0 {
+                continue;
+            }
+            let buf = sink.buf();
+            let start = buf.len();
+            buf.extend_from_slice(text);
+            let _ = writeln!(
+                buf,
+                " {} {}",
+                before.format_weight(b),
+                after.format_weight(w[1])
+            );
+            if to == Destination::Terminal {
+                escape_line(buf, start);
+            }
+            sink.line_done();
+        }
+    })?;
+    out.flush()
+}
+
+/// The factor BEFORE's weights are multiplied by to be normalised to AFTER's total, when
+/// asked and the totals differ (compared exactly across fixed-point scales).
+fn normalize_factor(before: &CallTree, after: &CallTree, normalize: bool) -> Option<f64> {
+    let pow = |s: u32| 10u128.saturating_pow(s);
+    let (b_total, a_total) = (
+        u128::from(before.total()) * pow(after.scale()),
+        u128::from(after.total()) * pow(before.scale()),
+    );
+    (normalize && b_total > 0 && b_total != a_total).then(|| a_total as f64 / b_total as f64)
 }
 
 /// Where written text goes, which decides whether names in it are escaped.
@@ -502,7 +437,20 @@ fn render_svg<W: Write>(lines: &[String], title: &str, unit: &str, out: W) -> io
     opts.title = for_xml(title).into_owned();
     opts.count_name = for_xml(unit).into_owned();
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
-        .map_err(|e| io::Error::other(e.to_string()))
+        .map_err(|e| io::Error::new(io_kind(&e), e.to_string()))
+}
+
+/// The kind of the I/O error under one of inferno's (a closed pipe stays a closed pipe,
+/// which ends the output quietly), else `Other`.
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> io::ErrorKind {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            return io.kind();
+        }
+        cause = c.source();
+    }
+    io::ErrorKind::Other
 }
 
 /// inferno skips a line that starts with `#` as a comment: a first frame named `#…` is

@@ -280,11 +280,11 @@ mod tests {
 
     #[test]
     fn a_device_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
         let mut r = Replacement::create(Path::new("/dev/null")).unwrap();
         assert!(r.temp_path().is_none());
         r.write_all(b"x").unwrap();
         r.commit().unwrap();
-        use std::os::unix::fs::FileTypeExt;
         assert!(
             fs::metadata("/dev/null")
                 .unwrap()

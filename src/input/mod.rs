@@ -509,6 +509,40 @@ fn load_reader_into<R: Read + Send>(
     reader: R,
     name: &str,
     opts: &LoadOptions,
+    mut parts: Option<&mut Vec<CallTree>>,
+) -> Result<Loaded> {
+    let loaded = read_any(reader, name, opts, parts.as_deref_mut())?;
+    refuse_weightless(loaded, name, parts.as_deref().map_or(&[], |p| &p[..]))
+}
+
+/// A profile whose every stack weighs 0 (`a;b 0` alone) has nothing to draw: "no usable
+/// samples", as a pprof profile of zero values says. A profile with other metrics is
+/// kept (one of them may weigh something), and so is a differential one.
+fn refuse_weightless(loaded: Loaded, name: &str, parts: &[CallTree]) -> Result<Loaded> {
+    match &loaded {
+        Loaded::Single(p)
+            if p.tree.total() == 0
+                && p.metrics.others.iter().all(|o| o.tree.total() == 0)
+                && parts.iter().all(|t| t.total() == 0) =>
+        {
+            Err(Error::NoSamples {
+                source_name: name.to_owned(),
+                format: p
+                    .stats
+                    .format
+                    .map_or_else(|| "this".to_owned(), |f| f.to_string()),
+                detail: " (every stack has weight 0)".to_owned(),
+            })
+        }
+        _ => Ok(loaded),
+    }
+}
+
+/// [`load_reader_into`] before the check of the weights.
+fn read_any<R: Read + Send>(
+    reader: R,
+    name: &str,
+    opts: &LoadOptions,
     parts: Option<&mut Vec<CallTree>>,
 ) -> Result<Loaded> {
     let io_err = |error| Error::Read {

@@ -445,17 +445,45 @@ fn a_reader_closing_the_pipe_ends_the_output_quietly() {
     use std::io::Read;
     let lines: String = (0..20_000).map(|i| format!("main;f{i} 1\n")).collect();
     let path = tmp("many.folded", lines.as_bytes());
-    let mut child = Command::new(BIN)
-        .args(["--export", "folded", &path])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut head = [0u8; 10];
-    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
-    let out = child.wait_with_output().unwrap();
+    // SVG too: inferno's error wrapped the closed pipe, which came out as status 1.
+    for export in ["folded", "svg"] {
+        let mut child = Command::new(BIN)
+            .args(["--export", export, &path])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 10];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{export}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "{export}");
+    }
+}
+
+/// Stacks of weight 0 have no width: the export leaves them out, and an input whose
+/// every stack weighs 0 has no usable samples (as a pprof profile of zeros says).
+#[test]
+fn stacks_of_weight_zero_are_not_exported() {
+    let out = run(&["--export", "folded", "-"], Some(b"a;b 0\nc 2\na;d 0\n"));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stderr), "");
+    assert_eq!(text(&out.stdout), "c 2\n");
+    let out = run(&["--export", "folded", "-"], Some(b"a;b 0\n"));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no usable samples") && err.contains("weight 0"),
+        "{err}"
+    );
+    let before = tmp("zero-before.folded", b"a;b 0\nc 2\n");
+    let after = tmp("zero-after.folded", b"a;b 0\nc 1\nd 1\n");
+    let out = run(&["--export", "folded", &before, &after], None);
+    assert_eq!(text(&out.stdout), "c 2 1\nd 0 1\n", "{}", text(&out.stderr));
 }
 
 /// A differential file as one side of a comparison silently stood for its AFTER column:

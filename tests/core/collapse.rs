@@ -428,7 +428,11 @@ fn help_names_every_format_and_the_cli_reads_each() {
             String::from_utf8_lossy(&out.stderr)
         );
         let text = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(folded_text(&text), expected(case), "{flag}");
+        // The export leaves out stacks of weight 0 (GHC's cost centres that cost
+        // nothing): they have no width in a flame graph.
+        let mut want = expected(case);
+        want.retain(|_, w| *w > 0);
+        assert_eq!(folded_text(&text), want, "{flag}");
     }
 }
 

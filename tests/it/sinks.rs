@@ -452,7 +452,11 @@ fn the_viewer_never_writes_over_its_input() {
     let names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
+        .filter(|n| {
+            std::path::Path::new(n)
+                .extension()
+                .is_some_and(|e| e == "tmp")
+        })
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }

@@ -360,10 +360,25 @@ fn relative(range: TimeRange, first: u64) -> Option<TimeRange> {
 fn given(args: &SliceArgs, flag: &str, range: Option<TimeRange>) -> String {
     let mut parts: Vec<String> = range.map(|r| format!("{flag} {r}")).into_iter().collect();
     parts.extend(args.task_lists().into_iter().map(|(name, list)| {
+        let (list, more) = abbreviated(&list);
         let list = if name == "comms" { quoted(&list) } else { list };
-        format!("--{name} {list}")
+        format!("--{name} {list}{more}")
     }));
     parts.join(" ")
+}
+
+/// How many entries of a list an error repeats.
+const LISTED: usize = 10;
+
+/// The first [`LISTED`] entries of a comma-separated list, and ` (and N more)` when it
+/// has more: an error does not repeat a list of 20,000 ids on one line.
+fn abbreviated(list: &str) -> (String, String) {
+    let count = list.split(',').count();
+    if count <= LISTED {
+        return (list.to_owned(), String::new());
+    }
+    let first: Vec<&str> = list.split(',').take(LISTED).collect();
+    (first.join(","), format!(" (and {} more)", count - LISTED))
 }
 
 /// The input as the slicing flags select it: unchanged without them; one profile for

@@ -640,3 +640,24 @@ fn an_interrupted_or_failed_export_leaves_the_target_as_it_was() {
     assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
     assert_eq!(std::fs::read(&target).unwrap(), b"a;b 3\n");
 }
+
+/// A `--pids` list that selects nothing was repeated whole in the error: 20,000 ids on one
+/// line. The error names the first ten and how many more.
+#[test]
+fn an_error_about_a_long_id_list_names_ten_and_counts_the_rest() {
+    // 15,000 (one argument may be at most 128 KiB).
+    let ids: Vec<String> = (100_000..115_000).map(|i| i.to_string()).collect();
+    let list = ids.join(",");
+    let path = crate::testdata("perf-system-wide.txt.gz");
+    for flag in ["--pids", "--tids"] {
+        let out = run(&["--export", "folded", flag, &list, &path], None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("selects no sample"), "{err}");
+        assert!(
+            err.contains("100000,100001,") && err.contains("100009 (and 14990 more)"),
+            "{err}"
+        );
+        assert!(err.len() < 1000, "{} bytes: {err}", err.len());
+    }
+}

@@ -14,7 +14,8 @@
 # fuzz_inferno (its first byte picks one of inferno's collapsers)
 # fuzz_perf_data
 # (the format forced)
-# and fuzz_detect (detection alone, then auto-detection). Each loads the bytes on one
+# fuzz_detect (detection alone, then auto-detection), and fuzz_export (the export path on
+# whatever loads: one thread and several, parts and merge, chunk bound). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
 # and panics when a line is unaccounted for or the two loads disagree
 # (fuzz/src/lib.rs). They run one after another, one job each.
@@ -30,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_perf_data fuzz_detect}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_perf_data fuzz_detect fuzz_export}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2

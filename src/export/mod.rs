@@ -374,7 +374,18 @@ fn write_line<W: Write>(out: &mut W, line: &str, to: Destination) -> io::Result<
 /// # Errors
 /// Errors of the writer, or inferno's own.
 pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
-    let tree = &profile.tree;
+    // inferno reads every folded line into memory before it draws: frames it would not
+    // draw (narrower than its 0.1 px of 1,180) are left out first, their weight kept in
+    // their callers, whose width is the same. The SVG is the same; its input is bounded by
+    // what it shows, not by the profile's distinct stacks.
+    let pruned;
+    let tree = match profile.tree.total() / SVG_UNSEEN {
+        0 => &profile.tree,
+        min => {
+            pruned = profile.tree.pruned(min).0;
+            &pruned
+        }
+    };
     // inferno escapes `<&"'` but passes controls through, which XML forbids: every name,
     // the title and the unit (an event name) go through the XML sink first. It leaves the
     // `;` between frames alone, so escaping a whole stack escapes each name in it.
@@ -393,6 +404,11 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
     };
     render_svg(&lines, title, &profile.stats.unit.to_string(), out)
 }
+
+/// A frame lighter than the total over this is too thin for inferno to draw (its
+/// default: 0.1 px of an image 1,200 px wide with 10 px margins, 1/11,800 of the
+/// total): half that is left out safely.
+const SVG_UNSEEN: u64 = 23_600;
 
 /// Renders a differential SVG flame graph with inferno: AFTER's shape, each frame coloured
 /// by its change in weight from BEFORE (red grew, blue shrank), over the lines
@@ -503,6 +519,45 @@ impl<W: Write> Write for Named<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A profile of 5,000 light stacks under one heavy one: the SVG of the tree with the
+    /// frames too thin to draw left out is the SVG of every line.
+    #[test]
+    fn the_svg_leaves_out_only_frames_too_thin_to_draw() {
+        let mut t = CallTree::new();
+        t.insert(["main", "hot", "loop"], 200_000_000);
+        for i in 0..5_000 {
+            t.insert(
+                ["main".to_owned(), format!("cold{i}"), "leaf".to_owned()],
+                1 + i % 3,
+            );
+        }
+        t.insert(["main", "thin", "but", "visible"], 100_000);
+        t.finish();
+        let p = Profile {
+            source: "t".into(),
+            tree: t,
+            stats: crate::profile::Stats::default(),
+            samples: std::sync::Arc::default(),
+            metrics: crate::profile::metrics::Metrics::default(),
+        };
+        let mut pruned = Vec::new();
+        svg(&p, "t", &mut pruned).unwrap();
+        let lines: Vec<String> = folded_lines(&p.tree);
+        let mut whole = Vec::new();
+        render_svg(&lines, "t", &p.stats.unit.to_string(), &mut whole).unwrap();
+        // inferno picks colours at random within a palette: compared without them.
+        let colourless = |svg: Vec<u8>| {
+            let text = String::from_utf8(svg).unwrap();
+            regex::Regex::new(r#"fill="rgb\([0-9,]+\)""#)
+                .unwrap()
+                .replace_all(&text, "")
+                .into_owned()
+        };
+        let text = colourless(pruned);
+        assert!(text == colourless(whole), "the SVGs differ");
+        assert!(text.contains("visible") && !text.contains("cold17"));
+    }
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         CallTree::from_stacks(stacks)

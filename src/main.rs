@@ -482,5 +482,8 @@ fn warn_about(p: &Profile) -> bool {
     if p.tree.saturated() {
         eprintln!("flametui: {src}: weights overflowed 64 bits and were clamped");
     }
+    if let Some(text) = s.off_cpu.as_ref().and_then(report::off_cpu_notes) {
+        eprintln!("flametui: {src}: {text}");
+    }
     s.read_error.is_some()
 }

@@ -399,6 +399,44 @@ pub fn delta_table(before: &Profile, after: &Profile, n: usize) -> String {
     out
 }
 
+/// What the off-CPU conversion met that a reader of its figures should know, on one line;
+/// `None` when every block had both edges.
+pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> {
+    let mut parts = Vec::new();
+    if n.incomplete > 0 {
+        parts.push(format!(
+            "{} still open at the end, counted up to the last switch ({} ms, under {})",
+            blocks(n.incomplete),
+            n.incomplete_ns / 1_000_000,
+            crate::profile::offcpu::INCOMPLETE
+        ));
+    }
+    if n.unmatched > 0 {
+        parts.push(format!(
+            "{} switch-in{} of threads blocked before the recording began (no stack: not counted)",
+            n.unmatched,
+            if n.unmatched == 1 { "" } else { "s" }
+        ));
+    }
+    if n.skipped > 0 {
+        parts.push(format!(
+            "{} skipped (a switch lost, or a negative duration)",
+            blocks(n.skipped)
+        ));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "off-CPU time of {} complete: {}",
+            blocks(n.complete),
+            parts.join("; ")
+        )
+    })
+}
+
+fn blocks(n: u64) -> String {
+    format!("{n} block{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod delta_table_tests {
     use std::io::Cursor;

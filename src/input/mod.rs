@@ -969,7 +969,9 @@ fn finish_all(mut out: Collector, name: &str, format: Format) -> Result<Loaded> 
     let after = out.after.take();
     let before = out.into_profile(name);
     let loaded = match after {
-        None if !others.is_empty() => Loaded::Single(with_event_metrics(before, others)),
+        None if !others.is_empty() || before.samples.switches().is_some() => {
+            Loaded::Single(with_event_metrics(before, others))
+        }
         None if format == Format::Stap => {
             Loaded::Single(crate::profile::metrics::split_halves(before))
         }
@@ -1011,8 +1013,24 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
         .collect();
     main.stats.events = events;
     main.stats.bad_lines = bad_lines;
-    let main_event = main.stats.event.clone();
+    let mut main_event = main.stats.event.clone();
     all.push(main);
+    // Off-CPU time, from the scheduler's switches: shown when the recording holds only
+    // scheduler events (a count of switches answers no question about time).
+    if let Some((off, notes)) = all.iter().find_map(crate::profile::offcpu::off_cpu) {
+        if all.iter().all(|p| {
+            p.stats
+                .event
+                .as_deref()
+                .is_some_and(|e| e.starts_with("sched:"))
+        }) {
+            main_event.clone_from(&off.stats.event);
+        }
+        all.push(off);
+        for p in &mut all {
+            p.stats.off_cpu = Some(notes.clone());
+        }
+    }
     all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
     let names: Vec<String> = all
         .iter()

@@ -25,7 +25,7 @@ use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
 use rustc_hash::FxHashMap;
 
-use crate::profile::{CallTree, NameId, TaskId, Unit};
+use crate::profile::{CallTree, NameId, Switch, TaskId, TaskState, Unit};
 use nom::IResult;
 use nom::Parser;
 use nom::bytes::complete::{tag, take_till1, take_while1};
@@ -172,6 +172,9 @@ pub struct EventLine<'a> {
     pub period: Option<u64>,
     /// A stack frame printed on the event line itself.
     pub inline_frame: Option<&'a str>,
+    /// A `sched:sched_switch` sample's arguments: who came on the CPU, and why the task
+    /// left it.
+    pub switch: Option<Switch>,
 }
 
 /// A parsed stack line.
@@ -277,6 +280,9 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
         let (trailer, (event, event_spec, tracepoint)) = event(rest).ok()?;
         let trailer = trailer.trim();
         let inline_frame = (!tracepoint && !trailer.is_empty()).then_some(trailer);
+        let switch = (event == SCHED_SWITCH)
+            .then(|| switch_args(trailer))
+            .flatten();
         return Some(EventLine {
             comm,
             pid,
@@ -286,9 +292,29 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
             time: when.flatten(),
             period: per.and_then(|p| p.parse().ok()),
             inline_frame,
+            switch,
         });
     }
     None
+}
+
+/// The scheduler's context-switch tracepoint.
+pub const SCHED_SWITCH: &str = "sched:sched_switch";
+
+/// `args := "prev_comm=" comm " prev_pid=" id " prev_prio=" n " prev_state=" state
+///          " ==> next_comm=" comm " next_pid=" id " next_prio=" n` — the arguments of
+/// `sched:sched_switch` as perf script prints them. A comm may hold spaces and any text,
+/// so the fields are found from the right: `next_pid` is the last one of its name, and
+/// `prev_state` the last one before the last ` ==> `.
+pub fn switch_args(args: &str) -> Option<Switch> {
+    let next = args.rfind(" next_pid=").map(|i| &args[i + 10..])?;
+    let next_tid = next.split(' ').next()?.parse().ok()?;
+    let before = &args[..args.rfind(" ==> ")?];
+    let state = before.rfind("prev_state=").map(|i| &before[i + 11..])?;
+    Some(Switch {
+        next_tid,
+        state: TaskState::parse(state.split(' ').next().unwrap_or("")),
+    })
 }
 
 /// `stack_line := WS* pc SP+ symbol SP "(" dso ")"` — the DSO is the last word.
@@ -534,6 +560,8 @@ pub struct PerfParser {
     period: Option<u64>,
     /// Time and task of the current sample, for the sample table.
     time: Option<u64>,
+    /// The current sample's scheduler switch, if it is one.
+    switch: Option<Switch>,
     task: TaskId,
     /// Lines of the current sample (event line and stack lines).
     sample_lines: u64,
@@ -635,6 +663,9 @@ impl PerfParser {
 
     fn begin(&mut self, ev: &EventLine<'_>, out: &mut Collector) {
         self.in_event = true;
+        self.switch = ev.switch;
+        // Off-CPU time needs every switch's time and task, whatever the output.
+        let timeline = !self.opts.no_timeline || ev.switch.is_some();
         self.sample_lines = 1;
         *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
         let wanted = self
@@ -646,7 +677,7 @@ impl PerfParser {
             self.time = ev.time;
             let at = out.other_event(ev.event);
             if let Some(o) = at.and_then(|i| out.others.get_mut(i)) {
-                if !self.opts.no_timeline {
+                if timeline {
                     self.task = o
                         .samples
                         .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
@@ -666,7 +697,7 @@ impl PerfParser {
         } else {
             self.period = ev.period;
             self.time = ev.time;
-            if !self.opts.no_timeline {
+            if timeline {
                 self.task = out
                     .samples
                     .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
@@ -813,7 +844,11 @@ impl PerfParser {
             };
             if let Some(target) = target {
                 let leaf = target.tree.insert_ids(frames, weight);
-                if !self.opts.no_timeline {
+                if let Some(switch) = self.switch.take() {
+                    target
+                        .samples
+                        .push_switch(self.time, self.task, leaf, weight, switch);
+                } else if !self.opts.no_timeline {
                     target.samples.push(self.time, self.task, leaf, weight);
                 }
                 target.stats.samples += 1;
@@ -828,6 +863,7 @@ impl PerfParser {
         self.other = None;
         self.period = None;
         self.time = None;
+        self.switch = None;
     }
 }
 
@@ -881,6 +917,36 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sched_switch_arguments_are_read_from_the_right() {
+        let args = |t: &str| switch_args(t).map(|s| (s.next_tid, s.state.letter()));
+        for (text, want) in [
+            (
+                "prev_comm=dd prev_pid=24266 prev_prio=120 prev_state=D ==> next_comm=kworker/1:1H next_pid=56 next_prio=100",
+                Some((56, 'D')),
+            ),
+            (
+                "prev_comm=kworker/u8:2 prev_pid=22441 prev_prio=120 prev_state=R+ ==> next_comm=dd next_pid=25978 next_prio=120",
+                Some((25978, 'R')),
+            ),
+            // A comm with spaces and with the text of other fields.
+            (
+                "prev_comm=a prev_state=D b prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=x next_pid=9 y next_pid=7 next_prio=120",
+                Some((7, 'S')),
+            ),
+            ("prev_comm=a prev_pid=1 prev_state=S", None),
+            ("prev_state=S ==> next_comm=b next_pid=x", None),
+            ("", None),
+        ] {
+            assert_eq!(args(text), want, "{text}");
+        }
+        let line = "dd 24266 [001]  4295.659044: sched:sched_switch: prev_comm=dd prev_pid=24266 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=120";
+        let ev = event_line(line).unwrap();
+        assert_eq!(ev.switch.map(|s| s.next_tid), Some(0));
+        let other = "dd 24266 [001]  4295.659044: sched:sched_wakeup: comm=dd pid=1 prio=120 target_cpu=001";
+        assert_eq!(event_line(other).unwrap().switch, None);
+    }
 
     #[test]
     fn event_line_table() {

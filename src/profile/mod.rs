@@ -12,6 +12,7 @@ pub mod heatmap;
 pub mod intern;
 pub mod libraries;
 pub mod metrics;
+pub mod offcpu;
 pub mod order;
 pub mod samples;
 pub mod sandwich;
@@ -25,7 +26,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use intern::{Interner, LibId, NameId, NameSource};
-pub use samples::{Sample, SampleTable, Task, TaskId};
+pub use samples::{Sample, SampleTable, Switch, Task, TaskId, TaskState};
 pub use slice::{Slice, slice_tree};
 pub use tree::{
     CallTree, Counters, ForestEntry, Node, NodeId, SortedWalk, StackRun, UnionRun,
@@ -210,6 +211,9 @@ pub struct Stats {
     pub bad_lines: Vec<BadLine>,
     /// `SystemTap`: blocks marked off-CPU.
     pub offcpu_samples: u64,
+    /// What the off-CPU metric's conversion of scheduler switches met, when the input
+    /// had switches ([`offcpu`]).
+    pub off_cpu: Option<offcpu::OffCpuNotes>,
     /// Folded: fractional counts were seen.
     pub fractional: bool,
     /// The input ended with a read error (truncated gzip, I/O error); what was read

@@ -60,10 +60,84 @@ pub struct Sample {
     pub task: TaskId,
 }
 
+/// What a `sched:sched_switch` sample says besides its stack: why the task that was
+/// running left the CPU, and which thread came on it. 8 bytes, in a column beside the
+/// samples of a scheduler event only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switch {
+    /// The thread switched in (`next_pid`; 0 is the idle task).
+    pub next_tid: i32,
+    /// The state of the task switched out (`prev_state`).
+    pub state: TaskState,
+}
+
+/// A task's state when it was switched out, as perf prints `prev_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TaskState {
+    /// `R`, `R+`: still runnable — preempted, waiting for a CPU (contention).
+    Runnable,
+    /// `S`: interruptible sleep (an idle event loop, a condition variable, a poll).
+    Sleeping,
+    /// `D`: uninterruptible sleep (disk I/O, page faults, some locks).
+    Uninterruptible,
+    /// `T`: stopped (by a signal).
+    Stopped,
+    /// `t`: stopped by a tracer.
+    Traced,
+    /// `X`: dead (the task is exiting).
+    Dead,
+    /// `Z`: zombie.
+    Zombie,
+    /// `P`: parked (a kernel thread).
+    Parked,
+    /// `I`: idle (a kernel thread waiting for work).
+    Idle,
+    /// A state this reader does not know (kernels changed the encoding).
+    Other,
+}
+
+impl TaskState {
+    /// The state of a `prev_state=` value: its first letter, `+` (preempted) and what
+    /// follows ignored; letters this reader does not know are [`TaskState::Other`].
+    pub fn parse(text: &str) -> Self {
+        match text.trim().as_bytes().first() {
+            Some(b'R') => Self::Runnable,
+            Some(b'S') => Self::Sleeping,
+            Some(b'D') => Self::Uninterruptible,
+            Some(b'T') => Self::Stopped,
+            Some(b't') => Self::Traced,
+            Some(b'X') => Self::Dead,
+            Some(b'Z') => Self::Zombie,
+            Some(b'P') => Self::Parked,
+            Some(b'I') => Self::Idle,
+            _ => Self::Other,
+        }
+    }
+
+    /// The letter perf prints (`?` for an unknown state).
+    pub fn letter(self) -> char {
+        match self {
+            Self::Runnable => 'R',
+            Self::Sleeping => 'S',
+            Self::Uninterruptible => 'D',
+            Self::Stopped => 'T',
+            Self::Traced => 't',
+            Self::Dead => 'X',
+            Self::Zombie => 'Z',
+            Self::Parked => 'P',
+            Self::Idle => 'I',
+            Self::Other => '?',
+        }
+    }
+}
+
 /// Every sample of a profile, ordered by time once finished, and the table of tasks.
 #[derive(Debug, Clone, Default)]
 pub struct SampleTable {
     samples: Vec<Sample>,
+    /// For a scheduler event, each sample's [`Switch`] (same order as `samples`);
+    /// empty otherwise.
+    switches: Vec<Switch>,
     tasks: Vec<Task>,
     /// Thread id → the tasks with it (a thread that called exec changes its comm).
     by_tid: FxHashMap<Option<i64>, Vec<TaskId>>,
@@ -110,6 +184,30 @@ impl SampleTable {
         });
     }
 
+    /// Appends one `sched:sched_switch` sample and what it says of the switch. A table
+    /// holds switches for every sample or for none: the first plain sample or switch
+    /// decides (a table of one event has one kind).
+    pub fn push_switch(
+        &mut self,
+        time: Option<u64>,
+        task: TaskId,
+        leaf: NodeId,
+        weight: u64,
+        switch: Switch,
+    ) {
+        if self.switches.len() == self.samples.len() {
+            self.switches.push(switch);
+        }
+        self.push(time, task, leaf, weight);
+    }
+
+    /// Each sample's [`Switch`], in the order of [`SampleTable::samples`], when every
+    /// sample is a scheduler switch; else `None`.
+    pub fn switches(&self) -> Option<&[Switch]> {
+        (!self.switches.is_empty() && self.switches.len() == self.samples.len())
+            .then_some(&self.switches[..])
+    }
+
     /// Appends every sample of `other`, whose leaves are nodes of another tree: `leaves`
     /// maps them to this table's tree (what [`super::CallTree::merge_from_mapped`]
     /// returns). Its tasks are added to this table's.
@@ -127,6 +225,12 @@ impl SampleTable {
         self.sorted = (self.sorted || self.samples.is_empty())
             && (other.sorted || other.samples.is_empty())
             && joined_in_order;
+        if self.switches.len() == self.samples.len() && other.switches.len() == other.samples.len()
+        {
+            self.switches.extend_from_slice(&other.switches);
+        } else {
+            self.switches.clear();
+        }
         self.samples.reserve_exact(other.samples.len());
         self.samples.extend(other.samples.into_iter().map(|s| {
             Sample {
@@ -144,7 +248,18 @@ impl SampleTable {
     /// at the end of loading; nothing to do when they came in order, as perf prints them.
     pub fn finish(&mut self) {
         if !self.sorted {
-            self.samples.sort_by_key(|s| s.time);
+            if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
+                let mut both: Vec<(Sample, Switch)> = self
+                    .samples
+                    .iter()
+                    .copied()
+                    .zip(self.switches.iter().copied())
+                    .collect();
+                both.sort_by_key(|(s, _)| s.time);
+                (self.samples, self.switches) = both.into_iter().unzip();
+            } else {
+                self.samples.sort_by_key(|s| s.time);
+            }
             self.sorted = true;
         }
     }
@@ -218,7 +333,10 @@ impl SampleTable {
 impl PartialEq for SampleTable {
     /// Equal samples and tasks (the lookup index follows from the tasks).
     fn eq(&self, other: &Self) -> bool {
-        self.samples == other.samples && self.tasks == other.tasks && self.untimed == other.untimed
+        self.samples == other.samples
+            && self.switches == other.switches
+            && self.tasks == other.tasks
+            && self.untimed == other.untimed
     }
 }
 
@@ -227,6 +345,53 @@ impl Eq for SampleTable {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switches_follow_their_samples_through_sorting_and_appending() {
+        let sw = |next_tid, state| Switch { next_tid, state };
+        let mut t = SampleTable::default();
+        let a = t.task("a", None, Some(1));
+        t.push_switch(Some(30), a, NodeId(3), 1, sw(3, TaskState::Sleeping));
+        t.push_switch(Some(10), a, NodeId(1), 1, sw(1, TaskState::Runnable));
+        let mut u = SampleTable::default();
+        let b = u.task("b", None, Some(2));
+        u.push_switch(Some(20), b, NodeId(0), 1, sw(2, TaskState::Uninterruptible));
+        t.append_mapped(u, &[NodeId(2)]);
+        t.finish();
+        let order: Vec<(u64, u32, i32)> = t
+            .samples()
+            .iter()
+            .zip(t.switches().unwrap())
+            .map(|(s, w)| (s.time, s.leaf.0, w.next_tid))
+            .collect();
+        assert_eq!(order, [(10, 1, 1), (20, 2, 2), (30, 3, 3)]);
+        // A plain sample makes the column meaningless: no switches at all.
+        t.push(Some(40), a, NodeId(1), 1);
+        assert!(t.switches().is_none());
+    }
+
+    #[test]
+    fn task_states_read_perfs_letters_defensively() {
+        for (text, want) in [
+            ("R", TaskState::Runnable),
+            ("R+", TaskState::Runnable),
+            ("S", TaskState::Sleeping),
+            ("D", TaskState::Uninterruptible),
+            ("D|W", TaskState::Uninterruptible),
+            ("I", TaskState::Idle),
+            ("t", TaskState::Traced),
+            ("T", TaskState::Stopped),
+            ("X", TaskState::Dead),
+            ("Z", TaskState::Zombie),
+            ("P", TaskState::Parked),
+            ("K", TaskState::Other),
+            ("", TaskState::Other),
+            ("0x402", TaskState::Other),
+        ] {
+            assert_eq!(TaskState::parse(text), want, "{text}");
+        }
+        assert_eq!(TaskState::Other.letter(), '?');
+    }
 
     #[test]
     fn a_record_is_24_bytes() {

@@ -369,6 +369,16 @@ impl CallTree {
         at
     }
 
+    /// Adds `samples` samples weighing `weight` to the stack that ends at `leaf` (a node
+    /// of this tree): the leaf and each of its callers up to the root.
+    pub fn add_to_stack(&mut self, leaf: NodeId, weight: u64, samples: u64) {
+        let mut at = Some(leaf);
+        while let Some(id) = at {
+            self.add_weight(id, weight, samples);
+            at = self.parent(id);
+        }
+    }
+
     fn add_weight(&mut self, id: NodeId, weight: u64, samples: u64) {
         let node = &mut self.slots[id.index()];
         node.samples = node.samples.saturating_add(samples);

@@ -21,6 +21,7 @@ mod hostile;
 mod json;
 mod limited;
 mod metrics;
+mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;

@@ -62,7 +62,11 @@ fn every_perf_event_is_a_metric_with_its_own_totals() {
             ..LoadOptions::default()
         };
         let p = load("perf-two-events.txt.gz", &opts);
-        assert_eq!(p.metric_names(), ["cpu-clock", "sched:sched_switch"]);
+        // The switches also give off-CPU time, a metric of its own.
+        assert_eq!(
+            p.metric_names(),
+            ["cpu-clock", "off-cpu", "sched:sched_switch"]
+        );
         assert_eq!(
             p.metric_name(),
             Some("cpu-clock"),
@@ -70,9 +74,14 @@ fn every_perf_event_is_a_metric_with_its_own_totals() {
         );
         let mut seen = BTreeMap::new();
         let mut p = p;
-        for _ in 0..2 {
+        for _ in 0..3 {
             let event = p.stats.event.clone().unwrap();
             assert_eq!(p.metric_name(), Some(event.as_str()));
+            if event == "off-cpu" {
+                assert_eq!(p.stats.unit, flametui::profile::Unit::Nanoseconds);
+                p = p.into_next_metric();
+                continue;
+            }
             seen.insert(event, (p.stats.samples, p.tree.total()));
             assert_eq!(
                 p.samples.len() as u64,
@@ -119,7 +128,7 @@ fn an_unknown_metric_names_the_ones_there_are() {
         .to_string();
     assert!(e.contains("perf-two-events.txt.gz"), "{e}");
     assert!(e.contains("'cycles'"), "{e}");
-    assert!(e.contains("cpu-clock, sched:sched_switch"), "{e}");
+    assert!(e.contains("cpu-clock, off-cpu, sched:sched_switch"), "{e}");
     let e = load_path(&testdata("folded-small.txt"), &opts)
         .err()
         .unwrap()

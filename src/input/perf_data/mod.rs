@@ -649,6 +649,9 @@ impl Reader<'_> {
             time: head.time,
             period: head.period,
             inline_frame: None,
+            // The raw tracepoint fields of perf.data are not read yet: off-CPU time
+            // comes from perf script text.
+            switch: None,
         };
         self.perf.begin_sample(&ev, out)
     }

@@ -1,0 +1,213 @@
+//! Off-CPU time from `sched:sched_switch` samples of `perf script` text: a hand-made file
+//! of known durations (a migration, a preemption, the idle task, an incomplete block, a
+//! lost switch-in, switch-ins of threads blocked before the recording), and a real
+//! `perf sched record -g` recording against `perf sched timehist`'s wait times.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use flametui::export;
+use flametui::input::{self, LoadOptions, Loaded};
+use flametui::profile::offcpu::OffCpuNotes;
+use flametui::profile::{Profile, Unit};
+
+use crate::testdata;
+
+fn load(path: &str, opts: &LoadOptions) -> Profile {
+    match input::load_path(path, opts).unwrap() {
+        Loaded::Single(p) => p,
+        Loaded::Diff { .. } => panic!("a differential file"),
+    }
+}
+
+#[test]
+fn the_hand_made_blocks_have_their_known_durations() {
+    let path = testdata("perf-offcpu-hand.txt");
+    let p = load(&path, &LoadOptions::default());
+    // Only scheduler events: off-CPU time is shown, in nanoseconds.
+    assert_eq!(p.stats.event.as_deref(), Some("off-cpu"));
+    assert_eq!(p.stats.unit, Unit::Nanoseconds);
+    assert_eq!(
+        p.metric_names(),
+        ["off-cpu".to_owned(), "sched:sched_switch".to_owned()]
+    );
+    assert_eq!(
+        export::folded_lines(&p.tree),
+        [
+            "other;wait_event;schedule;__schedule;[off-cpu: S];[incomplete] 4000000",
+            "poller;poll;schedule;__schedule;[off-cpu: S] 5000000",
+            // Preempted (R+): 1.001 → 1.006.
+            "worker;compute;preempt_schedule;__schedule;[off-cpu: R] 5000000",
+            // Its last switch-out is the recording's last event: 0 ns, open.
+            "worker;read_disk;schedule;__schedule;[off-cpu: D];[incomplete] 0",
+            // Out on CPU 1, in on CPU 2.
+            "writer;fsync;io_schedule;schedule;__schedule;[off-cpu: D] 4000000",
+            "writer;nanosleep;schedule;__schedule;[off-cpu: S];[incomplete] 1000000",
+        ]
+    );
+    assert_eq!(
+        p.stats.off_cpu,
+        Some(OffCpuNotes {
+            complete: 3,
+            incomplete: 3,
+            incomplete_ns: 5_000_000,
+            unmatched: 2,
+            skipped: 1,
+        })
+    );
+    // One record per block, at its switch-out time.
+    let times: Vec<u64> = p.samples.samples().iter().map(|s| s.time).collect();
+    assert_eq!(
+        times,
+        [
+            1_000_000_000,
+            1_001_000_000,
+            1_003_000_000,
+            1_006_000_000,
+            1_009_000_000,
+            1_010_000_000
+        ]
+    );
+    // The switches themselves stay a metric: one per sample.
+    let switches = p.clone().into_metric_named("sched:sched_switch").unwrap();
+    assert_eq!(switches.tree.total(), 9);
+}
+
+#[test]
+fn off_cpu_time_does_not_depend_on_threads_or_chunks() {
+    let path = testdata("perf-offcpu-hand.txt");
+    let one = load(
+        &path,
+        &LoadOptions {
+            threads: Some(1),
+            ..LoadOptions::default()
+        },
+    );
+    for chunk in [40, 97, 300] {
+        let two = load(
+            &path,
+            &LoadOptions {
+                threads: Some(2),
+                chunk_size: Some(chunk),
+                ..LoadOptions::default()
+            },
+        );
+        assert_eq!(
+            export::folded_lines(&one.tree),
+            export::folded_lines(&two.tree),
+            "chunk {chunk}"
+        );
+        assert_eq!(one.stats.off_cpu, two.stats.off_cpu);
+    }
+}
+
+fn gunzip(path: &str) -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// `perf sched timehist`'s wait time, per thread id, in microseconds (it prints ms with
+/// three decimals), and its number of rows. Its rows are printed at a task's *next* switch-out, with the wait
+/// before it: the time from its previous switch-out to its switch-in.
+fn timehist_waits(text: &str) -> BTreeMap<i64, (u64, u64)> {
+    // time [cpu] task[tid] (or task[tid/pid]), then wait, delay and run time in ms.
+    let row = regex::Regex::new(
+        r"^\s*[\d.]+\s+\[\d+\]\s+.*?\[(\d+)(?:/\d+)?\]\s+(\d+)\.(\d{3})\s+[\d.]+\s+[\d.]+",
+    )
+    .unwrap();
+    let mut waits = BTreeMap::new();
+    for line in text.lines() {
+        let Some(c) = row.captures(line) else {
+            continue;
+        };
+        let tid: i64 = c[1].parse().unwrap();
+        let micros = c[2].parse::<u64>().unwrap() * 1000 + c[3].parse::<u64>().unwrap();
+        let e: &mut (u64, u64) = waits.entry(tid).or_default();
+        *e = (e.0 + micros, e.1 + 1);
+    }
+    waits
+}
+
+/// An independent reading of the switch events of the perf script text: per thread, the
+/// complete blocks after which the thread never switched out again (timehist prints a
+/// block only at the next switch-out), in microseconds.
+fn trailing_blocks(text: &str) -> BTreeMap<i64, u64> {
+    let time_of = |line: &str| -> Option<u64> {
+        let t = line.split(": ").next()?.split_whitespace().last()?;
+        t.replace('.', "").parse().ok()
+    };
+    let field = |line: &str, key: &str| -> Option<i64> {
+        let at = line.rfind(key)? + key.len();
+        line[at..].split(' ').next()?.parse().ok()
+    };
+    let mut out_at: BTreeMap<i64, u64> = BTreeMap::new();
+    let mut last_block: BTreeMap<i64, u64> = BTreeMap::new();
+    for line in text.lines().filter(|l| l.contains(" sched:sched_switch: ")) {
+        let (Some(t), Some(prev), Some(next)) = (
+            time_of(line),
+            field(line, " prev_pid="),
+            field(line, " next_pid="),
+        ) else {
+            continue;
+        };
+        if let Some(out) = out_at.remove(&next) {
+            last_block.insert(next, t - out);
+        }
+        if prev != 0 {
+            out_at.insert(prev, t);
+            last_block.remove(&prev);
+        }
+    }
+    last_block.retain(|tid, _| !out_at.contains_key(tid));
+    last_block
+}
+
+#[test]
+fn complete_blocks_equal_perf_sched_timehist_wait_times() {
+    let text = gunzip(&testdata("perf-sched-record.txt.gz"));
+    let waits = timehist_waits(&gunzip(&testdata("perf-sched-timehist.txt.gz")));
+    let trailing = trailing_blocks(&text);
+    let opts = LoadOptions {
+        perf: input::PerfOptions {
+            include_tid: true,
+            ..input::PerfOptions::default()
+        },
+        metric: Some("off-cpu".to_owned()),
+        ..LoadOptions::default()
+    };
+    let p = load(&testdata("perf-sched-record.txt.gz"), &opts);
+    assert_eq!(p.stats.unit, Unit::Nanoseconds);
+    // Complete blocks per thread id, in µs (perf script printed µs).
+    let mut mine: BTreeMap<i64, u64> = BTreeMap::new();
+    for line in export::folded_lines(&p.tree) {
+        let (stack, weight) = line.rsplit_once(' ').unwrap();
+        if stack.contains("[incomplete]") {
+            continue;
+        }
+        let root = stack.split(';').next().unwrap();
+        let tid: i64 = root.rsplit('/').next().unwrap().parse().unwrap();
+        *mine.entry(tid).or_default() += weight.parse::<u64>().unwrap() / 1000;
+    }
+    let mut compared = 0u64;
+    for (tid, &(wait, rows)) in &waits {
+        let got = mine.get(tid).copied().unwrap_or(0);
+        let want = wait + trailing.get(tid).copied().unwrap_or(0);
+        // timehist rounds each row's nanoseconds to µs; perf script printed µs.
+        assert!(
+            got.abs_diff(want) <= rows,
+            "thread {tid}: {got} µs, timehist {wait} µs + trailing ({rows} rows)"
+        );
+        compared += wait;
+    }
+    // Five threads waited (perf, rcu_preempt, two kworkers, dd): 236 ms in all.
+    assert!(compared >= 200_000, "{compared} µs compared");
+    // And no thread of ours is missing from timehist but for trailing blocks.
+    for (tid, &got) in &mine {
+        if !waits.contains_key(tid) {
+            assert_eq!(got, trailing.get(tid).copied().unwrap_or(0), "thread {tid}");
+        }
+    }
+}

@@ -482,6 +482,12 @@ fn warn_about(p: &Profile) -> bool {
     if p.tree.saturated() {
         eprintln!("flametui: {src}: weights overflowed 64 bits and were clamped");
     }
+    if s.lost_records > 0 {
+        eprintln!(
+            "flametui: {src}: {} PERF_RECORD_LOST records: events were lost, so times between them (off-CPU blocks) are unreliable",
+            s.lost_records
+        );
+    }
     if let Some(text) = s.off_cpu.as_ref().and_then(report::off_cpu_notes) {
         eprintln!("flametui: {src}: {text}");
     }

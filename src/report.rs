@@ -405,7 +405,7 @@ pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> 
     let mut parts = Vec::new();
     if n.incomplete > 0 {
         parts.push(format!(
-            "{} still open at the end, counted up to the last switch ({} ms, under {})",
+            "{} still open at the end, counted up to the last event ({} ms, under {})",
             blocks(n.incomplete),
             n.incomplete_ns / 1_000_000,
             crate::profile::offcpu::INCOMPLETE
@@ -418,11 +418,14 @@ pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> 
             if n.unmatched == 1 { "" } else { "s" }
         ));
     }
-    if n.skipped > 0 {
+    if n.bounded > 0 {
         parts.push(format!(
-            "{} skipped (a switch lost, or a negative duration)",
-            blocks(n.skipped)
+            "{} without a recorded switch-in (a per-process recording: add --switch-events to perf record and --show-switch-events to perf script), ended at the thread's next sample: an upper bound",
+            blocks(n.bounded)
         ));
+    }
+    if n.skipped > 0 {
+        parts.push(format!("{} skipped (negative duration)", blocks(n.skipped)));
     }
     (!parts.is_empty()).then(|| {
         format!(

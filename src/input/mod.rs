@@ -1017,7 +1017,7 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
     all.push(main);
     // Off-CPU time, from the scheduler's switches: shown when the recording holds only
     // scheduler events (a count of switches answers no question about time).
-    if let Some((off, notes)) = all.iter().find_map(crate::profile::offcpu::off_cpu) {
+    if let Some((off, notes)) = crate::profile::offcpu::off_cpu(&all) {
         if all.iter().all(|p| {
             p.stats
                 .event

@@ -298,6 +298,54 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
     None
 }
 
+/// A side record that `perf script` prints between samples with `--show-switch-events`
+/// or `--show-lost-events`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLine {
+    /// The thread it is about.
+    pub tid: Option<i64>,
+    /// When, in nanoseconds.
+    pub time: Option<u64>,
+    /// What it says.
+    pub kind: RecordKind,
+}
+
+/// The side records flametui uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// `PERF_RECORD_SWITCH IN` (or `_CPU_WIDE IN`): the thread came on a CPU.
+    SwitchIn,
+    /// `PERF_RECORD_LOST…`: events were lost, durations are unreliable.
+    Lost,
+    /// Any other record (a switch out, a mmap, …).
+    Other,
+}
+
+/// `record := comm SP ids SP+ ( "[" cpu "]" SP+ )? time ":" SP "PERF_RECORD_" kind …` —
+/// the records `perf script --show-switch-events` / `--show-lost-events` print.
+pub fn record_line(line: &str) -> Option<RecordLine> {
+    let at = line.find(": PERF_RECORD_")?;
+    let (head, rest) = (&line[..at], &line[at + 2..]);
+    let mut words = head.split_whitespace().rev();
+    let time_word = words.next()?;
+    let time = time(&format!("{time_word}: ")).ok().and_then(|(_, t)| t);
+    let mut word = words.next()?;
+    if word.starts_with('[') {
+        word = words.next()?;
+    }
+    let tid = word.rsplit('/').next().and_then(|t| t.parse().ok());
+    let name = rest.split_whitespace().next().unwrap_or("");
+    let direction = rest.split_whitespace().nth(1);
+    let kind = if name.starts_with("PERF_RECORD_SWITCH") && direction == Some("IN") {
+        RecordKind::SwitchIn
+    } else if name.starts_with("PERF_RECORD_LOST") {
+        RecordKind::Lost
+    } else {
+        RecordKind::Other
+    };
+    Some(RecordLine { tid, time, kind })
+}
+
 /// The scheduler's context-switch tracepoint.
 pub const SCHED_SWITCH: &str = "sched:sched_switch";
 
@@ -591,6 +639,20 @@ impl PerfParser {
             out.stats.line_counts.blank += 1;
             self.end_sample(out);
             self.discarding = false;
+        } else if let Some(rec) = record_line(line) {
+            // `--show-switch-events` / `--show-lost-events` lines between the samples.
+            self.end_sample(out);
+            self.discarding = false;
+            out.stats.line_counts.in_samples += 1;
+            match rec.kind {
+                RecordKind::SwitchIn => {
+                    if let (Some(t), Some(tid)) = (rec.time, rec.tid) {
+                        out.samples.push_switch_in(t, tid);
+                    }
+                }
+                RecordKind::Lost => out.stats.lost_records += 1,
+                RecordKind::Other => {}
+            }
         } else if self.discarding && event_line(line).is_none() {
             state.skip(out, "line of an unreadable perf sample", line);
         } else if self.in_event {
@@ -917,6 +979,30 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switch_and_lost_records_are_read() {
+        let rec = |l: &str| record_line(l).map(|r| (r.tid, r.time, r.kind));
+        assert_eq!(
+            rec("waiter 30346  4487.958904: PERF_RECORD_SWITCH IN         "),
+            Some((Some(30346), Some(4_487_958_904_000), RecordKind::SwitchIn))
+        );
+        assert_eq!(
+            rec(
+                "my app 7/30347 [001]  4487.958949123: PERF_RECORD_SWITCH_CPU_WIDE IN  prev pid/tid:     0/0    "
+            ),
+            Some((Some(30347), Some(4_487_958_949_123), RecordKind::SwitchIn))
+        );
+        assert_eq!(
+            rec("waiter 30341  4487.958902: PERF_RECORD_SWITCH OUT preempt"),
+            Some((Some(30341), Some(4_487_958_902_000), RecordKind::Other))
+        );
+        assert_eq!(
+            rec("perf 1 [000] 1.0: PERF_RECORD_LOST lost 12").map(|r| r.2),
+            Some(RecordKind::Lost)
+        );
+        assert_eq!(rec("dd 1 [000] 1.0: 1 cycles: a (b)"), None);
+    }
 
     #[test]
     fn sched_switch_arguments_are_read_from_the_right() {

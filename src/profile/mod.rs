@@ -211,6 +211,9 @@ pub struct Stats {
     pub bad_lines: Vec<BadLine>,
     /// `SystemTap`: blocks marked off-CPU.
     pub offcpu_samples: u64,
+    /// `PERF_RECORD_LOST` records in the input (`perf script --show-lost-events`): events
+    /// were lost, so durations computed from them are unreliable.
+    pub lost_records: u64,
     /// What the off-CPU metric's conversion of scheduler switches met, when the input
     /// had switches ([`offcpu`]).
     pub off_cpu: Option<offcpu::OffCpuNotes>,
@@ -296,6 +299,7 @@ impl Stats {
         self.line_counts.blank += other.line_counts.blank;
         self.samples += other.samples;
         self.filtered_samples += other.filtered_samples;
+        self.lost_records += other.lost_records;
         self.offcpu_samples += other.offcpu_samples;
         self.fractional |= other.fractional;
         if self.read_error.is_none() {

@@ -10,12 +10,16 @@
 //!
 //! * the idle task (thread 0, `swapper`) is left out: its "off-CPU" is the other tasks'
 //!   CPU time;
-//! * a block still open when the recording ends is *incomplete*: it counts up to the last
-//!   switch's time, under one more leaf frame `[incomplete]`;
+//! * a block still open when the recording ends is *incomplete*: it counts up to the
+//!   recording's last event, under one more leaf frame `[incomplete]`;
 //! * a switch-in of a thread not seen leaving (it blocked before the recording began) has
 //!   no stack: it is counted, not charged;
-//! * a second switch-out of a thread whose block is open (a switch-in lost) and a block
-//!   that would end before it began (clock skew) are skipped and counted.
+//! * a per-process recording's tracepoint misses most switch-ins (they run in the context
+//!   of a task not recorded): `PERF_RECORD_SWITCH IN` records (`perf record
+//!   --switch-events`, `perf script --show-switch-events`) give them exactly; without
+//!   them a block ends at the thread's next sample of any event or its next switch-out,
+//!   an upper bound, counted as *bounded* under one more leaf frame `[upper bound]`;
+//! * a block that would end before it began (clock skew) is skipped and counted.
 //!
 //! The profile's sample table holds one record per block at its switch-out time, weighing
 //! its duration: the heat map and time ranges place a stall where it began.
@@ -28,6 +32,10 @@ use super::{Profile, Unit};
 
 /// The frame under which an open block at the end of the recording is counted.
 pub const INCOMPLETE: &str = "[incomplete]";
+
+/// The frame under which a block whose switch-in was not recorded is counted: it ended
+/// at the thread's next sign of life, an upper bound.
+pub const UPPER_BOUND: &str = "[upper bound]";
 
 /// The metric's name (`--metric off-cpu`, `m`).
 pub const METRIC: &str = "off-cpu";
@@ -48,7 +56,10 @@ pub struct OffCpuNotes {
     pub incomplete_ns: u64,
     /// Switch-ins of threads never seen leaving (blocked before the recording began).
     pub unmatched: u64,
-    /// Blocks skipped: a switch-in lost (a second switch-out) or a negative duration.
+    /// Blocks whose switch-in was not recorded (a per-process recording, or lost events),
+    /// ended at the thread's next sample or switch-out: their time is an upper bound.
+    pub bounded: u64,
+    /// Blocks skipped: a negative duration (clock skew).
     pub skipped: u64,
 }
 
@@ -61,47 +72,115 @@ struct Open {
     task: super::TaskId,
 }
 
-/// The off-CPU profile of a scheduler-switch profile `p` (its tree and its sample table
-/// with [`SampleTable::switches`]), in nanoseconds; `None` when `p` holds no switches or
-/// they have no times.
-pub fn off_cpu(p: &Profile) -> Option<(Profile, OffCpuNotes)> {
+/// One moment of a thread's life, in time order.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Moment {
+    /// It came on a CPU (a `PERF_RECORD_SWITCH IN` record).
+    In(i64),
+    /// A sample of another event was taken while it ran.
+    Seen(i64),
+    /// The `index`-th scheduler switch.
+    Switch(usize),
+}
+
+/// The off-CPU profile of the scheduler-switch profile among `all` (the metrics of one
+/// input: its tree and its sample table with [`SampleTable::switches`]), in nanoseconds;
+/// `None` when none holds timed switches. The other profiles' samples and the switch-in
+/// records bound the blocks whose switch-in the tracepoint missed (a per-process
+/// recording).
+pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
+    let p = all.iter().find(|p| p.samples.switches().is_some())?;
     let table = &p.samples;
     let switches = table.switches()?;
     if !table.has_timeline() {
         return None;
     }
-    let mut out = Blocks::new(&p.tree, table);
-    let mut open: FxHashMap<i64, Open> = FxHashMap::default();
-    for (s, sw) in table.samples().iter().zip(switches) {
-        let next = i64::from(sw.next_tid);
-        if next != 0 {
-            match open.remove(&next) {
-                Some(o) if s.time >= o.time => out.block(o, s.time - o.time, false),
-                Some(_) => out.notes.skipped += 1,
-                None => out.notes.unmatched += 1,
+    let mut moments: Vec<(u64, Moment)> = Vec::with_capacity(switches.len());
+    let mut records = false;
+    for q in all {
+        for &(t, tid) in q.samples.switch_ins() {
+            moments.push((t, Moment::In(tid)));
+            records = true;
+        }
+        if std::ptr::eq(q, p) || !q.samples.has_timeline() {
+            continue;
+        }
+        for s in q.samples.samples() {
+            if let Some(tid) = q.samples.task_of(s.task).and_then(|t| t.tid) {
+                moments.push((s.time, Moment::Seen(tid)));
             }
         }
-        let tid = table.task_of(s.task).and_then(|t| t.tid);
-        let Some(tid) = tid.filter(|&t| t > 0) else {
-            continue;
-        };
-        let block = Open {
-            leaf: s.leaf,
-            time: s.time,
-            state: sw.state,
-            task: s.task,
-        };
-        if open.insert(tid, block).is_some() {
-            out.notes.skipped += 1;
+    }
+    moments.extend(
+        table
+            .samples()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.time, Moment::Switch(i))),
+    );
+    // At one instant: switch-ins, then samples of running threads, then the switches.
+    moments.sort_unstable();
+    // The recording's last event of any kind ends the blocks still open.
+    let end = moments.last().map_or(0, |m| m.0);
+    let mut out = Blocks::new(&p.tree, table);
+    let mut open: FxHashMap<i64, Open> = FxHashMap::default();
+    for (time, m) in moments {
+        match m {
+            Moment::In(tid) => {
+                if let Some(o) = open.remove(&tid) {
+                    out.close(o, time, false);
+                }
+            }
+            Moment::Seen(tid) => {
+                if let Some(o) = open.remove(&tid) {
+                    out.close(o, time, true);
+                }
+            }
+            Moment::Switch(i) => {
+                let (s, sw) = (table.samples()[i], switches[i]);
+                let next = i64::from(sw.next_tid);
+                if next > 0 {
+                    match open.remove(&next) {
+                        Some(o) => out.close(o, time, false),
+                        None if !records => out.notes.unmatched += 1,
+                        None => {}
+                    }
+                }
+                let Some(tid) = table.task_of(s.task).and_then(|t| t.tid).filter(|&t| t > 0) else {
+                    continue;
+                };
+                // A thread leaving again before any switch-in was seen: its block ended
+                // before this, when is not known.
+                if let Some(o) = open.remove(&tid) {
+                    out.close(o, time, true);
+                }
+                let block = Open {
+                    leaf: s.leaf,
+                    time,
+                    state: sw.state,
+                    task: s.task,
+                };
+                open.insert(tid, block);
+            }
         }
     }
-    let end = table.samples().last().map_or(0, |s| s.time);
     let mut still: Vec<Open> = open.into_values().collect();
     still.sort_by_key(|o| (o.time, o.task));
     for o in still {
-        out.block(o, end.saturating_sub(o.time), true);
+        out.block(o, end.saturating_sub(o.time), Edge::Incomplete);
     }
     Some(out.finish(p))
+}
+
+/// How a block ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// At its switch-in.
+    Complete,
+    /// At the thread's next sign of life: an upper bound.
+    Bounded,
+    /// Still open at the end of the recording.
+    Incomplete,
 }
 
 /// The tree and table of the blocks being built.
@@ -109,8 +188,8 @@ struct Blocks<'a> {
     from: &'a CallTree,
     tree: CallTree,
     table: SampleTable,
-    /// (switch-out leaf, state, incomplete) → leaf in `tree`.
-    leaves: FxHashMap<(NodeId, TaskState, bool), NodeId>,
+    /// (switch-out leaf, state, mark) → leaf in `tree`.
+    leaves: FxHashMap<(NodeId, TaskState, Option<&'static str>), NodeId>,
     notes: OffCpuNotes,
 }
 
@@ -130,14 +209,30 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    fn block(&mut self, o: Open, ns: u64, incomplete: bool) {
-        if incomplete {
-            self.notes.incomplete += 1;
-            self.notes.incomplete_ns = self.notes.incomplete_ns.saturating_add(ns);
-        } else {
-            self.notes.complete += 1;
+    /// Ends `o` at `time`: at its switch-in, or at a sign of life when `bounded`.
+    fn close(&mut self, o: Open, time: u64, bounded: bool) {
+        match time.checked_sub(o.time) {
+            Some(ns) if bounded => self.block(o, ns, Edge::Bounded),
+            Some(ns) => self.block(o, ns, Edge::Complete),
+            None => self.notes.skipped += 1,
         }
-        let key = (o.leaf, o.state, incomplete);
+    }
+
+    fn block(&mut self, o: Open, ns: u64, edge: Edge) {
+        let mark = match edge {
+            Edge::Complete => None,
+            Edge::Bounded => Some(UPPER_BOUND),
+            Edge::Incomplete => Some(INCOMPLETE),
+        };
+        match edge {
+            Edge::Incomplete => {
+                self.notes.incomplete += 1;
+                self.notes.incomplete_ns = self.notes.incomplete_ns.saturating_add(ns);
+            }
+            Edge::Bounded => self.notes.bounded += 1,
+            Edge::Complete => self.notes.complete += 1,
+        }
+        let key = (o.leaf, o.state, mark);
         let leaf = if let Some(&leaf) = self.leaves.get(&key) {
             self.tree.add_to_stack(leaf, ns, 1);
             leaf
@@ -150,8 +245,8 @@ impl<'a> Blocks<'a> {
                 .map(|n| self.from.node(n).name)
                 .collect();
             frames.push(self.tree.intern(&state_frame(o.state)));
-            if incomplete {
-                frames.push(self.tree.intern(INCOMPLETE));
+            if let Some(mark) = mark {
+                frames.push(self.tree.intern(mark));
             }
             let leaf = self.tree.insert_ids_counted(frames, ns, 1);
             self.leaves.insert(key, leaf);
@@ -164,7 +259,7 @@ impl<'a> Blocks<'a> {
         self.tree.finish();
         self.table.finish();
         let mut stats = p.stats.clone();
-        stats.samples = self.notes.complete + self.notes.incomplete;
+        stats.samples = self.notes.complete + self.notes.bounded + self.notes.incomplete;
         stats.unit = Unit::Nanoseconds;
         stats.event = Some(METRIC.to_owned());
         let profile = Profile {

@@ -138,6 +138,9 @@ pub struct SampleTable {
     /// For a scheduler event, each sample's [`Switch`] (same order as `samples`);
     /// empty otherwise.
     switches: Vec<Switch>,
+    /// Times a thread came on a CPU (`PERF_RECORD_SWITCH IN`), `(time, tid)`, sorted by
+    /// time once finished: the switch-ins a per-process recording's tracepoint misses.
+    switch_ins: Vec<(u64, i64)>,
     tasks: Vec<Task>,
     /// Thread id → the tasks with it (a thread that called exec changes its comm).
     by_tid: FxHashMap<Option<i64>, Vec<TaskId>>,
@@ -201,6 +204,16 @@ impl SampleTable {
         self.push(time, task, leaf, weight);
     }
 
+    /// Records that thread `tid` came on a CPU at `time` (a switch record, not a sample).
+    pub fn push_switch_in(&mut self, time: u64, tid: i64) {
+        self.switch_ins.push((time, tid));
+    }
+
+    /// The switch-in records, `(time, tid)`, in time order once finished.
+    pub fn switch_ins(&self) -> &[(u64, i64)] {
+        &self.switch_ins
+    }
+
     /// Each sample's [`Switch`], in the order of [`SampleTable::samples`], when every
     /// sample is a scheduler switch; else `None`.
     pub fn switches(&self) -> Option<&[Switch]> {
@@ -231,6 +244,7 @@ impl SampleTable {
         } else {
             self.switches.clear();
         }
+        self.switch_ins.extend_from_slice(&other.switch_ins);
         self.samples.reserve_exact(other.samples.len());
         self.samples.extend(other.samples.into_iter().map(|s| {
             Sample {
@@ -247,6 +261,7 @@ impl SampleTable {
     /// Orders the samples by time (stably: samples of one instant keep their order). Once
     /// at the end of loading; nothing to do when they came in order, as perf prints them.
     pub fn finish(&mut self) {
+        self.switch_ins.sort_unstable();
         if !self.sorted {
             if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
                 let mut both: Vec<(Sample, Switch)> = self
@@ -335,6 +350,7 @@ impl PartialEq for SampleTable {
     fn eq(&self, other: &Self) -> bool {
         self.samples == other.samples
             && self.switches == other.switches
+            && self.switch_ins == other.switch_ins
             && self.tasks == other.tasks
             && self.untimed == other.untimed
     }

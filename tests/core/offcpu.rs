@@ -36,6 +36,8 @@ fn the_hand_made_blocks_have_their_known_durations() {
         [
             "other;wait_event;schedule;__schedule;[off-cpu: S];[incomplete] 4000000",
             "poller;poll;schedule;__schedule;[off-cpu: S] 5000000",
+            // 1 ms up to its second switch-out: its switch-in was not recorded.
+            "poller;poll;schedule;__schedule;[off-cpu: S];[upper bound] 1000000",
             // Preempted (R+): 1.001 → 1.006.
             "worker;compute;preempt_schedule;__schedule;[off-cpu: R] 5000000",
             // Its last switch-out is the recording's last event: 0 ns, open.
@@ -52,7 +54,8 @@ fn the_hand_made_blocks_have_their_known_durations() {
             incomplete: 3,
             incomplete_ns: 5_000_000,
             unmatched: 2,
-            skipped: 1,
+            bounded: 1,
+            skipped: 0,
         })
     );
     // One record per block, at its switch-out time.
@@ -62,6 +65,7 @@ fn the_hand_made_blocks_have_their_known_durations() {
         [
             1_000_000_000,
             1_001_000_000,
+            1_002_000_000,
             1_003_000_000,
             1_006_000_000,
             1_009_000_000,
@@ -184,7 +188,7 @@ fn complete_blocks_equal_perf_sched_timehist_wait_times() {
     let mut mine: BTreeMap<i64, u64> = BTreeMap::new();
     for line in export::folded_lines(&p.tree) {
         let (stack, weight) = line.rsplit_once(' ').unwrap();
-        if stack.contains("[incomplete]") {
+        if stack.contains("[incomplete]") || stack.contains("[upper bound]") {
             continue;
         }
         let root = stack.split(';').next().unwrap();
@@ -209,5 +213,103 @@ fn complete_blocks_equal_perf_sched_timehist_wait_times() {
         if !waits.contains_key(tid) {
             assert_eq!(got, trailing.get(tid).copied().unwrap_or(0), "thread {tid}");
         }
+    }
+}
+
+/// Off-CPU time per thread id in ns, from the folded export with `--tid` roots; blocks
+/// still open at the end left out unless `incomplete`.
+fn per_thread(p: &Profile, incomplete: bool) -> BTreeMap<i64, u64> {
+    let mut out = BTreeMap::new();
+    for line in export::folded_lines(&p.tree) {
+        let (stack, weight) = line.rsplit_once(' ').unwrap();
+        if stack.contains("[incomplete]") && !incomplete {
+            continue;
+        }
+        let root = stack.split(';').next().unwrap();
+        let tid: i64 = root.rsplit('/').next().unwrap().parse().unwrap();
+        *out.entry(tid).or_default() += weight.parse::<u64>().unwrap();
+    }
+    out
+}
+
+fn with_tids(metric: &str) -> LoadOptions {
+    LoadOptions {
+        perf: input::PerfOptions {
+            include_tid: true,
+            ..input::PerfOptions::default()
+        },
+        metric: Some(metric.to_owned()),
+        ..LoadOptions::default()
+    }
+}
+
+/// A per-process recording (`-e cpu-clock -e sched:sched_switch --switch-events`): the
+/// tracepoint misses the switch-ins, the `PERF_RECORD_SWITCH IN` records give them. With
+/// the records, each thread's off-CPU time equals an independent reading of the records'
+/// OUT → IN pairs (to 0.1%: the tracepoint fires a few µs before the OUT record); without
+/// them (the same recording printed without `--show-switch-events`), each block ends at
+/// the thread's next sample: never less than the exact time.
+#[test]
+fn a_per_process_recording_uses_switch_records_or_gives_an_upper_bound() {
+    let text = gunzip(&testdata("perf-waiter-switch.txt.gz"));
+    let mut out_at: BTreeMap<i64, u64> = BTreeMap::new();
+    let mut want: BTreeMap<i64, u64> = BTreeMap::new();
+    let record = regex::Regex::new(
+        r"^.*?\s(\d+)\s+(?:\[\d+\]\s+)?(\d+)\.(\d{6}): PERF_RECORD_SWITCH (IN|OUT)",
+    )
+    .unwrap();
+    for c in text.lines().filter_map(|l| record.captures(l)) {
+        let tid: i64 = c[1].parse().unwrap();
+        let t = c[2].parse::<u64>().unwrap() * 1_000_000_000 + c[3].parse::<u64>().unwrap() * 1000;
+        if &c[4] == "OUT" {
+            out_at.insert(tid, t);
+        } else if let Some(out) = out_at.remove(&tid) {
+            *want.entry(tid).or_default() += t - out;
+        }
+    }
+    let exact = load(
+        &testdata("perf-waiter-switch.txt.gz"),
+        &with_tids("off-cpu"),
+    );
+    let notes = exact.stats.off_cpu.clone().unwrap();
+    assert_eq!((notes.bounded, notes.unmatched), (0, 0), "{notes:?}");
+    let got = per_thread(&exact, false);
+    assert_eq!(got.len(), 6, "{got:?}");
+    for (tid, &w) in &want {
+        let g = got.get(tid).copied().unwrap_or(0);
+        assert!(
+            g.abs_diff(w) * 1000 <= w,
+            "thread {tid}: {g} ns, the records {w} ns"
+        );
+    }
+    let bound = load(&testdata("perf-waiter-sched.txt.gz"), &with_tids("off-cpu"));
+    assert!(bound.stats.off_cpu.as_ref().unwrap().bounded > 100);
+    assert!(
+        export::folded_lines(&bound.tree)
+            .iter()
+            .any(|l| l.contains(";[upper bound] "))
+    );
+    // Without the records the recording ends at its last sample, which may come before
+    // the last switch-in record: a block open there counts that much less.
+    let micros = |c: &regex::Captures, i: usize| {
+        c[i].parse::<u64>().unwrap() * 1_000_000_000 + c[i + 1].parse::<u64>().unwrap() * 1000
+    };
+    let sample =
+        regex::Regex::new(r"\s(\d+)\.(\d{6}):\s+\d*\s*(cpu-clock|sched:sched_switch):").unwrap();
+    let last_sample = text
+        .lines()
+        .filter_map(|l| sample.captures(l).map(|c| micros(&c, 1)))
+        .max()
+        .unwrap();
+    let last_record = text
+        .lines()
+        .filter_map(|l| record.captures(l).map(|c| micros(&c, 2)))
+        .max()
+        .unwrap();
+    let slack = last_record.saturating_sub(last_sample);
+    assert!(slack < 1_000_000, "{slack} ns");
+    for (tid, &g) in &got {
+        let b = per_thread(&bound, true).get(tid).copied().unwrap_or(0);
+        assert!(b + slack >= g, "thread {tid}: bound {b} ns < exact {g} ns");
     }
 }

@@ -1026,7 +1026,13 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
         }) {
             main_event.clone_from(&off.stats.event);
         }
+        // With a clock event beside it: on- and off-CPU time side by side, in ns.
+        let wall = all
+            .iter()
+            .filter(|p| matches!(p.stats.event.as_deref(), Some("cpu-clock" | "task-clock")))
+            .find_map(|on| crate::profile::offcpu::wall(on, &off));
         all.push(off);
+        all.extend(wall);
         for p in &mut all {
             p.stats.off_cpu = Some(notes.clone());
         }

@@ -272,3 +272,30 @@ impl<'a> Blocks<'a> {
         (profile, self.notes)
     }
 }
+
+/// The wall-clock view of a thread's whole life: the on-CPU profile of a clock event
+/// (`cpu-clock`, `task-clock`: periods in nanoseconds) under `[on-cpu]` and the off-CPU
+/// profile under `[off-cpu]`, both in nanoseconds, as SystemTap's halves are shown
+/// ([`super::metrics::BOTH_HALVES`]). `None` when `on` is not in nanoseconds: a count
+/// of `cycles` is never added to time. It has no sample table: the heat map and time
+/// ranges read each half's own metric.
+pub fn wall(on: &Profile, off: &Profile) -> Option<Profile> {
+    use super::scope::{OFF_CPU, ON_CPU};
+    if on.stats.unit != Unit::Nanoseconds || off.stats.unit != Unit::Nanoseconds {
+        return None;
+    }
+    let mut tree = on.tree.nest_under(ON_CPU);
+    tree.merge_from(&off.tree.nest_under(OFF_CPU));
+    tree.finish();
+    let mut stats = on.stats.clone();
+    stats.samples = on.stats.samples + off.stats.samples;
+    stats.offcpu_samples = off.stats.samples;
+    stats.event = Some(super::metrics::BOTH_HALVES.to_owned());
+    Some(Profile {
+        source: on.source.clone(),
+        tree,
+        stats,
+        samples: std::sync::Arc::default(),
+        metrics: super::metrics::Metrics::default(),
+    })
+}

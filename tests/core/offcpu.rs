@@ -313,3 +313,35 @@ fn a_per_process_recording_uses_switch_records_or_gives_an_upper_bound() {
         assert!(b + slack >= g, "thread {tid}: bound {b} ns < exact {g} ns");
     }
 }
+
+/// With a clock event beside the switches, the `on+off-cpu` metric holds both, in ns:
+/// under `[on-cpu]` exactly the cpu-clock profile, under `[off-cpu]` exactly the off-CPU
+/// one; cycles would never be added to time (the clock's unit is checked).
+#[test]
+fn on_and_off_cpu_time_side_by_side() {
+    let path = testdata("perf-waiter-switch.txt.gz");
+    let lines = |metric: &str| export::folded_lines(&load(&path, &with_tids(metric)).tree);
+    let wall = load(&path, &with_tids("on+off-cpu"));
+    assert_eq!(wall.stats.unit, Unit::Nanoseconds);
+    let mut want: Vec<String> = lines("cpu-clock")
+        .into_iter()
+        .map(|l| format!("[on-cpu];{l}"))
+        .chain(
+            lines("off-cpu")
+                .into_iter()
+                .map(|l| format!("[off-cpu];{l}")),
+        )
+        .collect();
+    want.sort();
+    assert_eq!(export::folded_lines(&wall.tree), want);
+    // A thread's life: the sleeper slept about 20 ms at a time for about a second.
+    let sleeper: u64 = export::folded_lines(&wall.tree)
+        .iter()
+        .filter(|l| l.contains("sleeper-"))
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert!(
+        (900_000_000..1_100_000_000).contains(&sleeper),
+        "{sleeper} ns"
+    );
+}

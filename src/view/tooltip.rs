@@ -155,7 +155,8 @@ fn halves_text(cx: &Context<'_>, weight: impl Fn(NodeId) -> u64) -> String {
         .into_iter()
         .map(|h| {
             let w = weight(h);
-            let amount = if tree.name(h) == OFF_CPU {
+            // A perf profile's halves are both nanoseconds: times, as everywhere.
+            let amount = if tree.name(h) == OFF_CPU && cx.profile.stats.unit != Unit::Nanoseconds {
                 format!("{} units", thousands_str(&cx.profile.format_weight(w)))
             } else {
                 weight_text(cx.profile, w, false)

@@ -329,3 +329,27 @@ fn a_lone_frame_in_a_group_needs_no_list() {
         tip.facts
     );
 }
+
+/// perf's on+off-CPU metric: both halves are nanoseconds, so both are given as times.
+#[test]
+fn perf_halves_are_both_times() {
+    let mut p = profile("[on-cpu];a;f 1500000\n[off-cpu];a;f 2000000000\n[off-cpu];b 3000\n");
+    p.stats.unit = crate::profile::Unit::Nanoseconds;
+    let ix = TreeIndex::new(&p.tree);
+    let functions = function_totals(&p.tree);
+    let vp = Viewport::whole(&ix);
+    let cx = Context {
+        profile: &p,
+        index: &ix,
+        functions: &functions,
+        viewport: &vp,
+        names: &crate::view::names::NameTable::default(),
+    };
+    let root = describe(&cx, &Target::Frame(NodeId::ROOT));
+    let text = root.facts.join(" | ");
+    assert!(
+        text.contains("on-CPU: 1.50 ms") && text.contains("off-CPU: 2.00 s"),
+        "{text}"
+    );
+    assert!(!text.contains("units"), "{text}");
+}

@@ -244,3 +244,23 @@ fn corrupt_bytes_are_errors_never_panics() {
         }
     }
 }
+
+/// The budget's margin ([`budget`]): Go's real profiles' tables take well under the
+/// [`budget::FACTOR`] × their size it allows, so none near it is refused.
+#[test]
+fn real_profiles_tables_take_less_than_twice_their_size() {
+    for gz in [
+        &include_bytes!("../../../testdata/pprof-cpu.pb.gz")[..],
+        include_bytes!("../../../testdata/pprof-heap.pb.gz"),
+        include_bytes!("../../../testdata/pprof-labels.pb.gz"),
+    ] {
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut raw)
+            .unwrap();
+        let c = budget::scan(&raw).unwrap();
+        let ratio = c.decoded_bytes() as f64 / raw.len() as f64;
+        eprintln!("{c:?}: {ratio:.2}");
+        assert!(ratio < 2.0, "{ratio}");
+    }
+}

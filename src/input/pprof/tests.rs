@@ -264,3 +264,33 @@ fn real_profiles_tables_take_less_than_twice_their_size() {
         assert!(ratio < 2.0, "{ratio}");
     }
 }
+
+/// Values summing past `u64::MAX` on one path clamp its callers' totals; a caller's own
+/// weight (5) and its other callee's (5) stay exact (the caller's read 1: `u64::MAX` less
+/// its callees' `2^64 - 2 + 5`, clamped).
+#[test]
+fn a_clamped_path_leaves_its_callers_and_siblings_own_weights_exact() {
+    let max = i64::MAX;
+    let b = profile(
+        S,
+        &[(5, 6)],
+        &[&[1], &[2], &[3]],
+        &[
+            (&[2, 1], &[max]),
+            (&[1], &[5]),
+            (&[2, 1], &[max]),
+            (&[3, 1], &[5]),
+        ],
+    );
+    let mut out = load(Cursor::new(b), "p.pb", None).unwrap();
+    assert!(out.tree.saturated());
+    out.tree.finish();
+    assert_eq!(
+        out.tree.stacks(),
+        vec![
+            ("main".to_owned(), 5),
+            ("main;inl".to_owned(), 5),
+            ("main;work".to_owned(), 2 * max as u64),
+        ]
+    );
+}

@@ -5,6 +5,7 @@
 //! line to the format's parser, which inserts samples into a [`CallTree`].
 
 pub mod bpftrace;
+pub mod capped;
 pub mod common;
 pub mod detect;
 pub mod folded;
@@ -610,7 +611,7 @@ fn is_perf_data(head: &[u8]) -> bool {
 /// The format of a text input: forced, sniffed by flametui's detection, else guessed by
 /// inferno's collapsers (which may read more of the input into the prefix).
 fn text_format<R: BufRead>(
-    reader: &mut R,
+    reader: &mut capped::CappedLines<R>,
     prefix: &mut Vec<u8>,
     ended: &mut bool,
     error: &mut Option<io::Error>,
@@ -630,6 +631,23 @@ fn text_format<R: BufRead>(
             if let Some(format) = detect::detect(prefix) {
                 return Ok(format);
             }
+            let long = reader.long_lines();
+            let rest = capped::without_long(prefix);
+            if rest.iter().all(u8::is_ascii_whitespace) && long.count() > 0 {
+                // Nothing but lines too long to read: nothing to tell the format by.
+                return Err(Error::NoSamples {
+                    source_name: name.to_owned(),
+                    format: "text".to_owned(),
+                    detail: format!(
+                        " (skipped: {} × {})",
+                        long.count(),
+                        capped::LONG_LINE_REASON
+                    ),
+                });
+            }
+            // inferno's collapsers would read the marker of a long line as data.
+            *prefix = rest;
+            long.leave_out();
             let guessed = inferno::guess(prefix, reader, ended, error);
             guessed
                 .map(inferno::Collapser::format)
@@ -644,20 +662,23 @@ fn text_format<R: BufRead>(
     })
 }
 
-/// Reads a text input through one of inferno's collapsers: the prefix, then the rest.
+/// Reads a text input through one of inferno's collapsers: the prefix, then the rest, the
+/// lines too long to read left out of both and counted as skipped.
 fn load_collapsed<R: BufRead + Send>(
     reader: R,
     prefix: detect::Prefix,
     name: &str,
     collapser: inferno::Collapser,
-    metric: Option<&str>,
-) -> Result<Loaded> {
+    long: &capped::LongLines,
+) -> Result<Collector> {
+    long.leave_out();
     let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
         Box::new(io::empty())
     } else {
         Box::new(reader)
     };
-    let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
+    let head = capped::without_long(&prefix.bytes);
+    let input = BufReader::new(Cursor::new(head).chain(rest));
     let loaded = inferno::load(input, name, collapser);
     // A collapser that fails on a prefix cut by a read error failed because of it.
     let mut out = match (loaded, &prefix.error) {
@@ -672,11 +693,12 @@ fn load_collapsed<R: BufRead + Send>(
     if let Some(e) = prefix.error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, collapser.format(), metric)
+    long.record(&mut out.stats);
+    Ok(out)
 }
 
 fn load_text<R: BufRead + Send>(
-    mut reader: R,
+    reader: R,
     name: &str,
     opts: &LoadOptions,
     parts: Option<&mut Vec<CallTree>>,
@@ -685,6 +707,9 @@ fn load_text<R: BufRead + Send>(
         source_name: name.to_owned(),
         error,
     };
+    // No line longer than the cap goes on to detection or a parser (see `capped`).
+    let mut reader = capped::CappedLines::new(reader, capped::MAX_LINE);
+    let long = reader.long_lines();
     let detect::Prefix {
         bytes: mut prefix,
         error: mut prefix_error,
@@ -712,7 +737,8 @@ fn load_text<R: BufRead + Send>(
             error: prefix_error,
             ended,
         };
-        return load_collapsed(reader, prefix, name, collapser, opts.metric.as_deref());
+        let collapsed = load_collapsed(reader, prefix, name, collapser, &long);
+        return finish(collapsed?, name, collapser.format(), opts.metric.as_deref());
     }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:
@@ -785,7 +811,7 @@ fn load_text<R: BufRead + Send>(
 /// a first line may be long.)
 fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<ChunkParser>) {
     let text = String::from_utf8_lossy(prefix);
-    let head: Vec<&str> = text.lines().collect();
+    let head: Vec<&str> = text.lines().filter(|l| *l != capped::LONG_LINE).collect();
     let diff = folded::FoldedParser::sniff_diff(&head);
     let chunked = match format {
         Format::Perf => {
@@ -812,7 +838,9 @@ fn feed(
         match lines.next() {
             Next::Line(line) => {
                 state.line_no += 1;
-                f(&line, state, out);
+                if !capped::skip_long(&line, state, out) {
+                    f(&line, state, out);
+                }
                 if let Some(live) = streaming.as_deref_mut() {
                     live.tick(state, out, Tick::Line);
                 }

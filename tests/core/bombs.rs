@@ -1,10 +1,12 @@
 //! Inputs made to exhaust memory, built here and run through the real binary under a
 //! memory limit (`limited.rs`): a pprof profile whose repeated fields decode into many
-//! times their bytes. Each must end with a clear message (or load), never by the limit.
+//! times their bytes, and text with a line longer than the 64 MiB a line may have. Each
+//! must end with a clear message (or load), never by the limit.
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use flametui::input::{self, LoadOptions, Loaded};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
@@ -203,5 +205,106 @@ fn pprof_many_unlabelled_samples_load_within_the_memory_limit() {
     assert!(
         out.contains(&format!("total {}", flametui::text::thousands(n as u64))),
         "{out}"
+    );
+}
+
+/// The reason a line past the cap is skipped for.
+const LONG: &str = "line longer than 64 MiB";
+
+/// 200 MB of NUL bytes and no newline, as `cat /dev/zero` gives, on standard input (and
+/// of `x`, which detection took for a first line of text to read whole): the line was
+/// read whole, so it grew until the process aborted (here at the 256 MiB limit). Now its
+/// first 64 MiB are dropped, the rest skipped, and nothing is left to load.
+#[test]
+fn an_endless_line_on_stdin_is_skipped_within_the_memory_limit() {
+    let zeros = vec![0u8; 200_000_000];
+    let xs = vec![b'x'; 200_000_000];
+    for (args, bytes) in [
+        (&["--format", "folded", "-"][..], &zeros),
+        (&["-"], &zeros),
+        (&["-"], &xs),
+    ] {
+        let r = run_limited(args, Some(bytes), 256, 120);
+        let what = format!("{args:?}, {}", bytes[0] as char);
+        assert_held(&r, &[1], &what);
+        assert!(r.stderr.contains(LONG), "{what}: {}", r.stderr);
+    }
+}
+
+/// `before`, a line of 70 MiB, then `after`: the long line is line `at`.
+fn with_long_line(before: &str, after: &str) -> (Vec<u8>, u64) {
+    let mut text = before.as_bytes().to_vec();
+    text.extend(std::iter::repeat_n(b'x', 70 << 20));
+    text.push(b'\n');
+    text.extend_from_slice(after.as_bytes());
+    (text, before.lines().count() as u64 + 1)
+}
+
+fn stacks(p: &Loaded) -> Vec<(String, u64)> {
+    let Loaded::Single(p) = p else { panic!() };
+    p.tree.stacks()
+}
+
+/// In every text format, on one thread and in chunks: a line past the cap is skipped as
+/// a bad line with its number and reason, and the profile is that of the other lines.
+#[test]
+fn a_line_past_the_cap_is_skipped_with_its_number_in_every_text_format() {
+    let perf = "p 1 [000] 1.0: 1 cpu-clock:\n\t1 leaf (x)\n\t2 main (x)\n\n";
+    let stap = " 0x1 : a+0x1/0x2 [k]\n 0x2 : main+0x1/0x2 [k]\n\t5\n";
+    let bpftrace = "@[\n    f+1\n    main+2\n]: 3\n";
+    let dtrace = "CPU     ID                    FUNCTION:NAME\n  1  81231     :tick-30s \n\n\n              kvd`a+0x1\n              kvd`main+0x2\n                3\n\n";
+    let cases = [
+        ("folded", "a;b 1\n", "c;d 2\n".to_owned()),
+        ("perf", perf, perf.replace("leaf", "other")),
+        ("stap", stap, stap.replace(" a+", " b+")),
+        ("bpftrace", bpftrace, bpftrace.replace("f+", "g+")),
+        (
+            "dtrace",
+            dtrace,
+            "              kvd`b+0x1\n                4\n\n".to_owned(),
+        ),
+    ];
+    for (format, before, after) in cases {
+        let (text, at) = with_long_line(before, &after);
+        let short = format!("{before}{after}");
+        for threads in [1, 2] {
+            let opts = LoadOptions {
+                threads: Some(threads),
+                ..LoadOptions::default()
+            };
+            let what = format!("{format}, {threads} threads");
+            let want = input::load_reader(short.as_bytes(), "short", &opts).unwrap();
+            let got = input::load_reader(&text[..], "long", &opts).unwrap();
+            assert_eq!(stacks(&got), stacks(&want), "{what}");
+            assert!(!stacks(&got).is_empty(), "{what}");
+            let stats = &got.main().stats;
+            let bad: Vec<(u64, &str)> =
+                stats.bad_lines.iter().map(|b| (b.line, b.reason)).collect();
+            assert_eq!(bad.len(), 1, "{what}: {bad:?}");
+            assert_eq!(bad[0].0, at, "{what}");
+            assert!(bad[0].1.starts_with(LONG), "{what}: {bad:?}");
+            assert_eq!(stats.skipped_lines(), 1, "{what}");
+        }
+    }
+}
+
+/// The binary, under a limit of 4 times the long line: both short lines load and the long
+/// one is reported by its number.
+#[test]
+fn a_file_with_a_line_past_the_cap_loads_the_rest_within_the_memory_limit() {
+    let (text, _) = with_long_line("a;b 1\n", "c;d 2\n");
+    let path = write("long-line.txt", &text);
+    let r = run_limited(
+        &["--export", "folded", path.to_str().unwrap()],
+        None,
+        256,
+        120,
+    );
+    assert_held(&r, &[0], "a long line");
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "a;b 1\nc;d 2\n");
+    assert!(
+        r.stderr.contains(&format!("long-line.txt:2: {LONG}")),
+        "{}",
+        r.stderr
     );
 }

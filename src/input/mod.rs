@@ -381,8 +381,9 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
-/// Opens and loads a path (`-` is standard input). The main profile keeps the sample
-/// table ([`Profile::samples`]).
+/// Opens and loads a path (`-` is standard input; a FIFO, a shell's `<(…)` or a device
+/// is read as a stream, as standard input is). The main profile keeps the sample table
+/// ([`Profile::samples`]).
 ///
 /// # Errors
 /// The file cannot be read, is empty, is in no known format, or has no usable sample.
@@ -436,6 +437,11 @@ fn load_path_into(
         error,
     };
     let mut file = File::open(path).map_err(open_err)?;
+    // A FIFO, `<(…)` (`/dev/fd/N`), a character device: read as a stream, as standard
+    // input is (it cannot be rewound after its magic bytes, nor a recording seeked in).
+    if !file.metadata().map_err(open_err)?.is_file() {
+        return load_reader_into(file, &name, opts, parts);
+    }
     let mut magic = [0u8; 8];
     let got = file.read(&mut magic).map_err(open_err)?;
     if magic[..got] == PERF_DATA_MAGIC[..] || magic[..got] == *b"2ELIFREP" {

@@ -638,8 +638,11 @@ fn text_format<R: BufRead>(
                 return Ok(format);
             }
             let long = reader.long_lines();
-            let rest = capped::without_long(prefix);
-            if rest.iter().all(u8::is_ascii_whitespace) && long.count() > 0 {
+            if capped::without_long(prefix)
+                .iter()
+                .all(u8::is_ascii_whitespace)
+                && long.count() > 0
+            {
                 // Nothing but lines too long to read: nothing to tell the format by.
                 return Err(Error::NoSamples {
                     source_name: name.to_owned(),
@@ -652,8 +655,7 @@ fn text_format<R: BufRead>(
                 });
             }
             // inferno's collapsers would read the marker of a long line as data.
-            *prefix = rest;
-            long.leave_out();
+            reader.leave_out(prefix, !*ended && error.is_none());
             let guessed = inferno::guess(prefix, reader, ended, error);
             guessed
                 .map(inferno::Collapser::format)
@@ -671,20 +673,20 @@ fn text_format<R: BufRead>(
 /// Reads a text input through one of inferno's collapsers: the prefix, then the rest, the
 /// lines too long to read left out of both and counted as skipped.
 fn load_collapsed<R: BufRead + Send>(
-    reader: R,
-    prefix: detect::Prefix,
+    mut reader: capped::CappedLines<R>,
+    mut prefix: detect::Prefix,
     name: &str,
     collapser: inferno::Collapser,
-    long: &capped::LongLines,
 ) -> Result<Collector> {
-    long.leave_out();
-    let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
-        Box::new(io::empty())
-    } else {
+    let more = prefix.error.is_none() && !prefix.ended;
+    reader.leave_out(&mut prefix.bytes, more);
+    let long = reader.long_lines();
+    let rest: Box<dyn Read + Send + '_> = if more {
         Box::new(reader)
+    } else {
+        Box::new(io::empty())
     };
-    let head = capped::without_long(&prefix.bytes);
-    let input = BufReader::new(Cursor::new(head).chain(rest));
+    let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
     let loaded = inferno::load(input, name, collapser);
     // A collapser that fails on a prefix cut by a read error failed because of it.
     let mut out = match (loaded, &prefix.error) {
@@ -715,7 +717,6 @@ fn load_text<R: BufRead + Send>(
     };
     // No line longer than the cap goes on to detection or a parser (see `capped`).
     let mut reader = capped::CappedLines::new(reader, capped::MAX_LINE);
-    let long = reader.long_lines();
     let detect::Prefix {
         bytes: mut prefix,
         error: mut prefix_error,
@@ -743,7 +744,7 @@ fn load_text<R: BufRead + Send>(
             error: prefix_error,
             ended,
         };
-        let collapsed = load_collapsed(reader, prefix, name, collapser, &long);
+        let collapsed = load_collapsed(reader, prefix, name, collapser);
         return finish(collapsed?, name, collapser.format(), opts.metric.as_deref());
     }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so

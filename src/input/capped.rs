@@ -318,7 +318,14 @@ impl<R: BufRead> CappedLines<R> {
         dst[..filled].copy_from_slice(&self.partial);
         self.partial.clear();
         while filled < dst.len() {
-            let n = self.inner.read(&mut dst[filled..])?;
+            let n = match self.inner.read(&mut dst[filled..]) {
+                Ok(n) => n,
+                Err(e) => {
+                    // Kept for a retry (`Interrupted`): the start of a line, no newline.
+                    self.partial.extend_from_slice(&dst[..filled]);
+                    return Err(e);
+                }
+            };
             if n == 0 {
                 self.ended = true;
                 break;
@@ -448,6 +455,42 @@ mod tests {
         let mut stats = Stats::default();
         r.long_lines().record(&mut stats);
         assert_eq!(stats.bad_lines[0].line, 1502);
+    }
+
+    /// A reader that is interrupted before every other read.
+    struct Interrupting<'a>(&'a [u8], bool);
+
+    impl Read for Interrupting<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1 = !self.1;
+            if self.1 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(self.0.len()).min(1000);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_loses_nothing() {
+        let input: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let inner = io::BufReader::with_capacity(1 << 16, Interrupting(&input, false));
+        let mut r = CappedLines::new(inner, 1 << 20);
+        let mut out = Vec::new();
+        let mut dst = vec![0; 1 << 17];
+        loop {
+            match r.read(&mut dst) {
+                Ok(0) => break,
+                Ok(n) => out.extend_from_slice(&dst[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(out == input);
     }
 
     /// A reader that counts its reads after the end.

@@ -98,6 +98,8 @@ pub fn detect(prefix: &[u8]) -> Option<Format> {
     if lines.len() > 1 && !prefix.ends_with(b"\n") {
         lines.pop();
     }
+    // A line too long to read tells nothing.
+    lines.retain(|l| *l != super::capped::LONG_LINE);
     if stap::sniff(&lines) == Some(true) {
         return Some(Format::Stap);
     }

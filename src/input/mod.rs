@@ -5,6 +5,7 @@
 //! line to the format's parser, which inserts samples into a [`CallTree`].
 
 pub mod bpftrace;
+pub mod capped;
 pub mod common;
 pub mod detect;
 pub mod folded;
@@ -380,8 +381,9 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
-/// Opens and loads a path (`-` is standard input). The main profile keeps the sample
-/// table ([`Profile::samples`]).
+/// Opens and loads a path (`-` is standard input; a FIFO, a shell's `<(…)` or a device
+/// is read as a stream, as standard input is). The main profile keeps the sample table
+/// ([`Profile::samples`]).
 ///
 /// # Errors
 /// The file cannot be read, is empty, is in no known format, or has no usable sample.
@@ -435,6 +437,11 @@ fn load_path_into(
         error,
     };
     let mut file = File::open(path).map_err(open_err)?;
+    // A FIFO, `<(…)` (`/dev/fd/N`), a character device: read as a stream, as standard
+    // input is (it cannot be rewound after its magic bytes, nor a recording seeked in).
+    if !file.metadata().map_err(open_err)?.is_file() {
+        return load_reader_into(file, &name, opts, parts);
+    }
     let mut magic = [0u8; 8];
     let got = file.read(&mut magic).map_err(open_err)?;
     if magic[..got] == PERF_DATA_MAGIC[..] || magic[..got] == *b"2ELIFREP" {
@@ -644,7 +651,7 @@ fn is_perf_data(head: &[u8]) -> bool {
 /// The format of a text input: forced, sniffed by flametui's detection, else guessed by
 /// inferno's collapsers (which may read more of the input into the prefix).
 fn text_format<R: BufRead>(
-    reader: &mut R,
+    reader: &mut capped::CappedLines<R>,
     prefix: &mut Vec<u8>,
     ended: &mut bool,
     error: &mut Option<io::Error>,
@@ -664,6 +671,25 @@ fn text_format<R: BufRead>(
             if let Some(format) = detect::detect(prefix) {
                 return Ok(format);
             }
+            let long = reader.long_lines();
+            if capped::without_long(prefix)
+                .iter()
+                .all(u8::is_ascii_whitespace)
+                && long.count() > 0
+            {
+                // Nothing but lines too long to read: nothing to tell the format by.
+                return Err(Error::NoSamples {
+                    source_name: name.to_owned(),
+                    format: "text".to_owned(),
+                    detail: format!(
+                        " (skipped: {} × {})",
+                        long.count(),
+                        capped::LONG_LINE_REASON
+                    ),
+                });
+            }
+            // inferno's collapsers would read the marker of a long line as data.
+            reader.leave_out(prefix, !*ended && error.is_none());
             let guessed = inferno::guess(prefix, reader, ended, error);
             guessed
                 .map(inferno::Collapser::format)
@@ -678,18 +704,21 @@ fn text_format<R: BufRead>(
     })
 }
 
-/// Reads a text input through one of inferno's collapsers: the prefix, then the rest.
+/// Reads a text input through one of inferno's collapsers: the prefix, then the rest, the
+/// lines too long to read left out of both and counted as skipped.
 fn load_collapsed<R: BufRead + Send>(
-    reader: R,
-    prefix: detect::Prefix,
+    mut reader: capped::CappedLines<R>,
+    mut prefix: detect::Prefix,
     name: &str,
     collapser: inferno::Collapser,
-    metric: Option<&str>,
-) -> Result<Loaded> {
-    let rest: Box<dyn Read + Send + '_> = if prefix.error.is_some() || prefix.ended {
-        Box::new(io::empty())
-    } else {
+) -> Result<Collector> {
+    let more = prefix.error.is_none() && !prefix.ended;
+    reader.leave_out(&mut prefix.bytes, more);
+    let long = reader.long_lines();
+    let rest: Box<dyn Read + Send + '_> = if more {
         Box::new(reader)
+    } else {
+        Box::new(io::empty())
     };
     let input = BufReader::new(Cursor::new(prefix.bytes).chain(rest));
     let loaded = inferno::load(input, name, collapser);
@@ -706,11 +735,12 @@ fn load_collapsed<R: BufRead + Send>(
     if let Some(e) = prefix.error {
         out.stats.read_error.get_or_insert(e.to_string());
     }
-    finish(out, name, collapser.format(), metric)
+    long.record(&mut out.stats);
+    Ok(out)
 }
 
 fn load_text<R: BufRead + Send>(
-    mut reader: R,
+    reader: R,
     name: &str,
     opts: &LoadOptions,
     parts: Option<&mut Vec<CallTree>>,
@@ -719,6 +749,8 @@ fn load_text<R: BufRead + Send>(
         source_name: name.to_owned(),
         error,
     };
+    // No line longer than the cap goes on to detection or a parser (see `capped`).
+    let mut reader = capped::CappedLines::new(reader, capped::MAX_LINE);
     let detect::Prefix {
         bytes: mut prefix,
         error: mut prefix_error,
@@ -746,7 +778,8 @@ fn load_text<R: BufRead + Send>(
             error: prefix_error,
             ended,
         };
-        return load_collapsed(reader, prefix, name, collapser, opts.metric.as_deref());
+        let collapsed = load_collapsed(reader, prefix, name, collapser);
+        return finish(collapsed?, name, collapser.format(), opts.metric.as_deref());
     }
     // By default only perf script is parsed on all cores: its samples repeat stacks, so
     // per-worker trees stay small. A folded file is already one line per distinct stack:
@@ -819,7 +852,7 @@ fn load_text<R: BufRead + Send>(
 /// a first line may be long.)
 fn decide(prefix: &[u8], format: Format, opts: &LoadOptions) -> (bool, Option<ChunkParser>) {
     let text = String::from_utf8_lossy(prefix);
-    let head: Vec<&str> = text.lines().collect();
+    let head: Vec<&str> = text.lines().filter(|l| *l != capped::LONG_LINE).collect();
     let diff = folded::FoldedParser::sniff_diff(&head);
     let chunked = match format {
         Format::Perf => {
@@ -846,7 +879,9 @@ fn feed(
         match lines.next() {
             Next::Line(line) => {
                 state.line_no += 1;
-                f(&line, state, out);
+                if !capped::skip_long(&line, state, out) {
+                    f(&line, state, out);
+                }
                 if let Some(live) = streaming.as_deref_mut() {
                     live.tick(state, out, Tick::Line);
                 }

@@ -10,6 +10,7 @@ use std::io::{self, BufRead, Read};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
+use super::capped::skip_long;
 use super::common::for_each_line;
 use super::{Collector, ParseState, folded, perf};
 use crate::profile::{CallTree, Format};
@@ -150,13 +151,17 @@ impl Worker {
             Worker::Perf(p) => {
                 for_each_line(&chunk.bytes, |line| {
                     state.line_no += 1;
-                    p.line(line, &mut state, out);
+                    if !skip_long(line, &state, out) {
+                        p.line(line, &mut state, out);
+                    }
                 });
                 p.end_chunk(out);
             }
             Worker::Folded(p) => for_each_line(&chunk.bytes, |line| {
                 state.line_no += 1;
-                p.line(line, &mut state, out);
+                if !skip_long(line, &state, out) {
+                    p.line(line, &mut state, out);
+                }
             }),
         }
     }

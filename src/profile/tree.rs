@@ -104,6 +104,11 @@ pub struct CallTree {
     /// Weights are stored as integers in units of 10^-scale (fractional folded counts).
     scale: u32,
     saturated: bool,
+    /// The own weight of every node whose total reached `u64::MAX` (clamped): it can no
+    /// longer be told from the node's total less its children's, so it is kept here from
+    /// the moment the total is clamped on (a node's own weight of 5 beside a child of
+    /// `2^64 - 2` read as 1). Empty unless a total reached `u64::MAX`.
+    own: FxHashMap<NodeId, u64>,
     max_depth: u32,
     /// Nodes of the previous `insert_ids` path, by depth.
     last_path: Vec<NodeId>,
@@ -138,6 +143,7 @@ impl CallTree {
             indexed: Vec::new(),
             scale: 0,
             saturated: false,
+            own: FxHashMap::default(),
             max_depth: 0,
             last_path: Vec::new(),
         }
@@ -190,6 +196,7 @@ impl CallTree {
         self.index.clear();
         self.indexed.clear();
         self.saturated = false;
+        self.own.clear();
         self.max_depth = 0;
         self.last_path.clear();
     }
@@ -251,6 +258,16 @@ impl CallTree {
                 map[i] = map[p];
             }
         }
+        // A clamped node's own weight: its own here and what was left out below it.
+        for i in (0..self.slots.len()).filter(|&i| kept[i] && self.slots[i].total == u64::MAX) {
+            let id = NodeId(u32::try_from(i).unwrap_or(NONE));
+            let left_out = self
+                .children(id)
+                .filter(|c| !kept[c.index()])
+                .fold(0u64, |w, c| w.saturating_add(self.slots[c.index()].total));
+            let own = self.self_weight(id).saturating_add(left_out);
+            out.own.insert(map[i], own);
+        }
         (out, map)
     }
 
@@ -297,6 +314,7 @@ impl CallTree {
             depth += 1;
             self.add_weight(at, weight, samples);
         }
+        self.add_own(at, weight);
         last.truncate(depth);
         self.last_path = last;
         self.note_depth(depth);
@@ -337,13 +355,42 @@ impl CallTree {
                 self.saturated = true;
             }
             sum.1 = sum.1.saturating_add(n);
-            self.add_weight(nodes[i], w, n);
+        }
+        // Every node is at most the root: unless the root's total reaches u64::MAX, no
+        // node's total is clamped and own weights are the totals' differences.
+        let clamps = self.slots[0]
+            .total
+            .checked_add(root.0)
+            .is_none_or(|t| t == u64::MAX);
+        let own_before = clamps.then(|| self.own_weights(&nodes));
+        for (&node, &(w, n)) in nodes.iter().zip(&totals) {
+            self.add_weight(node, w, n);
         }
         self.add_weight(NodeId::ROOT, root.0, root.1);
+        if let Some(mut own) = own_before {
+            for (e, node) in entries.iter().zip(&nodes) {
+                if let Some(w) = own.get_mut(node) {
+                    *w = w.saturating_add(e.own);
+                }
+            }
+            for (node, w) in own {
+                if self.slots[node.index()].total == u64::MAX {
+                    self.own.insert(node, w);
+                }
+            }
+        }
         if let Some(&d) = depths.iter().max() {
             self.note_depth(d as usize);
         }
         nodes
+    }
+
+    /// The own weight of each of `nodes` and of the root.
+    fn own_weights(&self, nodes: &[NodeId]) -> FxHashMap<NodeId, u64> {
+        std::iter::once(NodeId::ROOT)
+            .chain(nodes.iter().copied())
+            .map(|n| (n, self.self_weight(n)))
+            .collect()
     }
 
     fn note_depth(&mut self, depth: usize) {
@@ -365,6 +412,7 @@ impl CallTree {
             self.add_weight(at, weight, samples);
             depth += 1;
         }
+        self.add_own(at, weight);
         self.note_depth(depth);
         at
     }
@@ -377,17 +425,41 @@ impl CallTree {
             self.add_weight(id, weight, samples);
             at = self.parent(id);
         }
+        self.add_own(leaf, weight);
     }
 
+    /// Adds to a node's totals (not to its own weight: see [`CallTree::add_own`]).
     fn add_weight(&mut self, id: NodeId, weight: u64, samples: u64) {
         let node = &mut self.slots[id.index()];
         node.samples = node.samples.saturating_add(samples);
-        if let Some(t) = node.total.checked_add(weight) {
-            node.total = t;
-        } else {
-            node.total = u64::MAX;
-            self.saturated = true;
+        let before = node.total;
+        match before.checked_add(weight) {
+            Some(t) if t < u64::MAX => node.total = t,
+            t => {
+                node.total = u64::MAX;
+                self.saturated |= t.is_none();
+                if before < u64::MAX {
+                    // Its own weight until now, from exact totals, before they are lost.
+                    let own = before.saturating_sub(self.children_total(id));
+                    self.own.insert(id, own);
+                }
+            }
         }
+    }
+
+    /// Adds `weight` to the own weight of `id`, the leaf of a stack just added, when its
+    /// total is clamped (otherwise its own weight is its total less its children's).
+    fn add_own(&mut self, id: NodeId, weight: u64) {
+        if self.slots[id.index()].total == u64::MAX {
+            let own = self.own.entry(id).or_insert(0);
+            *own = own.saturating_add(weight);
+        }
+    }
+
+    /// The sum of the totals of the children of `id`.
+    fn children_total(&self, id: NodeId) -> u64 {
+        self.children(id)
+            .fold(0u64, |w, c| w.saturating_add(self.slots[c.index()].total))
     }
 
     fn is_indexed(&self, parent: NodeId) -> bool {
@@ -506,6 +578,10 @@ impl CallTree {
             n.samples = old.samples;
             map[id.index()] = new;
         }
+        // Clamped nodes keep their own weights (the root's goes to the new frame).
+        for (&id, &w) in &self.own {
+            out.own.insert(map[id.index()], w);
+        }
         out.max_depth = self.max_depth + 1;
         out
     }
@@ -544,8 +620,24 @@ impl CallTree {
             };
             map[i] = new;
             let mut sat = self.saturated;
+            let total = add_sat(
+                self.slots[new.index()].total,
+                mul_sat(old.total, factor, &mut sat),
+                &mut sat,
+            );
+            if total == u64::MAX {
+                // Both own weights, before this node's children here change (they come
+                // after it in `other`'s order).
+                let theirs = other.self_weight(NodeId(u32::try_from(i).unwrap_or(NONE)));
+                let own = add_sat(
+                    self.self_weight(new),
+                    mul_sat(theirs, factor, &mut sat),
+                    &mut sat,
+                );
+                self.own.insert(new, own);
+            }
             let n = &mut self.slots[new.index()];
-            n.total = add_sat(n.total, mul_sat(old.total, factor, &mut sat), &mut sat);
+            n.total = total;
             n.samples = n.samples.saturating_add(old.samples);
             self.saturated = sat;
         }
@@ -555,8 +647,23 @@ impl CallTree {
     /// Multiplies every weight by 10^`extra` so that weights with more decimals fit.
     pub fn rescale(&mut self, extra: u32) {
         let factor = 10u64.saturating_pow(extra);
+        // The own weights of the nodes whose totals this clamps, while they can be told.
+        let clamped: Vec<(NodeId, u64)> = self
+            .ids()
+            .filter(|id| {
+                self.slots[id.index()]
+                    .total
+                    .checked_mul(factor)
+                    .is_none_or(|t| t == u64::MAX)
+            })
+            .map(|id| (id, self.self_weight(id)))
+            .collect();
         for node in &mut self.slots {
             node.total = mul_sat(node.total, factor, &mut self.saturated);
+        }
+        for (id, own) in clamped {
+            self.own
+                .insert(id, mul_sat(own, factor, &mut self.saturated));
         }
         self.scale += extra;
     }
@@ -629,6 +736,9 @@ impl CallTree {
     }
 
     /// Weight and samples of the stacks that end in `id`: its totals less its callees'.
+    ///
+    /// A node whose total is clamped to `u64::MAX` has its own weight kept apart (the
+    /// difference would lose it).
     pub fn self_counts(&self, id: NodeId) -> (u64, u64) {
         let s = &self.slots[id.index()];
         let (mut w, mut n) = (0u64, 0u64);
@@ -637,7 +747,13 @@ impl CallTree {
             w = w.saturating_add(k.total);
             n = n.saturating_add(k.samples);
         }
-        (s.total.saturating_sub(w), s.samples.saturating_sub(n))
+        let own = (s.total == u64::MAX)
+            .then(|| self.own.get(&id).copied())
+            .flatten();
+        (
+            own.unwrap_or_else(|| s.total.saturating_sub(w)),
+            s.samples.saturating_sub(n),
+        )
     }
 
     /// Weight of the stacks that end in `id`.
@@ -711,6 +827,7 @@ impl CallTree {
         self.slots.capacity() * NODE_BYTES
             + self.index.capacity() * entry
             + self.indexed.capacity() * 8
+            + self.own.capacity() * (std::mem::size_of::<(NodeId, u64)>() + 1)
     }
 
     /// All node ids.
@@ -1584,6 +1701,108 @@ mod tests {
             vec![("a;b".into(), 45), ("c".into(), 20), ("d".into(), 10)]
         );
         assert_eq!(a.node(a.child_named(NodeId::ROOT, "a").unwrap()).samples, 2);
+    }
+
+    /// `i64::MAX`, the largest pprof sample value: two on one path clamp its callers.
+    const BIG: u64 = i64::MAX as u64;
+
+    /// Every own weight of a tree, by stack.
+    fn own(t: &CallTree) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        t.for_each_stack(|path, w, _| {
+            let names: Vec<&str> = path.iter().map(|&n| t.names().resolve(n)).collect();
+            out.insert(names.join(";"), w);
+        });
+        out
+    }
+
+    /// The own weights of the stacks `main;a` (2 × [`BIG`], clamping `main` and the root
+    /// at `u64::MAX`), `main` (5), `main;b` (5) and, past the clamp, `main` again (2).
+    fn clamped_own() -> BTreeMap<String, u64> {
+        BTreeMap::from([
+            (String::new(), 0),
+            ("main".to_owned(), 7),
+            ("main;a".to_owned(), 2 * BIG),
+            ("main;b".to_owned(), 5),
+        ])
+    }
+
+    const CLAMPED: [(&str, u64); 5] = [
+        ("main;a", BIG),
+        ("main", 5),
+        ("main;a", BIG),
+        ("main;b", 5),
+        ("main", 2),
+    ];
+
+    #[test]
+    fn a_clamped_total_keeps_its_own_weight_and_its_siblings() {
+        let mut t = CallTree::new();
+        for (s, w) in CLAMPED {
+            t.insert(s.split(';'), w);
+        }
+        assert!(t.saturated());
+        assert_eq!(t.total(), u64::MAX);
+        // `main`'s own was its total less its children's: u64::MAX - (2^64 - 2 + 5) = 0.
+        let mut want = clamped_own();
+        want.remove("");
+        assert_eq!(own(&t), want);
+        // With interned ids, as the pprof loader inserts.
+        let mut u = CallTree::new();
+        for (s, w) in CLAMPED {
+            let ids: Vec<NameId> = s.split(';').map(|f| u.intern(f)).collect();
+            u.insert_ids(ids, w);
+        }
+        assert_eq!(own(&u), want);
+    }
+
+    #[test]
+    fn clamped_own_weights_survive_merging_rescaling_pruning_and_nesting() {
+        let mut want = clamped_own();
+        want.remove("");
+        // Each stack in a tree of its own, merged.
+        let mut merged = CallTree::new();
+        for (s, w) in CLAMPED {
+            let mut part = CallTree::new();
+            part.insert(s.split(';'), w);
+            merged.merge_from(&part);
+        }
+        assert_eq!(own(&merged), want);
+        // Rescaled: ten times `main;a` still fits, ten times `main` does not.
+        let mut scaled = tree(&[("main;a", BIG / 5), ("main", 5), ("main;b", 5)]);
+        scaled.rescale(1);
+        let own_scaled = own(&scaled);
+        assert_eq!(own_scaled["main;a"], BIG / 5 * 10);
+        assert_eq!(own_scaled["main;b"], 50);
+        assert_eq!(own_scaled["main"], 50);
+        // Pruned: `b` (5) goes, into `main`'s own.
+        let (pruned, _) = merged.pruned(6);
+        let mut pruned_want = want.clone();
+        pruned_want.remove("main;b");
+        pruned_want.insert("main".to_owned(), 12);
+        assert_eq!(own(&pruned), pruned_want);
+        // Nested under a new frame.
+        let nested = merged.nest_under("on");
+        let nested_want: BTreeMap<String, u64> =
+            want.iter().map(|(k, &w)| (format!("on;{k}"), w)).collect();
+        assert_eq!(own(&nested), nested_want);
+    }
+
+    #[test]
+    fn a_forest_past_u64_max_keeps_every_own_weight() {
+        let mut t = CallTree::new();
+        let (main, a, b) = (t.intern("main"), t.intern("a"), t.intern("b"));
+        let e = |parent, name, own| ForestEntry {
+            parent,
+            name,
+            own,
+            own_samples: 1,
+        };
+        t.insert_forest(&[e(None, main, 5), e(Some(0), a, BIG), e(Some(0), b, 5)]);
+        t.insert_forest(&[e(None, main, 2), e(Some(0), a, BIG)]);
+        let mut want = clamped_own();
+        want.remove("");
+        assert_eq!(own(&t), want);
     }
 
     #[test]

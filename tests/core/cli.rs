@@ -1,6 +1,6 @@
 //! The binary as a user runs it: exit codes, messages naming file and line, stdin, gzip.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
@@ -660,4 +660,111 @@ fn an_error_about_a_long_id_list_names_ten_and_counts_the_rest() {
         );
         assert!(err.len() < 1000, "{} bytes: {err}", err.len());
     }
+}
+
+/// `O_NONBLOCK`, to open a FIFO for reading without waiting for a writer.
+const O_NONBLOCK: i32 = if cfg!(target_os = "macos") {
+    0x4
+} else {
+    0o4000
+};
+
+/// Runs `flametui ARGS FIFO` on a new FIFO that a thread writes `content` into, as a
+/// shell's `<(…)` or `mkfifo` would. If the binary ended without reading it all, the
+/// FIFO is drained here so that the writer (waiting for a reader) ends too.
+fn through_fifo(name: &str, content: Vec<u8>, args: &[&str]) -> Output {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    let made = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let fifo = path.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+        let _ = f.write_all(&content);
+    });
+    let mut all_args = args.to_vec();
+    all_args.push(path.to_str().unwrap());
+    let out = run(&all_args, None);
+    let mut rest = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(&path)
+        .unwrap();
+    let mut buf = vec![0; 1 << 16];
+    while !writer.is_finished() {
+        match std::io::Read::read(&mut rest, &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+    writer.join().unwrap();
+    out
+}
+
+/// A FIFO (or `<(…)`, `/dev/fd/N`) gave "Illegal seek" for every format: it is read as a
+/// stream, as standard input is, and gives what the same bytes in a file give.
+#[test]
+fn a_fifo_is_read_as_the_same_bytes_in_a_file() {
+    let gunzip = |name: &str| {
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(crate::testdata(name)).unwrap())
+            .read_to_end(&mut raw)
+            .unwrap();
+        raw
+    };
+    let perf_data = ["--kallsyms", "/dev/null", "--export", "folded"];
+    let cases: [(&str, Vec<u8>, &[&str]); 5] = [
+        (
+            "folded",
+            std::fs::read(crate::testdata("folded-small.txt")).unwrap(),
+            &["--export", "folded"],
+        ),
+        (
+            "perf-script",
+            gunzip("perf-dd-fsync.txt.gz"),
+            &["--export", "folded"],
+        ),
+        (
+            "gzipped",
+            std::fs::read(crate::testdata("perf-dd-fsync.txt.gz")).unwrap(),
+            &["--top", "5"],
+        ),
+        (
+            "perf-data-pipe",
+            gunzip("perf-data-pipe.data.gz"),
+            &perf_data,
+        ),
+        ("perf-data-file", gunzip("perf-data-fp.data.gz"), &perf_data),
+    ];
+    for (name, content, args) in cases {
+        let file = tmp(name, &content);
+        let mut file_args = args.to_vec();
+        file_args.push(&file);
+        let want = run(&file_args, None);
+        assert!(want.status.success(), "{name}: {}", text(&want.stderr));
+        assert!(!want.stdout.is_empty(), "{name}");
+        let got = through_fifo(name, content, args);
+        assert!(got.status.success(), "{name}: {}", text(&got.stderr));
+        // The report names its input: the FIFO's path for the file's.
+        let got = text(&got.stdout).replace("flametui-fifo-", "flametui-cli-");
+        assert_eq!(got, text(&want.stdout), "{name}");
+    }
+    // A shell's process substitution: a `/dev/fd/N` pipe.
+    let file = tmp("substituted", b"a;b 2\na;c 1\n");
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            "exec \"$0\" --export folded <(cat \"$1\")",
+            BIN,
+            &file,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "a;b 2\na;c 1\n");
 }

@@ -9,6 +9,7 @@
 )]
 //! and property tests. (The TUI has its own test binary.)
 
+mod bombs;
 mod bpftrace;
 mod cli;
 mod collapse;

@@ -62,10 +62,10 @@ fn every_perf_event_is_a_metric_with_its_own_totals() {
             ..LoadOptions::default()
         };
         let p = load("perf-two-events.txt.gz", &opts);
-        // The switches also give off-CPU time, a metric of its own.
+        // The switches also give off-CPU time, and with cpu-clock both side by side.
         assert_eq!(
             p.metric_names(),
-            ["cpu-clock", "off-cpu", "sched:sched_switch"]
+            ["cpu-clock", "off-cpu", "on+off-cpu", "sched:sched_switch"]
         );
         assert_eq!(
             p.metric_name(),
@@ -74,10 +74,10 @@ fn every_perf_event_is_a_metric_with_its_own_totals() {
         );
         let mut seen = BTreeMap::new();
         let mut p = p;
-        for _ in 0..3 {
+        for _ in 0..4 {
             let event = p.stats.event.clone().unwrap();
             assert_eq!(p.metric_name(), Some(event.as_str()));
-            if event == "off-cpu" {
+            if event == "off-cpu" || event == "on+off-cpu" {
                 assert_eq!(p.stats.unit, flametui::profile::Unit::Nanoseconds);
                 p = p.into_next_metric();
                 continue;
@@ -128,7 +128,10 @@ fn an_unknown_metric_names_the_ones_there_are() {
         .to_string();
     assert!(e.contains("perf-two-events.txt.gz"), "{e}");
     assert!(e.contains("'cycles'"), "{e}");
-    assert!(e.contains("cpu-clock, off-cpu, sched:sched_switch"), "{e}");
+    assert!(
+        e.contains("cpu-clock, off-cpu, on+off-cpu, sched:sched_switch"),
+        "{e}"
+    );
     let e = load_path(&testdata("folded-small.txt"), &opts)
         .err()
         .unwrap()

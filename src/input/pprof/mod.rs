@@ -27,14 +27,20 @@
 //! Everything is checked before use: a truncated or corrupt message, a string, location,
 //! function or mapping index out of range, a sample with more or fewer values than there
 //! are metrics is an error that names the file. The input is read whole (at most
-//! [`MAX_BYTES`], after gzip), decoded by `prost`, whose lengths are checked against the
-//! bytes there are, so a huge declared size cannot allocate. The samples are decoded one at
-//! a time into the tree ([`each_sample`]): memory is the input's bytes, the tables of
-//! locations and functions, and the tree, never every sample decoded at once.
+//! [`MAX_BYTES`], after gzip); its tables are counted and their decoded size checked
+//! against the input's before any is decoded ([`budget`]: empty entries cannot blow a
+//! small file up into gigabytes), then decoded entry by entry by `prost`, whose lengths are
+//! checked against the bytes there are, so a huge declared size cannot allocate. The
+//! string table borrows from the input; mappings, functions and locations go straight into
+//! hash tables sized from their counts; the samples are decoded one at a time into the tree
+//! ([`each_sample`]): memory is the input's bytes, those tables, and the tree, never every
+//! sample decoded at once.
 
+pub mod budget;
 pub mod proto;
 pub mod sniff;
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use prost::Message;
@@ -56,11 +62,15 @@ pub struct Metric {
     pub unit: String,
 }
 
-/// A decoded profile with its string table checked.
+/// A profile's header, sample types and string table decoded (the strings borrowed from
+/// its bytes), its other tables counted and checked.
 #[derive(Debug)]
-pub struct Decoded {
-    profile: proto::Profile,
-    strings: Vec<String>,
+pub struct Decoded<'a> {
+    header: proto::Header,
+    sample_types: Vec<proto::ValueType>,
+    strings: Vec<Cow<'a, str>>,
+    counts: budget::Counts,
+    bytes: &'a [u8],
 }
 
 /// Reads a whole profile from `reader` and loads metric `metric` (by name, or the default).
@@ -134,7 +144,7 @@ fn load_limited<R: Read>(
     let mut all = Vec::with_capacity(wanted.len());
     for i in wanted {
         let mut out = Collector::default();
-        build(&decoded, &bytes, &metrics, i, &mut out).map_err(bad)?;
+        build(&decoded, &metrics, i, &mut out).map_err(bad)?;
         all.push(out);
     }
     let at = if every { index } else { 0 };
@@ -148,70 +158,78 @@ fn names(metrics: &[Metric]) -> String {
 }
 
 /// Calls `f` with each sample of the encoded profile `bytes`, decoded one at a time, in
-/// order. (The other fields are walked over: [`decode`] has read them.)
+/// order. (The other fields are walked over: [`decode`] has read them, and checked that no
+/// sample decodes into more than its budget.)
 ///
 /// # Errors
 /// A field cut short or a sample that is no `Sample` message, or what `f` returns.
 pub fn each_sample(
-    mut bytes: &[u8],
+    bytes: &[u8],
     mut f: impl FnMut(proto::Sample) -> std::result::Result<(), String>,
 ) -> std::result::Result<(), String> {
-    let cut = || "not a readable pprof profile (protobuf: a field is cut short)".to_owned();
-    while !bytes.is_empty() {
-        let (tag, n) = sniff::varint(bytes).ok_or_else(cut)?;
-        bytes = &bytes[n..];
-        let len = match tag & 7 {
-            0 => sniff::varint(bytes).ok_or_else(cut)?.1,
-            1 => 8,
-            5 => 4,
-            2 => {
-                let (len, n) = sniff::varint(bytes).ok_or_else(cut)?;
-                bytes = &bytes[n..];
-                usize::try_from(len).map_err(|_| cut())?
-            }
-            w => {
-                return Err(format!(
-                    "not a readable pprof profile (protobuf: wire type {w})"
-                ));
-            }
-        };
-        let field = bytes.get(..len).ok_or_else(cut)?;
-        bytes = &bytes[len..];
-        if tag == 2 << 3 | 2 {
-            let sample = proto::Sample::decode(field)
-                .map_err(|e| format!("not a readable pprof profile (protobuf: {e})"))?;
-            f(sample)?;
+    for field in budget::fields(bytes) {
+        if let (2, budget::Value::Bytes(sample)) = field? {
+            f(message(sample)?)?;
         }
     }
     Ok(())
 }
 
-/// Decodes the protobuf bytes (all but the samples) and checks the string table.
+/// One protobuf message decoded by prost.
+fn message<M: Message + Default>(bytes: &[u8]) -> std::result::Result<M, String> {
+    M::decode(bytes).map_err(|e| format!("not a readable pprof profile (protobuf: {e})"))
+}
+
+/// A count as a capacity (counts are at most the input's length, which is in memory).
+fn capacity(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
+/// A hash table for `n` entries.
+fn map_for<V>(n: u64) -> FxHashMap<u64, V> {
+    FxHashMap::with_capacity_and_hasher(capacity(n), rustc_hash::FxBuildHasher)
+}
+
+/// Counts the tables of the protobuf bytes and checks their decoded size
+/// ([`budget::Counts::check`]), then decodes the header, the sample types and the string
+/// table (all but the mappings, locations, functions and samples, decoded when used) and
+/// checks that the table starts with `""`.
 ///
 /// # Errors
-/// A message that is truncated or malformed, or a string table that does not start with
-/// `""`.
-pub fn decode(bytes: &[u8]) -> std::result::Result<Decoded, String> {
-    let profile = proto::Profile::decode(bytes)
-        .map_err(|e| format!("not a readable pprof profile (protobuf: {e})"))?;
-    let strings: Vec<String> = profile
-        .string_table
-        .iter()
-        .map(|s| String::from_utf8_lossy(s).into_owned())
-        .collect();
+/// A message that is truncated or malformed, tables too large for the input, or a string
+/// table that does not start with `""`.
+pub fn decode(bytes: &[u8]) -> std::result::Result<Decoded<'_>, String> {
+    let counts = budget::scan(bytes)?;
+    counts.check(bytes.len() as u64)?;
+    let header: proto::Header = message(bytes)?;
+    let mut sample_types = Vec::with_capacity(capacity(counts.sample_types));
+    let mut strings = Vec::with_capacity(capacity(counts.strings));
+    for field in budget::fields(bytes) {
+        match field? {
+            (1, budget::Value::Bytes(t)) => sample_types.push(message(t)?),
+            (6, budget::Value::Bytes(s)) => strings.push(String::from_utf8_lossy(s)),
+            _ => {}
+        }
+    }
     if strings.first().is_none_or(|s| !s.is_empty()) {
         return Err("not a pprof profile: its string table does not start with \"\"".to_owned());
     }
-    Ok(Decoded { profile, strings })
+    Ok(Decoded {
+        header,
+        sample_types,
+        strings,
+        counts,
+        bytes,
+    })
 }
 
-impl Decoded {
+impl Decoded<'_> {
     /// String `i` of the table.
     fn string(&self, i: i64, what: &str) -> std::result::Result<&str, String> {
         usize::try_from(i)
             .ok()
             .and_then(|i| self.strings.get(i))
-            .map(String::as_str)
+            .map(|s| &**s)
             .ok_or_else(|| {
                 format!(
                     "{what} names string {i}, but the string table has {} entries",
@@ -225,8 +243,7 @@ impl Decoded {
     /// # Errors
     /// A name out of the string table.
     pub fn metrics(&self) -> std::result::Result<Vec<Metric>, String> {
-        self.profile
-            .sample_type
+        self.sample_types
             .iter()
             .map(|t| {
                 Ok(Metric {
@@ -240,51 +257,95 @@ impl Decoded {
 
 /// The index of metric `wanted`, or the default: `default_sample_type`, else the last
 /// (what `go tool pprof` shows).
-fn choose(d: &Decoded, metrics: &[Metric], wanted: Option<&str>) -> std::result::Result<usize, ()> {
+fn choose(
+    d: &Decoded<'_>,
+    metrics: &[Metric],
+    wanted: Option<&str>,
+) -> std::result::Result<usize, ()> {
     let by_name = |n: &str| metrics.iter().position(|m| m.name == n);
     if let Some(w) = wanted {
         return by_name(w).ok_or(());
     }
-    let default = d.profile.default_sample_type;
+    let default = d.header.default_sample_type;
     let named = (default != 0)
         .then(|| d.string(default, "").ok().and_then(by_name))
         .flatten();
     named.or(metrics.len().checked_sub(1)).ok_or(())
 }
 
-/// The frames of every location, root first, with their ids.
-fn location_frames(
-    d: &Decoded,
-    out: &mut Collector,
-) -> std::result::Result<FxHashMap<u64, Vec<NameId>>, String> {
-    let p = &d.profile;
-    let mut functions = FxHashMap::default();
-    for f in &p.function {
-        let mut name = d.string(f.name, "a function")?;
-        if name.is_empty() {
-            name = d.string(f.system_name, "a function")?;
+/// The frames of every location, root first: the locations' spans of `names`, by id.
+struct Frames {
+    by_id: FxHashMap<u64, (u32, u32)>,
+    names: Vec<NameId>,
+}
+
+impl Frames {
+    /// The frames of location `id`.
+    fn get(&self, id: u64) -> Option<&[NameId]> {
+        let &(start, len) = self.by_id.get(&id)?;
+        self.names
+            .get(start as usize..start as usize + len as usize)
+    }
+}
+
+/// String indices by id.
+type ById = FxHashMap<u64, i64>;
+
+/// The name (string index) of every function and the file of every mapping, by id (the
+/// first entry of an id wins).
+fn functions_and_mappings(d: &Decoded<'_>) -> std::result::Result<(ById, ById), String> {
+    let mut functions = map_for(d.counts.functions);
+    let mut mappings = map_for(d.counts.mappings);
+    for field in budget::fields(d.bytes) {
+        match field? {
+            (3, budget::Value::Bytes(m)) => {
+                let m: proto::Mapping = message(m)?;
+                d.string(m.filename, "a mapping")?;
+                mappings.entry(m.id).or_insert(m.filename);
+            }
+            (5, budget::Value::Bytes(f)) => {
+                let f: proto::Function = message(f)?;
+                let name = match d.string(f.name, "a function")? {
+                    "" => f.system_name,
+                    _ => f.name,
+                };
+                d.string(name, "a function")?;
+                functions.entry(f.id).or_insert(name);
+            }
+            _ => {}
         }
-        functions.entry(f.id).or_insert(name);
     }
-    let mut mappings = FxHashMap::default();
-    for m in &p.mapping {
-        let file = d.string(m.filename, "a mapping")?;
-        let base = file.rsplit('/').next().unwrap_or(file);
-        mappings.entry(m.id).or_insert(base);
-    }
-    let mut frames = FxHashMap::default();
-    for loc in &p.location {
+    Ok((functions, mappings))
+}
+
+/// The frames of every location, interned in `out`'s tree.
+fn location_frames(d: &Decoded<'_>, out: &mut Collector) -> std::result::Result<Frames, String> {
+    let (functions, mappings) = functions_and_mappings(d)?;
+    let mut frames = Frames {
+        by_id: map_for(d.counts.locations),
+        // One frame per line, or one for a location without lines.
+        names: Vec::with_capacity(capacity(d.counts.locations + d.counts.lines)),
+    };
+    for field in budget::fields(d.bytes) {
+        let (4, budget::Value::Bytes(loc)) = field? else {
+            continue;
+        };
+        let loc: proto::Location = message(loc)?;
         let lib = match loc.mapping_id {
             0 => None,
-            id => Some(*mappings.get(&id).ok_or_else(|| {
+            id => Some(mappings.get(&id).ok_or_else(|| {
                 format!(
                     "location {} is in mapping {id}, which is not in the profile",
                     loc.id
                 )
             })?),
         }
+        .map(|&file| {
+            let file = d.string(file, "a mapping").unwrap_or_default();
+            file.rsplit('/').next().unwrap_or(file)
+        })
         .filter(|l| !l.is_empty());
-        let mut ids = Vec::with_capacity(loc.line.len().max(1));
+        let start = frames.names.len();
         for line in loc.line.iter().rev() {
             let name = functions.get(&line.function_id).ok_or_else(|| {
                 format!(
@@ -292,13 +353,16 @@ fn location_frames(
                     loc.id, line.function_id
                 )
             })?;
-            ids.push(frame(out, name, lib));
+            let name = d.string(*name, "a function")?;
+            frames.names.push(frame(out, name, lib));
         }
-        if ids.is_empty() {
+        if frames.names.len() == start {
             let name = lib.map_or_else(|| "[unknown]".to_owned(), |l| format!("[{l}]"));
-            ids.push(frame(out, &name, lib));
+            frames.names.push(frame(out, &name, lib));
         }
-        frames.entry(loc.id).or_insert(ids);
+        let span = |n: usize| u32::try_from(n).map_err(|_| "too many frames".to_owned());
+        let span = (span(start)?, span(frames.names.len() - start)?);
+        frames.by_id.entry(loc.id).or_insert(span);
     }
     Ok(frames)
 }
@@ -331,7 +395,7 @@ struct LabelTasks {
 impl LabelTasks {
     fn task(
         &mut self,
-        d: &Decoded,
+        d: &Decoded<'_>,
         labels: &[proto::Label],
         table: &mut SampleTable,
     ) -> std::result::Result<TaskId, String> {
@@ -367,8 +431,7 @@ impl LabelTasks {
 /// # Errors
 /// A sample with the wrong number of values, or naming a location that does not exist.
 pub fn build(
-    d: &Decoded,
-    bytes: &[u8],
+    d: &Decoded<'_>,
     metrics: &[Metric],
     index: usize,
     out: &mut Collector,
@@ -377,7 +440,7 @@ pub fn build(
     let mut stack: Vec<NameId> = Vec::new();
     let mut n = 0u64;
     let mut tasks = LabelTasks::default();
-    each_sample(bytes, |s| {
+    each_sample(d.bytes, |s| {
         if s.value.len() != metrics.len() {
             return Err(format!(
                 "sample {n} has {} values for {} sample types",
@@ -388,7 +451,7 @@ pub fn build(
         let value = s.value.get(index).copied().unwrap_or(0);
         stack.clear();
         for id in s.location_id.iter().rev() {
-            let f = frames.get(id).ok_or_else(|| {
+            let f = frames.get(*id).ok_or_else(|| {
                 format!("sample {n} refers to location {id}, which is not in the profile")
             })?;
             stack.extend_from_slice(f);
@@ -398,8 +461,11 @@ pub fn build(
         match u64::try_from(value) {
             Ok(w) if w > 0 => {
                 let leaf = out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
-                let task = tasks.task(d, &s.label, &mut out.samples)?;
-                out.samples.push(None, task, leaf, w);
+                // Samples are recorded only when some may be told apart by their labels.
+                if d.counts.labelled {
+                    let task = tasks.task(d, &s.label, &mut out.samples)?;
+                    out.samples.push(None, task, leaf, w);
+                }
                 out.stats.samples += 1;
                 out.stats.line_counts.in_samples += 1;
             }
@@ -415,7 +481,7 @@ pub fn build(
         name: String::new(),
         unit: String::new(),
     });
-    let period_type = match &d.profile.period_type {
+    let period_type = match &d.header.period_type {
         Some(t) => Some((
             d.string(t.r#type, "the period type")?.to_owned(),
             d.string(t.unit, "the period unit")?.to_owned(),
@@ -429,9 +495,9 @@ pub fn build(
     };
     out.stats.pprof = Some(PprofInfo {
         metrics: metrics.iter().map(|m| m.name.clone()).collect(),
-        period: d.profile.period,
+        period: d.header.period,
         period_type,
-        duration_nanos: d.profile.duration_nanos,
+        duration_nanos: d.header.duration_nanos,
     });
     Ok(())
 }

@@ -3,13 +3,38 @@
 //! <https://github.com/google/pprof/blob/main/proto/profile.proto> (Copyright 2016 Google
 //! Inc., Apache License 2.0), so that building needs no `protoc`.
 //!
-//! Only the fields flametui reads are declared; prost skips the others. Strings of the
+//! Only the fields flametui reads are declared; prost skips the others. The loader decodes
+//! [`Header`] whole and every entry of the repeated tables on its own. Strings of the
 //! string table are kept as bytes and decoded lossily, so that invalid UTF-8 in a name is
 //! a replacement character rather than a decode error. To follow a new version of the
 //! schema, add the field with its number and type here (`go tool pprof -raw` shows what a
 //! file holds).
 
-/// `message Profile`, without its samples.
+/// `message Profile`'s fields that are not repeated: what the loader decodes with prost
+/// in one go. prost skips the repeated tables (fields 1 to 6), which are decoded one entry
+/// at a time from the bytes (see `super::budget`), so that their number is checked before
+/// any of them is allocated.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Header {
+    /// 9: when the profile was taken, in ns since the epoch.
+    #[prost(int64, tag = "9")]
+    pub time_nanos: i64,
+    /// 10: how long the profile covers, in ns.
+    #[prost(int64, tag = "10")]
+    pub duration_nanos: i64,
+    /// 11: what the period counts.
+    #[prost(message, optional, tag = "11")]
+    pub period_type: Option<ValueType>,
+    /// 12: the sampling period, in `period_type` units.
+    #[prost(int64, tag = "12")]
+    pub period: i64,
+    /// 14: string index of the sample type shown by default.
+    #[prost(int64, tag = "14")]
+    pub default_sample_type: i64,
+}
+
+/// `message Profile`, without its samples (for writing profiles: tests, benchmarks; the
+/// loader reads [`Header`] and the tables entry by entry).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct Profile {
     /// 1: what each value of a sample means, one entry per value.

@@ -244,3 +244,53 @@ fn corrupt_bytes_are_errors_never_panics() {
         }
     }
 }
+
+/// The budget's margin ([`budget`]): Go's real profiles' tables take well under the
+/// [`budget::FACTOR`] × their size it allows, so none near it is refused.
+#[test]
+fn real_profiles_tables_take_less_than_twice_their_size() {
+    for gz in [
+        &include_bytes!("../../../testdata/pprof-cpu.pb.gz")[..],
+        include_bytes!("../../../testdata/pprof-heap.pb.gz"),
+        include_bytes!("../../../testdata/pprof-labels.pb.gz"),
+    ] {
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(gz)
+            .read_to_end(&mut raw)
+            .unwrap();
+        let c = budget::scan(&raw).unwrap();
+        let ratio = c.decoded_bytes() as f64 / raw.len() as f64;
+        eprintln!("{c:?}: {ratio:.2}");
+        assert!(ratio < 2.0, "{ratio}");
+    }
+}
+
+/// Values summing past `u64::MAX` on one path clamp its callers' totals; a caller's own
+/// weight (5) and its other callee's (5) stay exact (the caller's read 1: `u64::MAX` less
+/// its callees' `2^64 - 2 + 5`, clamped).
+#[test]
+fn a_clamped_path_leaves_its_callers_and_siblings_own_weights_exact() {
+    let max = i64::MAX;
+    let b = profile(
+        S,
+        &[(5, 6)],
+        &[&[1], &[2], &[3]],
+        &[
+            (&[2, 1], &[max]),
+            (&[1], &[5]),
+            (&[2, 1], &[max]),
+            (&[3, 1], &[5]),
+        ],
+    );
+    let mut out = load(Cursor::new(b), "p.pb", None).unwrap();
+    assert!(out.tree.saturated());
+    out.tree.finish();
+    assert_eq!(
+        out.tree.stacks(),
+        vec![
+            ("main".to_owned(), 5),
+            ("main;inl".to_owned(), 5),
+            ("main;work".to_owned(), 2 * max as u64),
+        ]
+    );
+}

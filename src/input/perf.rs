@@ -639,7 +639,10 @@ impl PerfParser {
             out.stats.line_counts.blank += 1;
             self.end_sample(out);
             self.discarding = false;
-        } else if let Some(rec) = record_line(line) {
+        } else if let Some(rec) = (!line.starts_with([' ', '\t']))
+            .then(|| record_line(line))
+            .flatten()
+        {
             // `--show-switch-events` / `--show-lost-events` lines between the samples.
             self.end_sample(out);
             self.discarding = false;

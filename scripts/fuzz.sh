@@ -18,7 +18,9 @@
 # whatever loads: one thread and several, parts and merge, chunk bound). Each loads the bytes on one
 # thread and on two threads with a small chunk size, runs the exporters and the report,
 # and panics when a line is unaccounted for or the two loads disagree
-# (fuzz/src/lib.rs). They run one after another, one job each.
+# (fuzz/src/lib.rs). fuzz_paste reads the bytes as keys and bracketed pastes into the
+# viewer's prompts (app::update) and panics when a prompt holds more than 4 KiB. They
+# run one after another, one job each.
 #
 # Seeds: fuzz/seeds/ plus small pieces of testdata/ cut here into a temporary folder.
 # New inputs go to fuzz/corpus/TARGET, crashes to fuzz/artifacts/TARGET (both ignored
@@ -31,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-180}
 max_len=${FUZZ_MAX_LEN:-8192}
-targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_perf_data fuzz_detect fuzz_export}
+targets=${FUZZ_TARGETS:-fuzz_folded fuzz_perf fuzz_stap fuzz_bpftrace fuzz_pprof fuzz_speedscope fuzz_cpuprofile fuzz_inferno fuzz_perf_data fuzz_detect fuzz_export fuzz_paste}
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "installing cargo-fuzz ..." >&2

@@ -315,15 +315,22 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             tree.name(scope)
         );
     }
-    let mut todo: Vec<NodeId> = Vec::new();
-    tree.push_children_rev(scope, &mut todo);
-    while let Some(id) = todo.pop() {
+    // Each frame's depth below the root's children travels with it in the walk: looking
+    // it up from the parents on every line made a deep stack quadratic (a stack 100,000
+    // frames deep took seconds, a million half an hour).
+    let mut todo: Vec<(NodeId, usize)> = Vec::new();
+    let push_children = |todo: &mut Vec<(NodeId, usize)>, id: NodeId, depth: usize| {
+        let at = todo.len();
+        todo.extend(tree.children(id).map(|c| (c, depth)));
+        todo[at..].reverse();
+    };
+    push_children(&mut todo, scope, tree.depth(scope) as usize);
+    while let Some((id, depth)) = todo.pop() {
         let node = tree.node(id);
         if percent(node.total, total) < min_percent {
             continue;
         }
         // Indentation is capped so a pathological depth stays linear in output size.
-        let depth = tree.depth(id).saturating_sub(1) as usize;
         let indent = if depth <= MAX_INDENT {
             "  ".repeat(depth)
         } else {
@@ -336,7 +343,7 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             thousands_str(&tree.format_weight(node.total)),
             sanitize(tree.name(id))
         );
-        tree.push_children_rev(id, &mut todo);
+        push_children(&mut todo, id, depth + 1);
     }
     out
 }

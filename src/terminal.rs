@@ -1,7 +1,8 @@
 //! The shell around the pure core: terminal set-up and restore (also on panic and on every
 //! signal whose default would end or stop the program: SIGTERM, SIGHUP, SIGUSR1, SIGALRM…;
 //! Ctrl-Z / SIGTSTP suspends with the terminal given back and redraws after `fg`), the threads that feed inputs (keys and mouse from the tty — `/dev/tty` when stdin
-//! is a pipe —, loading progress, signals, the app's background jobs: `worker`), and
+//! is a pipe —, a bracketed paste as one event, loading progress, signals, the app's
+//! background jobs: `worker`), and
 //! [`run`], the loop shared by the binary and the tests:
 //!
 //! ```text
@@ -20,7 +21,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::cursor::{Hide, Show};
 use crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, MouseButton, MouseEventKind,
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event, MouseButton, MouseEventKind,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -327,6 +329,8 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
             _ => None,
         },
         Input::Event(Event::Resize(w, h)) => Some(Action::Resize(w, h)),
+        // A bracketed paste is one edit of the prompt open, never keys.
+        Input::Event(Event::Paste(text)) => Some(Action::Paste(text)),
         // Suspend and resume are the loop's own (they need the terminal), and it hands
         // results to `app::finish` itself.
         Input::Event(_) | Input::Suspend | Input::Resume | Input::Computed(_) => None,
@@ -521,10 +525,17 @@ pub fn init() -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
     set_up
 }
 
-/// Raw mode, the alternate screen, mouse capture, no cursor: what [`restore`] undoes.
+/// Raw mode, the alternate screen, mouse capture, bracketed paste (a paste arrives as one
+/// event, not as keys), no cursor: what [`restore`] undoes.
 fn enter() -> io::Result<()> {
     enable_raw_mode()?;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture, Hide)
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste,
+        Hide
+    )
 }
 
 /// Leaves the alternate screen and raw mode; safe to call more than once.
@@ -532,6 +543,7 @@ pub fn restore() {
     let _ = disable_raw_mode();
     let _ = execute!(
         io::stdout(),
+        DisableBracketedPaste,
         DisableMouseCapture,
         LeaveAlternateScreen,
         Show

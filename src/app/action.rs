@@ -55,6 +55,9 @@ pub enum Action {
     SearchStart,
     /// Type a character into the prompt.
     SearchType(char),
+    /// Text pasted at once (a bracketed paste): one edit of the prompt open, whichever it
+    /// is (`app::text_input`).
+    Paste(String),
     /// Delete the last character of the prompt.
     SearchDelete,
     /// Close the prompt, keeping the search.

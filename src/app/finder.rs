@@ -29,6 +29,8 @@ pub struct FinderState {
     pub weights: Vec<u64>,
     /// The previous query's matches, to narrow while typing.
     pub narrowing: Narrowing,
+    /// How often the names were ranked: once per edit (a paste is one edit).
+    pub runs: u64,
 }
 
 /// Where the popup goes over `graph` (the screen between header and footer): centred, at
@@ -119,6 +121,7 @@ impl Explorer {
         );
         f.selected = 0;
         f.offset = 0;
+        f.runs += 1;
     }
 }
 

@@ -27,6 +27,7 @@ mod screens;
 pub mod search;
 pub mod table;
 pub mod tasks;
+pub mod text_input;
 pub mod tools;
 pub mod transforms;
 pub mod update;

@@ -5,6 +5,7 @@
 use regex::RegexBuilder;
 
 use super::explorer::Explorer;
+use super::text_input::{self, Inserted};
 use crate::view::search::{Matches, find_in};
 
 /// Query, options and results.
@@ -20,6 +21,8 @@ pub struct SearchState {
     pub error: Option<String>,
     /// The query was put in by `/` or ↑/↓ (the previous one): typing replaces it, ⌫ edits it.
     pub suggested: bool,
+    /// How often a query was run: once per edit (a paste is one edit).
+    pub runs: u64,
 }
 
 /// Most queries the search history keeps.
@@ -116,13 +119,36 @@ impl Explorer {
         self.run_search();
     }
 
-    /// Types a character (over a suggested query, replacing it).
+    /// Types a character (over a suggested query, replacing it); past the cap, says so
+    /// and changes nothing.
     pub(crate) fn search_type(&mut self, c: char) {
+        let replaced = std::mem::take(&mut self.search.suggested);
+        if replaced {
+            self.search.query.clear();
+        }
+        let done = text_input::type_char(&mut self.search.query, c);
+        if replaced || done == Inserted::All {
+            self.run_search();
+        }
+        self.note_cut(done, false);
+    }
+
+    /// Pastes text (over a suggested query, replacing it): one edit, one run of the
+    /// search, whatever its length; cut at the cap, and then said so.
+    pub(crate) fn search_paste(&mut self, text: &str) {
         if std::mem::take(&mut self.search.suggested) {
             self.search.query.clear();
         }
-        self.search.query.push(c);
+        let done = text_input::paste(&mut self.search.query, text);
         self.run_search();
+        self.note_cut(done, true);
+    }
+
+    /// The status line says when the cap cut an edit of the query.
+    fn note_cut(&mut self, done: Inserted, pasted: bool) {
+        if done == Inserted::Cut {
+            self.tools.message = Some(text_input::cut_message("Search text", pasted));
+        }
     }
 
     /// Deletes the last character (a suggested query becomes the one edited).
@@ -150,6 +176,7 @@ impl Explorer {
     /// Runs the current query.
     pub(crate) fn run_search(&mut self) {
         let s = &mut self.search;
+        s.runs += 1;
         s.matches = None;
         s.error = None;
         if s.query.is_empty() {

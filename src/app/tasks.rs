@@ -15,6 +15,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::explorer::Explorer;
 use super::list;
+use super::text_input::{self, Inserted};
 use super::tools::Screen;
 use super::transforms::TransformStack;
 use super::{Mode, ToolAction};
@@ -77,6 +78,8 @@ pub struct TaskState {
     per_task: Vec<TaskTotals>,
     /// The query the rows were filtered with.
     filtered: Option<String>,
+    /// How often the rows were filtered: once per edit of the query (a paste is one).
+    pub runs: u64,
 }
 
 /// A key of the task list.
@@ -211,6 +214,7 @@ impl TaskState {
             self.rows = task_rows(table, &self.processes, &self.per_task, &self.query);
             self.selected = self.selected.min(self.rows.len().saturating_sub(1));
             self.filtered = Some(self.query.clone());
+            self.runs += 1;
         }
     }
 
@@ -414,7 +418,14 @@ pub(crate) fn list_key(
             t.selected = list::step(t.selected, if down { page } else { -page }, len);
         }
         ToolAction::Edge(last) => t.selected = list::edge(len, last),
-        ToolAction::Type(c) if *mode == Mode::TaskFilter => t.query.push(c),
+        ToolAction::Type(c) if *mode == Mode::TaskFilter => {
+            let done = text_input::type_char(&mut t.query, c);
+            note_cut(&mut ex.tools.message, done, false);
+        }
+        ToolAction::Paste(ref text) if *mode == Mode::TaskFilter => {
+            let done = text_input::paste(&mut t.query, text);
+            note_cut(&mut ex.tools.message, done, true);
+        }
         ToolAction::Backspace if *mode == Mode::TaskFilter => {
             t.query.pop();
         }
@@ -431,6 +442,13 @@ pub(crate) fn list_key(
         _ => return false,
     }
     true
+}
+
+/// The status line says when the cap cut an edit of the filter.
+fn note_cut(message: &mut Option<String>, done: Inserted, pasted: bool) {
+    if done == Inserted::Cut {
+        *message = Some(text_input::cut_message("The task filter", pasted));
+    }
 }
 
 /// The mouse on the task list: a click selects a row, a double click marks it, the wheel

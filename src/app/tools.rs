@@ -13,6 +13,7 @@ use super::finder::FinderState;
 use super::sandwich::Sandwich;
 pub(crate) use super::screens::intercept;
 use super::table::TableState;
+use super::text_input::{self, Inserted};
 use super::transforms::{TransformStack, exact};
 use super::{App, Dir, Mode, Phase};
 use crate::profile::scope::{scope_label, unit_scopes};
@@ -52,6 +53,14 @@ impl PromptKind {
         match self {
             PromptKind::Export => "Export to (.svg / .folded): ",
             PromptKind::Exclude => "Exclude stacks matching: ",
+        }
+    }
+
+    /// What the input is called in the status line.
+    pub fn what(self) -> &'static str {
+        match self {
+            PromptKind::Export => "The export path",
+            PromptKind::Exclude => "The exclude regex",
         }
     }
 }
@@ -191,6 +200,8 @@ pub enum ToolAction {
     Close,
     /// Type into the finder or prompt.
     Type(char),
+    /// Paste into the finder or prompt (a bracketed paste: one edit).
+    Paste(String),
     /// Delete the last character.
     Backspace,
     /// Clear the input.
@@ -218,6 +229,7 @@ impl ToolAction {
                 | Self::Accept
                 | Self::Close
                 | Self::Type(_)
+                | Self::Paste(_)
                 | Self::Backspace
                 | Self::ClearLine
                 | Self::Invert
@@ -334,11 +346,10 @@ fn compare_prompt_key(
     }
     match action {
         ToolAction::Exists(_) => shell_report(ex, mode, action, width),
-        ToolAction::Type(c) => type_char(ex, *mode, c),
-        ToolAction::Backspace => edit(ex, *mode, |s| {
-            s.pop();
-        }),
-        ToolAction::ClearLine => edit(ex, *mode, String::clear),
+        ToolAction::Type(_)
+        | ToolAction::Paste(_)
+        | ToolAction::Backspace
+        | ToolAction::ClearLine => text_key(ex, *mode, action),
         ToolAction::Close => close(ex, mode),
         ToolAction::Accept => {
             let Some(p) = ex.tools.prompt.clone() else {
@@ -503,11 +514,10 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         }
         ToolAction::Recenter => recenter(ex),
         ToolAction::Close => close(ex, mode),
-        ToolAction::Type(c) => type_char(ex, *mode, c),
-        ToolAction::Backspace => edit(ex, *mode, |s| {
-            s.pop();
-        }),
-        ToolAction::ClearLine => edit(ex, *mode, String::clear),
+        ToolAction::Type(_)
+        | ToolAction::Paste(_)
+        | ToolAction::Backspace
+        | ToolAction::ClearLine => text_key(ex, *mode, action),
         ToolAction::HelpScroll(_) | ToolAction::Notify(_) | ToolAction::Exists(_) => {}
     }
 }
@@ -773,21 +783,59 @@ fn recenter(ex: &mut Explorer) {
     }
 }
 
+/// A key that edits the finder's or the prompt's text.
+fn text_key(ex: &mut Explorer, mode: Mode, action: ToolAction) {
+    match action {
+        ToolAction::Type(c) => type_char(ex, mode, c),
+        ToolAction::Paste(text) => paste(ex, mode, &text),
+        ToolAction::Backspace => edit(ex, mode, |s| {
+            s.pop();
+        }),
+        ToolAction::ClearLine => edit(ex, mode, String::clear),
+        _ => {}
+    }
+}
+
 /// Types into the finder or prompt; the first character typed over a suggestion replaces it.
 fn type_char(ex: &mut Explorer, mode: Mode, c: char) {
+    insert(ex, mode, false, |s| text_input::type_char(s, c));
+}
+
+/// Pastes into the finder or prompt (over a suggestion, replacing it): one edit, one
+/// ranking of the finder.
+fn paste(ex: &mut Explorer, mode: Mode, text: &str) {
+    insert(ex, mode, true, |s| text_input::paste(s, text));
+}
+
+/// An insertion into the finder or prompt, up to the cap; the status line says when the
+/// cap cut it.
+fn insert(ex: &mut Explorer, mode: Mode, pasted: bool, f: impl FnOnce(&mut String) -> Inserted) {
     if mode == Mode::Prompt
         && let Some(p) = ex.tools.prompt.as_mut().filter(|p| p.suggested)
     {
         p.text.clear();
     }
-    edit(ex, mode, |s| s.push(c));
+    let mut done = Inserted::All;
+    edit(ex, mode, |s| done = f(s));
+    if done == Inserted::Cut {
+        let what = match (mode, ex.tools.prompt.as_ref()) {
+            (Mode::Prompt, Some(p)) => p.kind.what(),
+            _ => "Finder text",
+        };
+        ex.tools.message = Some(text_input::cut_message(what, pasted));
+    }
 }
 
 fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
     match mode {
         Mode::Finder => {
-            f(&mut ex.tools.finder.query);
-            ex.run_finder();
+            let query = &mut ex.tools.finder.query;
+            let before = query.len();
+            f(query);
+            // A key past the cap (or ⌫ on nothing) leaves the query as it was.
+            if query.len() != before {
+                ex.run_finder();
+            }
         }
         Mode::Prompt => {
             if let Some(p) = ex.tools.prompt.as_mut() {

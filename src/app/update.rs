@@ -4,7 +4,7 @@
 use super::compare::Compare;
 use super::explorer::Explorer;
 use super::jobs::{self, Done};
-use super::{Action, App, Mode, Phase, Progress, Size};
+use super::{Action, App, Mode, Phase, Progress, Size, ToolAction, text_input};
 use crate::profile::metrics::{self, MetricShelf, next_common_metric};
 use crate::profile::{NodeId, Profile};
 use crate::view::Target;
@@ -42,6 +42,7 @@ fn replay_queued(app: &mut App) {
 
 /// Applies one action.
 pub fn update(app: &mut App, action: Action) {
+    let action = paste_action(action, app.mode);
     if matches!(app.phase, Phase::Loading(_)) && waits_for_the_graph(&action) {
         if app.queued.len() < MAX_QUEUED {
             app.queued.push(action);
@@ -138,6 +139,24 @@ pub fn update(app: &mut App, action: Action) {
     jobs::reconcile(app);
     refresh(app);
     note_selection(app);
+}
+
+/// A paste is never longer than a prompt can take (one waiting in the queue holds no
+/// megabytes, and no prompt is handed more than the cap); in the finder, the export and
+/// exclude prompts and the task filter it is the tools' to apply, in the search prompt the
+/// explorer's.
+fn paste_action(action: Action, mode: Mode) -> Action {
+    match action {
+        Action::Paste(text) => {
+            let text = text_input::clipped(&text);
+            if matches!(mode, Mode::Finder | Mode::Prompt | Mode::TaskFilter) {
+                Action::Tool(ToolAction::Paste(text))
+            } else {
+                Action::Paste(text)
+            }
+        }
+        other => other,
+    }
 }
 
 /// The view remembers the function selected, so that `u` can select it again.
@@ -366,6 +385,9 @@ fn one_sided(passed: &[String], before: &MetricShelf, after: &MetricShelf) -> St
     out
 }
 
+/// What a paste outside a prompt says (it is not taken as keys).
+const NOTHING_TO_PASTE_INTO: &str = "Nothing to paste into: / opens the search prompt";
+
 /// Applies a graph action to one explorer (compare mode applies it to the pane in use).
 pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
     if super::tools::intercept(ex, mode, action) {
@@ -393,6 +415,8 @@ pub(super) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
             *mode = Mode::Search;
         }
         Action::SearchType(c) => ex.search_type(c),
+        Action::Paste(ref text) if *mode == Mode::Search => ex.search_paste(text),
+        Action::Paste(_) => ex.tools.message = Some(NOTHING_TO_PASTE_INTO.to_owned()),
         Action::SearchDelete => ex.search_delete(),
         Action::SearchRecall(older) => ex.recall_search(older),
         Action::SearchAccept => {

@@ -116,15 +116,7 @@ fn prompt(
         .saturating_sub(16)
         .max(8);
     let text = crate::text::sanitize(&p.text);
-    let chars: Vec<char> = text.chars().collect();
-    let mut shown: String = text.clone().into_owned();
-    let mut skip = 0;
-    while crate::view::tooltip::display_width(&shown) + 1 > room && skip < chars.len() {
-        skip += 1;
-        shown = std::iter::once('…')
-            .chain(chars[skip..].iter().copied())
-            .collect();
-    }
+    let shown = tail_that_fits(&text, room);
     // A suggestion is dimmed until it is edited: typing replaces it.
     let text_style = if p.suggested {
         style.add_modifier(ratatui::style::Modifier::DIM | ratatui::style::Modifier::ITALIC)
@@ -134,6 +126,28 @@ fn prompt(
     let x = put(buf, x, area.y, &shown, room, text_style);
     let cursor = style.add_modifier(ratatui::style::Modifier::REVERSED);
     put(buf, x, area.y, " ", 1, cursor) + 2
+}
+
+/// The end of `text` that fits in `room` columns with one to spare for the cursor, after
+/// a `…` when its start is cut. One pass from the end over what is shown: drawing a prompt
+/// of 4 KiB costs what fits on the line, not the prompt's length squared.
+fn tail_that_fits(text: &str, room: usize) -> std::borrow::Cow<'_, str> {
+    use unicode_segmentation::UnicodeSegmentation as _;
+    let width = crate::view::tooltip::display_width;
+    // Whole when it fits: a prompt is at most 4 KiB, so this one pass is bounded too.
+    if text.is_empty() || width(text) < room {
+        return text.into();
+    }
+    let mut used = 2; // the `…` and the cursor
+    let mut start = text.len();
+    for (i, g) in text.grapheme_indices(true).rev() {
+        used += width(g);
+        if used > room {
+            break;
+        }
+        start = i;
+    }
+    format!("…{}", &text[start..]).into()
 }
 
 /// Writes text clipped to the buffer and to `max` columns; out-of-range rows are skipped.
@@ -150,6 +164,53 @@ fn fill(buf: &mut Buffer, x0: u16, x1: u16, y: u16, symbol: &str, style: Style) 
     for x in x0..x1 {
         if let Some(cell) = buf.cell_mut((x, y)) {
             cell.set_symbol(symbol).set_style(style);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_that_fits;
+    use crate::view::tooltip::display_width;
+
+    /// What the prompt showed before: the start cut one character at a time until the rest
+    /// fits (quadratic, kept here as the oracle).
+    fn cut_one_by_one(text: &str, room: usize) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let mut shown = text.to_owned();
+        let mut skip = 0;
+        while display_width(&shown) + 1 > room && skip < chars.len() {
+            skip += 1;
+            shown = std::iter::once('…')
+                .chain(chars[skip..].iter().copied())
+                .collect();
+        }
+        shown
+    }
+
+    #[test]
+    fn a_long_prompt_shows_its_end() {
+        assert_eq!(tail_that_fits("abc", 4), "abc");
+        assert_eq!(tail_that_fits("abcd", 4), "…cd");
+        assert_eq!(tail_that_fits("日本語", 5), "…語");
+        let long = format!("{}end", "x".repeat(4093));
+        let shown = tail_that_fits(&long, 60);
+        assert!(shown.starts_with('…') && shown.ends_with("xend"), "{shown}");
+        assert_eq!(display_width(&shown) + 1, 60);
+        for text in [
+            "",
+            "a",
+            "path/to/a/file.svg",
+            "日本語のファイル.svg",
+            "a日b本c語d",
+        ] {
+            for room in 0..24 {
+                assert_eq!(
+                    tail_that_fits(text, room),
+                    cut_one_by_one(text, room),
+                    "{text:?} in {room}"
+                );
+            }
         }
     }
 }

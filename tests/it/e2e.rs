@@ -78,6 +78,16 @@ impl Tmux {
 
     /// Polls the pane until `want` holds; fails with the last screen after the timeout.
     pub(crate) fn wait_for(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
+        self.wait_within(TIMEOUT, what, want)
+    }
+
+    /// As [`Tmux::wait_for`], with a timeout of its own.
+    pub(crate) fn wait_within(
+        &self,
+        timeout: Duration,
+        what: &str,
+        want: impl Fn(&str) -> bool,
+    ) -> String {
         let start = Instant::now();
         loop {
             let screen = self.capture();
@@ -85,11 +95,25 @@ impl Tmux {
                 return screen;
             }
             assert!(
-                start.elapsed() < TIMEOUT,
-                "timed out waiting for {what}; screen:\n{screen}"
+                start.elapsed() < timeout,
+                "timed out ({timeout:?}) waiting for {what}; screen:\n{screen}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Pastes `text` into the pane as a terminal does with bracketed paste on (tmux wraps
+    /// it in `ESC [200~` … `ESC [201~` when the program asked for that, and turns its line
+    /// feeds into carriage returns, as a terminal's paste does).
+    pub(crate) fn paste(&self, text: &str) {
+        let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("{}.paste", self.socket));
+        std::fs::write(&file, text).expect("write the paste");
+        let path = file.to_str().expect("a UTF-8 path");
+        assert!(self.run(&["load-buffer", "-b", "p", path]).status.success());
+        let _ = std::fs::remove_file(&file);
+        let pasted = self.run(&["paste-buffer", "-p", "-d", "-b", "p", "-t", "e2e"]);
+        assert!(pasted.status.success());
     }
 }
 
@@ -135,6 +159,35 @@ fn open_search_zoom_quit() {
         !screen.contains("icicle"),
         "alternate screen left:\n{screen}"
     );
+}
+
+/// A paste of 100 KB into the search prompt is one edit: it is cut at 4 KiB with a word
+/// on the status line, and the keys typed after it work at once. (Each pasted character
+/// was a key that searched again and redrew: 19 s for 10 KB, minutes for 1 MB.)
+#[test]
+fn a_large_paste_into_the_search_leaves_the_keyboard_free() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-gzip-fp.txt.gz");
+    let t = Tmux::start("paste", &format!("{BIN} {}", quote(&file)));
+    t.wait_for("the header", |s| s.contains("Enter zoom"));
+    t.send(&["/"]);
+    t.wait_for("the prompt", |s| s.contains("Type a regex"));
+    let text = "chacha_block_generic\n".repeat(5_000);
+    assert!(text.len() > 100_000);
+    t.paste(&text);
+    let soon = Duration::from_secs(10);
+    t.wait_within(soon, "the paste, cut", |s| {
+        s.contains("Search text is limited to 4 KiB: the paste was cut")
+            && s.contains("/chacha_block_generic chacha_block")
+    });
+    t.send(&["Escape"]);
+    t.wait_within(soon, "Esc after the paste", |s| {
+        s.contains("? help") && !s.contains("limited to 4 KiB")
+    });
+    t.send(&["q"]);
+    t.wait_within(soon, "q after the paste", |s| s.contains("EXITED:0"));
 }
 
 #[test]

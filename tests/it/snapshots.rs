@@ -137,3 +137,18 @@ fn quit_key_ends_the_loop() {
         flametui::view::Target::Frame(flametui::profile::NodeId::ROOT)
     );
 }
+
+/// A bracketed paste far past the cap: one edit, cut at 4 KiB, and the status line says
+/// so; the export prompt shows the end of its cut text.
+#[test]
+fn a_long_paste_is_cut_and_says_so() {
+    let paste = |text: String| Input::Event(crossterm::event::Event::Paste(text));
+    let mut keys = typing("/");
+    keys.push(paste("chacha\n".repeat(150_000)));
+    let buf = explore(PERF, 80, 24, keys);
+    assert_snapshot!("paste_search_80x24", text(&buf));
+    let mut keys = typing("e");
+    keys.push(paste(format!("{}/end.svg", "dir/".repeat(300_000))));
+    let buf = explore(PERF, 80, 24, keys);
+    assert_snapshot!("paste_export_80x24", text(&buf));
+}

@@ -5,6 +5,7 @@
 
 use super::Compare;
 use crate::app::finder::{FinderState, LIMIT};
+use crate::app::text_input::{self, Inserted};
 use crate::app::tools::ToolAction;
 use crate::app::{Mode, finder};
 use crate::profile::finder::find_in;
@@ -66,12 +67,22 @@ impl Compare {
         };
         let page = i32::try_from(rows.max(1)).unwrap_or(1);
         let s = &mut f.state;
+        let mut cut = None;
         match action {
             &ToolAction::Step(n) => s.step(n),
             &ToolAction::Page(down) => s.step(if down { page } else { -page }),
             &ToolAction::Edge(last) => s.edge(last),
             &ToolAction::Type(c) => {
-                s.query.push(c);
+                if text_input::type_char(&mut s.query, c) == Inserted::Cut {
+                    cut = Some(false);
+                } else {
+                    f.rank();
+                }
+            }
+            ToolAction::Paste(text) => {
+                if text_input::paste(&mut s.query, text) == Inserted::Cut {
+                    cut = Some(true);
+                }
                 f.rank();
             }
             ToolAction::Backspace => {
@@ -101,6 +112,8 @@ impl Compare {
             _ => {}
         }
         f.state.scroll_into_view(rows);
+        self.driver_mut().tools.message =
+            cut.map(|pasted| text_input::cut_message("Finder text", pasted));
     }
 }
 
@@ -124,6 +137,7 @@ impl CompareFinder {
         s.hits = find_in(&self.shown, &s.weights, &s.query, LIMIT, &mut s.narrowing);
         s.selected = 0;
         s.offset = 0;
+        s.runs += 1;
     }
 }
 

@@ -351,6 +351,7 @@ impl Compare {
             Action::Escape => self.view = self.graph_view,
             Action::SearchStart
             | Action::SearchType(_)
+            | Action::Paste(_)
             | Action::SearchDelete
             | Action::SearchAccept
             | Action::SearchCancel

@@ -199,9 +199,7 @@ fn union_run_lines(
         let start = buf.len();
         buf.extend_from_slice(text);
         push_weight(buf, weight, scale);
-        if to == Destination::Terminal {
-            escape_line(buf, start);
-        }
+        escape_line(buf, start, to);
         sink.line_done();
     }
 }
@@ -235,14 +233,15 @@ fn push_line(
         buf.extend_from_slice(tree.names().resolve(name).as_bytes());
     }
     push_weight(buf, weight, scale);
-    if to == Destination::Terminal {
-        escape_line(buf, start);
-    }
+    escape_line(buf, start, to);
 }
 
-/// Escapes for a terminal ([`for_terminal`]) the line that starts at `start` and ends
-/// `buf` with its newline.
-fn escape_line(buf: &mut Vec<u8>, start: usize) {
+/// Escapes for a terminal ([`for_terminal`]), when it goes to one, the line that starts
+/// at `start` and ends `buf` with its newline.
+fn escape_line(buf: &mut Vec<u8>, start: usize, to: Destination) {
+    if to == Destination::Data {
+        return;
+    }
     // Names are UTF-8, so the line is too.
     let line = String::from_utf8_lossy(&buf[start..buf.len() - 1]).into_owned();
     buf.truncate(start);
@@ -263,10 +262,7 @@ pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<
     let factor = normalize_factor(before, after, normalize);
     let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for (s, w) in before.stacks() {
-        // Truncation, as the peers do.
-        #[allow(clippy::cast_sign_loss)] // both factors are non-negative
-        let w = factor.map_or(w, |f| (w as f64 * f) as u64);
-        all.entry(s).or_default().0 = w;
+        all.entry(s).or_default().0 = normalized(w, factor);
     }
     for (s, w) in after.stacks() {
         all.entry(s).or_default().1 = w;
@@ -303,9 +299,7 @@ pub fn write_diff_folded<W: Write>(
             if sink.stopped() {
                 return;
             }
-            // Truncation, as the peers do.
-            #[allow(clippy::cast_sign_loss)] // both factors are non-negative
-            let b = factor.map_or(w[0], |f| (w[0] as f64 * f) as u64);
+            let b = normalized(w[0], factor);
             if b == 0 && w[1] == 0 {
                 continue;
             }
@@ -318,13 +312,18 @@ pub fn write_diff_folded<W: Write>(
                 before.format_weight(b),
                 after.format_weight(w[1])
             );
-            if to == Destination::Terminal {
-                escape_line(buf, start);
-            }
+            escape_line(buf, start, to);
             sink.line_done();
         }
     })?;
     out.flush()
+}
+
+/// A BEFORE weight normalised by `factor` ([`normalize_factor`]), truncated as the
+/// peers do.
+fn normalized(weight: u64, factor: Option<f64>) -> u64 {
+    #[allow(clippy::cast_sign_loss)] // both factors are non-negative
+    factor.map_or(weight, |f| (weight as f64 * f) as u64)
 }
 
 /// The factor BEFORE's weights are multiplied by to be normalised to AFTER's total, when

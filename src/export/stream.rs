@@ -324,20 +324,6 @@ impl<'t> Merge<'t> {
     }
 }
 
-/// Names of one tree written as a stack's text (for tests of the merge).
-#[cfg(test)]
-fn text_of(tree: &crate::profile::CallTree, path: &[crate::profile::NameId]) -> String {
-    text_of_names(tree, path)
-}
-
-#[cfg(test)]
-fn text_of_names(tree: &crate::profile::CallTree, path: &[crate::profile::NameId]) -> String {
-    path.iter()
-        .map(|&n| tree.names().resolve(n))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,7 +353,8 @@ mod tests {
         let mut walk = a.sorted_walk();
         let mut texts = Vec::new();
         while walk.advance().is_some() {
-            texts.push(text_of(&a, walk.path()));
+            let names: Vec<&str> = walk.path().iter().map(|&n| a.names().resolve(n)).collect();
+            texts.push(names.join(";"));
         }
         assert_eq!(texts, ["m", "m;x", "m;y;z"]);
     }

@@ -330,7 +330,11 @@ pub fn record_line(line: &str) -> Option<RecordLine> {
     let (head, rest) = (&line[..at], &line[at + 2..]);
     let mut words = head.split_whitespace().rev();
     let time_word = words.next()?;
-    let time = time(&format!("{time_word}: ")).ok().and_then(|(_, t)| t);
+    // The time word ends where ": PERF_RECORD_" begins: parsed in place.
+    let time = line
+        .get(at.saturating_sub(time_word.len())..)
+        .and_then(|t| time(t).ok())
+        .and_then(|(_, t)| t);
     let mut word = words.next()?;
     if word.starts_with('[') {
         word = words.next()?;

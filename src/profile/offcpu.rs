@@ -95,31 +95,7 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
     if !table.has_timeline() {
         return None;
     }
-    let mut moments: Vec<(u64, Moment)> = Vec::with_capacity(switches.len());
-    let mut records = false;
-    for q in all {
-        for &(t, tid) in q.samples.switch_ins() {
-            moments.push((t, Moment::In(tid)));
-            records = true;
-        }
-        if std::ptr::eq(q, p) || !q.samples.has_timeline() {
-            continue;
-        }
-        for s in q.samples.samples() {
-            if let Some(tid) = q.samples.task_of(s.task).and_then(|t| t.tid) {
-                moments.push((s.time, Moment::Seen(tid)));
-            }
-        }
-    }
-    moments.extend(
-        table
-            .samples()
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.time, Moment::Switch(i))),
-    );
-    // At one instant: switch-ins, then samples of running threads, then the switches.
-    moments.sort_unstable();
+    let (moments, records) = moments(all, p);
     // The recording's last event of any kind ends the blocks still open.
     let end = moments.last().map_or(0, |m| m.0);
     let mut out = Blocks::new(&p.tree, table);
@@ -170,6 +146,37 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
         out.block(o, end.saturating_sub(o.time), Edge::Incomplete);
     }
     Some(out.finish(p))
+}
+
+/// Every moment of the threads' lives that `all` records, in time order (at one instant:
+/// switch-ins, then samples of running threads, then the switches of `p`, the profile of
+/// the switches), and whether any switch-in record is among them.
+fn moments(all: &[Profile], p: &Profile) -> (Vec<(u64, Moment)>, bool) {
+    let mut moments: Vec<(u64, Moment)> = Vec::with_capacity(p.samples.len());
+    let mut records = false;
+    for q in all {
+        for &(t, tid) in q.samples.switch_ins() {
+            moments.push((t, Moment::In(tid)));
+            records = true;
+        }
+        if std::ptr::eq(q, p) || !q.samples.has_timeline() {
+            continue;
+        }
+        for s in q.samples.samples() {
+            if let Some(tid) = q.samples.task_of(s.task).and_then(|t| t.tid) {
+                moments.push((s.time, Moment::Seen(tid)));
+            }
+        }
+    }
+    moments.extend(
+        p.samples
+            .samples()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.time, Moment::Switch(i))),
+    );
+    moments.sort_unstable();
+    (moments, records)
 }
 
 /// How a block ended.

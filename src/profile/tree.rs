@@ -914,15 +914,7 @@ impl CallTree {
     /// The walk of [`CallTree::for_each_stack_sorted`], one stack at a time.
     #[must_use]
     pub fn sorted_walk(&self) -> SortedWalk<'_> {
-        SortedWalk {
-            tree: self,
-            todo: vec![(self.sorted_entries(NodeId::ROOT), 0)],
-            path: Vec::new(),
-            depth: 0,
-            pool: Vec::new(),
-            own: None,
-            yielded: false,
-        }
+        SortedWalk::new(self, Vec::new(), Some(NodeId::ROOT), None)
     }
 
     /// The sorted walk of [`CallTree::for_each_stack_sorted`] cut into consecutive runs,
@@ -955,28 +947,11 @@ impl CallTree {
         let mut path = Vec::with_capacity(run.prefix.len() + 1);
         path.extend_from_slice(&run.prefix);
         path.push(self.slots[run.node.index()].name);
-        let depth = path.len();
         if run.below {
-            SortedWalk {
-                tree: self,
-                todo: vec![(self.sorted_entries(run.node), 0)],
-                path,
-                depth,
-                pool: Vec::new(),
-                own: None,
-                yielded: false,
-            }
+            SortedWalk::new(self, path, Some(run.node), None)
         } else {
             let (w, n) = self.self_counts(run.node);
-            SortedWalk {
-                tree: self,
-                todo: Vec::new(),
-                path,
-                depth,
-                pool: Vec::new(),
-                own: (n > 0 || w > 0).then_some(w),
-                yielded: false,
-            }
+            SortedWalk::new(self, path, None, (n > 0 || w > 0).then_some(w))
         }
     }
 
@@ -1115,7 +1090,24 @@ pub struct SortedWalk<'t> {
     yielded: bool,
 }
 
-impl SortedWalk<'_> {
+impl<'t> SortedWalk<'t> {
+    /// A walk from the frames in `path`: of the stacks below `below`, or of one own stack
+    /// weighing `own`.
+    fn new(tree: &'t CallTree, path: Vec<NameId>, below: Option<NodeId>, own: Option<u64>) -> Self {
+        Self {
+            tree,
+            depth: path.len(),
+            path,
+            todo: below
+                .map(|id| (tree.sorted_entries(id), 0))
+                .into_iter()
+                .collect(),
+            pool: Vec::new(),
+            own,
+            yielded: false,
+        }
+    }
+
     /// Moves to the next stack and gives its self weight, or `None` at the end.
     pub fn advance(&mut self) -> Option<u64> {
         if self.yielded {

@@ -37,25 +37,27 @@ fn chain(depth: usize) -> String {
         .join(";")
 }
 
-/// Exports `path` under `mib` MiB with the default threads, one and two: each must end
-/// by itself with status 0; gives the (default) output's line lengths.
+/// Exports `path` to `/dev/null` on `threads` threads under `mib` MiB and `secs`
+/// seconds: it must end by itself with status 0.
+fn export_to_null(path: &str, threads: &str, mib: u64, secs: u64) {
+    let args = [
+        "--threads",
+        threads,
+        "--export",
+        "folded",
+        "-o",
+        "/dev/null",
+        path,
+    ];
+    let r = run_limited(&args, None, mib, secs);
+    assert_held(&r, &[0], &format!("--threads {threads}"));
+}
+
+/// Exports `path` under `mib` MiB with one thread and two, then with the default threads
+/// to a pipe; gives that output's line lengths.
 fn export_limited(path: &str, mib: u64) -> Vec<usize> {
     for threads in ["1", "2"] {
-        let r = run_limited(
-            &[
-                "--threads",
-                threads,
-                "--export",
-                "folded",
-                "-o",
-                "/dev/null",
-                path,
-            ],
-            None,
-            mib,
-            120,
-        );
-        assert_held(&r, &[0], &format!("--threads {threads}"));
+        export_to_null(path, threads, mib, 120);
     }
     let r = run_limited(&["--export", "folded", path], None, mib, 120);
     assert_held(&r, &[0], "to a pipe");
@@ -159,21 +161,7 @@ fn a_deep_wide_tree_streams_through_the_parallel_export() {
         nested_opens(60_000, 40).as_bytes(),
     );
     for threads in ["1", "2"] {
-        let r = run_limited(
-            &[
-                "--threads",
-                threads,
-                "--export",
-                "folded",
-                "-o",
-                "/dev/null",
-                &path,
-            ],
-            None,
-            160,
-            300,
-        );
-        assert_held(&r, &[0], &format!("--threads {threads}"));
+        export_to_null(&path, threads, 160, 300);
     }
 }
 

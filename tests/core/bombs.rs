@@ -12,7 +12,7 @@ use flate2::write::GzEncoder;
 
 use crate::limited::{assert_held, run_limited};
 
-/// The memory (address space) the binary may use: less than what each bomb decoded into
+/// The writable memory the binary may use: less than what each bomb decoded into
 /// before its tables were counted first.
 const LIMIT_MIB: u64 = 512;
 

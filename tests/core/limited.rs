@@ -1,8 +1,14 @@
 //! Runs the real binary under a memory limit and a time limit, so that a test of a hostile
 //! input fails when a regression needs too much memory or time, instead of swapping the
-//! machine or hanging the suite. The limit is the address space (`ulimit -v`, which is
-//! `setrlimit(RLIMIT_AS)` in the child the shell execs into): an allocation past it fails,
-//! and the Rust runtime aborts, which the test sees as a signal.
+//! machine or hanging the suite. The limit is the writable private memory (`ulimit -d`,
+//! which is `setrlimit(RLIMIT_DATA)` in the child the shell execs into: the heap, anonymous
+//! mappings, thread stacks): an allocation past it fails, and the Rust runtime aborts, which
+//! the test sees as a signal.
+//!
+//! Not the address space (`ulimit -v`): glibc reserves 64 MiB of it per thread arena, and a
+//! new arena maps 128 MiB for a moment to align it, so a run of a few threads that used
+//! 42 MB failed one time in ten under 160 MiB. Those reservations are not writable until
+//! used, and `RLIMIT_DATA` counts a page range only when it becomes writable.
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
@@ -28,10 +34,10 @@ impl Limited {
     }
 }
 
-/// Runs `flametui ARGS` with at most `mib` MiB of address space and `secs` seconds,
+/// Runs `flametui ARGS` with at most `mib` MiB of writable memory and `secs` seconds,
 /// feeding `stdin` (or nothing) and collecting both outputs.
 pub fn run_limited(args: &[&str], stdin: Option<&[u8]>, mib: u64, secs: u64) -> Limited {
-    let script = format!("ulimit -v {} && exec \"$0\" \"$@\"", mib * 1024);
+    let script = format!("ulimit -d {} && exec \"$0\" \"$@\"", mib * 1024);
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(script)
@@ -97,10 +103,14 @@ pub fn assert_held(r: &Limited, codes: &[i32], what: &str) {
 
 #[test]
 fn the_limit_stops_a_run_that_needs_more() {
-    // A sanity check of the harness itself: 8 MiB of address space is too little for the
-    // binary to start, so the run must end by a signal or an error, never succeed.
-    let r = run_limited(&["--version"], None, 8, 30);
-    assert!(!r.status.success(), "{r:?}");
-    let r = run_limited(&["--version"], None, 1024, 30);
-    assert_held(&r, &[0], "--version under 1 GiB");
+    // A sanity check of the harness itself: 200,000 distinct stacks (5.6 MB) take far more
+    // than 8 MiB to hold, so that run must end by the limit (a signal), and hold under 1 GiB.
+    let input: String = (0..200_000)
+        .map(|i| format!("main;work{i};leaf{i} 1\n"))
+        .collect();
+    let args = ["--export", "folded", "-o", "/dev/null", "-"];
+    let r = run_limited(&args, Some(input.as_bytes()), 8, 60);
+    assert!(!r.timed_out && r.code().is_none(), "{r:?}");
+    let r = run_limited(&args, Some(input.as_bytes()), 1024, 60);
+    assert_held(&r, &[0], "200,000 stacks under 1 GiB");
 }

@@ -458,10 +458,15 @@ fn load_path_into(
 }
 
 /// The perf options a recording is read with: those of perf script text, with `--metric`
-/// naming the event when `--event` does not.
+/// naming the event when `--event` does not (but for the metrics made from several
+/// events, off-CPU and on+off-CPU time, which need them all).
 fn perf_options(opts: &LoadOptions) -> PerfOptions {
     let mut perf = opts.perf.clone();
-    if perf.event.is_none() {
+    let derived = [
+        crate::profile::offcpu::METRIC,
+        crate::profile::metrics::BOTH_HALVES,
+    ];
+    if perf.event.is_none() && !opts.metric.as_deref().is_some_and(|m| derived.contains(&m)) {
         perf.event.clone_from(&opts.metric);
     }
     perf

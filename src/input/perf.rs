@@ -380,13 +380,24 @@ pub fn switch_args(args: &str) -> Option<Switch> {
     })
 }
 
-/// `stack_line := WS* pc SP+ symbol SP "(" dso ")"` — the DSO is the last word.
+/// `stack_line := WS* pc ( SP+ symbol )? ( SP "(" dso ")" )?` — the DSO is the last word
+/// when perf prints it (`-F ip,sym` leaves it out, and so does `perf script` for a
+/// tracepoint's callchain in a pipe-mode recording: the DSO is then empty).
 pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
+    let indented = line.starts_with([' ', '\t']);
     let line = trim_start(line);
-    let (rest, pc) = pc_word(line).ok()?;
-    let space = memchr::memrchr(b' ', rest.as_bytes())?;
-    let (symbol, dso_word) = (&rest[..space], &rest[space + 1..]);
-    let dso = dso_word.strip_prefix('(')?.strip_suffix(')')?;
+    let (rest, pc) = pc_word(line).unwrap_or(("", line));
+    let dso_at = memchr::memrchr(b' ', rest.as_bytes()).and_then(|space| {
+        let dso = rest[space + 1..].strip_prefix('(')?.strip_suffix(')')?;
+        Some((space, dso))
+    });
+    let (symbol, dso) = match dso_at {
+        Some((space, dso)) if !pc.is_empty() => (&rest[..space], dso),
+        // Without a DSO only an indented address makes it a frame (not any indented
+        // text, nor a next event line of `-F` without `ip`: `dd 4312 …`).
+        _ if indented && !pc.is_empty() && pc.bytes().all(|b| b.is_ascii_hexdigit()) => (rest, ""),
+        _ => return None,
+    };
     let symbol = match symbol.trim() {
         "" => " ",
         s => s,
@@ -1230,6 +1241,18 @@ mod tests {
         let s = stack_line("  5a std::function<int (int, int)>::operator()+0x1 (/bin/x)").unwrap();
         assert_eq!(s.symbol, "std::function<int (int, int)>::operator()+0x1");
         assert_eq!(stack_line("\tTHIS_IS_A_WEIRD_LINE"), None);
+        // Without the DSO (`-F ip,sym`, a tracepoint's callchain from a pipe recording).
+        let s = stack_line("\tffffffff82248208 __schedule").unwrap();
+        assert_eq!(
+            (s.pc, s.symbol, s.dso),
+            ("ffffffff82248208", "__schedule", "")
+        );
+        let s = stack_line("\t5a std::function<int (int, int)>::operator()+0x1").unwrap();
+        assert_eq!(s.symbol, "std::function<int (int, int)>::operator()+0x1");
+        let s = stack_line("\t7f1e2215d058").unwrap();
+        assert_eq!((s.symbol, s.dso), (" ", ""));
+        assert_eq!(stack_line("\tnot an address"), None);
+        assert_eq!(stack_line("dd 4312 15996.780380: 250000 cpu-clock:"), None);
     }
 
     #[test]

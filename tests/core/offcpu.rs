@@ -345,3 +345,100 @@ fn on_and_off_cpu_time_side_by_side() {
         "{sleeper} ns"
     );
 }
+
+/// Off-CPU time per (thread id, state frame, incomplete, upper bound), in ns.
+fn per_state(p: &Profile) -> BTreeMap<(i64, String, bool, bool), u64> {
+    let mut out = BTreeMap::new();
+    for line in export::folded_lines(&p.tree) {
+        let (stack, weight) = line.rsplit_once(' ').unwrap();
+        let root = stack.split(';').next().unwrap();
+        let tid: i64 = root.rsplit('/').next().unwrap().parse().unwrap();
+        let state = stack
+            .split(';')
+            .find(|f| f.starts_with("[off-cpu: "))
+            .unwrap()
+            .to_owned();
+        let key = (
+            tid,
+            state,
+            stack.contains("[incomplete]"),
+            stack.contains("[upper bound]"),
+        );
+        *out.entry(key).or_default() += weight.parse::<u64>().unwrap();
+    }
+    out
+}
+
+/// A recording read from perf.data (the tracepoint's raw `prev_state` and `next_pid`,
+/// found by the tracing data's format; `PERF_RECORD_SWITCH` records; pipe mode's tracing
+/// data record) gives the off-CPU time of its `perf script` text: the same blocks, per
+/// thread and state, each within the microsecond perf script rounds its times to, and
+/// the same counts of complete, incomplete, bounded and unmatched blocks.
+#[test]
+fn perf_data_gives_the_off_cpu_time_of_its_perf_script_text() {
+    let pairs = [
+        // System-wide, `perf sched record` (six scheduler events).
+        ("perf-sched-record.data.gz", "perf-sched-record.txt.gz"),
+        // Per process with --switch-events, file mode.
+        ("perf-waiter-switch.data.gz", "perf-waiter-switch.txt.gz"),
+        // The same in pipe mode (`-o -`): its tracing data follows a record; perf script
+        // prints its tracepoint callchains without DSOs.
+        ("perf-waiter-pipe.data.gz", "perf-waiter-pipe.txt.gz"),
+    ];
+    for (data, text) in pairs {
+        let from_data = load(&testdata(data), &with_tids("off-cpu"));
+        let from_text = load(&testdata(text), &with_tids("off-cpu"));
+        assert_eq!(from_data.stats.unit, Unit::Nanoseconds, "{data}");
+        assert!(
+            from_data
+                .stats
+                .bad_lines
+                .iter()
+                .all(|b| b.reason != "off-cpu"),
+            "{data}: {:?}",
+            from_data.stats.bad_lines
+        );
+        let (d, t) = (
+            from_data.stats.off_cpu.clone().unwrap(),
+            from_text.stats.off_cpu.clone().unwrap(),
+        );
+        assert_eq!(
+            (d.complete, d.incomplete, d.unmatched, d.bounded, d.skipped),
+            (t.complete, t.incomplete, t.unmatched, t.bounded, t.skipped),
+            "{data}"
+        );
+        assert!(d.complete > 100, "{data}: {d:?}");
+        let (d, t) = (per_state(&from_data), per_state(&from_text));
+        assert_eq!(
+            d.keys().collect::<Vec<_>>(),
+            t.keys().collect::<Vec<_>>(),
+            "{data}"
+        );
+        let switches = |tid: i64| -> u64 {
+            let text = gunzip(&testdata(text));
+            text.matches(&format!(" prev_pid={tid} ")).count() as u64
+        };
+        for (key, &ns) in &d {
+            let want = t[key];
+            // Each block's two ends are rounded down to the µs in the text.
+            assert!(
+                ns.abs_diff(want) <= 1000 * switches(key.0).max(1),
+                "{data} {key:?}: {ns} ns, the text {want} ns"
+            );
+        }
+    }
+    // The clock half of the wall-clock metric is exactly the recording's cpu-clock.
+    let wall = load(
+        &testdata("perf-waiter-pipe.data.gz"),
+        &with_tids("on+off-cpu"),
+    );
+    let clock = load(
+        &testdata("perf-waiter-pipe.data.gz"),
+        &with_tids("cpu-clock"),
+    );
+    let on: Vec<String> = export::folded_lines(&wall.tree)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("[on-cpu];").map(str::to_owned))
+        .collect();
+    assert_eq!(on, export::folded_lines(&clock.tree));
+}

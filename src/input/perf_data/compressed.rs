@@ -39,6 +39,12 @@ const FINISHED_ROUND: u32 = 68;
 const AUXTRACE: u32 = 71;
 /// `PERF_RECORD_HEADER_FEATURE`.
 const HEADER_FEATURE: u32 = 80;
+/// `PERF_RECORD_HEADER_TRACING_DATA` (pipe mode): the tracepoints' formats follow it,
+/// `size` bytes (its u32) not counted in the record.
+const TRACING_DATA: u32 = 66;
+/// The most tracing data kept (perf writes the formats of the recorded events only, some
+/// KiB each); past it the rest is passed over.
+const MAX_TRACING: u64 = 16 << 20;
 /// `HEADER_COMPRESSED`'s feature number, and zstd's method number in it.
 pub const FEATURE_COMPRESSED: u32 = 27;
 pub const METHOD_ZSTD: u32 = 1;
@@ -59,6 +65,8 @@ struct ReportState {
     ended: bool,
     compressed: u64,
     decompressed: u64,
+    /// A pipe's tracing data (the tracepoints' formats), once read.
+    tracing: Option<Vec<u8>>,
 }
 
 /// A handle on what the decompression of a stream found (cloned into the stream).
@@ -79,6 +87,11 @@ impl Report {
     /// Forgets what was found (the stream starts again).
     pub fn reset(&self) {
         *self.0.borrow_mut() = ReportState::default();
+    }
+
+    /// The tracing data a pipe-mode recording carried, once (taken).
+    pub fn take_tracing(&self) -> Option<Vec<u8>> {
+        self.0.borrow_mut().tracing.take()
     }
 
     /// Compressed bytes read and decompressed bytes given out.
@@ -150,8 +163,10 @@ pub struct Expander {
     refuse_compressed: bool,
     report: Report,
     done: bool,
-    /// Bytes of AUXTRACE data still to pass over.
+    /// Bytes of AUXTRACE or tracing data still to pass over.
     aux_left: u64,
+    /// The tracing data being read (kept up to [`MAX_TRACING`]).
+    tracing: Option<Vec<u8>>,
 }
 
 impl Expander {
@@ -178,6 +193,7 @@ impl Expander {
             report,
             done: false,
             aux_left: 0,
+            tracing: None,
         }
     }
 
@@ -269,6 +285,11 @@ impl Expander {
         while self.aux_left > 0 {
             let n = self.aux_left.min(scrap.len() as u64) as usize;
             let got = super::check::read_up_to(inner, &mut scrap[..n])?;
+            if let Some(t) = self.tracing.as_mut()
+                && (t.len() as u64) < MAX_TRACING
+            {
+                t.extend_from_slice(&scrap[..got]);
+            }
             self.offset += got as u64;
             self.aux_left -= got as u64;
             if let Some(left) = self.left.as_mut() {
@@ -277,6 +298,9 @@ impl Expander {
             if got < n {
                 return Ok(Err("cut short in the data of an AUXTRACE record".to_owned()));
             }
+        }
+        if let Some(t) = self.tracing.take() {
+            self.report.0.borrow_mut().tracing = Some(t);
         }
         if self.left == Some(0) {
             return Ok(Ok(None));
@@ -326,6 +350,24 @@ impl Expander {
             // over, as nothing here reads it (and the parser would allocate it whole).
             let size = u64_of(record.get(8..).unwrap_or_default(), self.le).unwrap_or(0);
             self.aux_left = self.left.map_or(size, |left| size.min(left));
+            return Ok(());
+        }
+        if kind == TRACING_DATA {
+            // Read here, as the parser does not know its data follows it; kept for the
+            // reader of `sched_switch`'s fields.
+            let size = record
+                .get(8..12)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, |b| {
+                    if self.le {
+                        u32::from_le_bytes(b)
+                    } else {
+                        u32::from_be_bytes(b)
+                    }
+                });
+            let size = u64::from(size);
+            self.aux_left = self.left.map_or(size, |left| size.min(left));
+            self.tracing = Some(Vec::new());
             return Ok(());
         }
         if (kind == RECORD_COMPRESSED || kind == RECORD_COMPRESSED2) && self.refuse_compressed {

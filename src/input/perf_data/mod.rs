@@ -24,6 +24,7 @@ pub mod dwarf;
 pub mod expanded;
 pub mod live;
 pub mod symbols;
+pub mod tracepoint;
 pub mod unwind;
 pub mod zstd;
 
@@ -32,7 +33,9 @@ use std::io::{BufRead, Read, Seek};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use linux_perf_data::linux_perf_event_reader::{EventRecord, SampleRecord};
+use linux_perf_data::linux_perf_event_reader::{
+    CommonData, ContextSwitchRecord, EventRecord, SampleRecord,
+};
 use linux_perf_data::{PerfFileReader, PerfFileRecord};
 use rustc_hash::FxHashMap;
 
@@ -222,6 +225,13 @@ struct Reader<'o> {
     /// Recorded on another architecture than x86-64: no DWARF unwinding (the registers
     /// are another machine's).
     foreign: bool,
+    /// Which events are `sched:sched_switch` (by attribute).
+    is_switch: Vec<bool>,
+    /// Where its fields are, from the recording's tracing data.
+    switch_format: Option<tracepoint::SwitchFormat>,
+    little_endian: bool,
+    /// `sched_switch` samples read without a format to read their fields by.
+    unread_switches: u64,
 }
 
 /// The most samples that wait for the kernel's symbols (their frames are held: a
@@ -238,6 +248,8 @@ struct Head {
     tid: i32,
     time: Option<u64>,
     period: Option<u64>,
+    /// What a `sched_switch` sample's raw data says.
+    switch: Option<crate::profile::Switch>,
 }
 
 /// A sample waiting for the kernel's symbols: its frames leaf first, and where its
@@ -289,12 +301,20 @@ impl<'o> Reader<'o> {
         perf: &PerfOptions,
         opts: &'o PerfDataOptions,
     ) -> Self {
-        let events = perf_file
+        let events: Vec<(String, String)> = perf_file
             .event_attributes()
             .iter()
             .enumerate()
             .map(|(i, a)| event_names(a.name().unwrap_or(&format!("event{i}"))))
             .collect();
+        let is_switch = events
+            .iter()
+            .map(|(e, _)| e == super::perf::SCHED_SWITCH)
+            .collect();
+        let little_endian = perf_file.endian() == linux_perf_data::Endianness::LittleEndian;
+        let switch_format = perf_file
+            .feature_section_data(linux_perf_data::Feature::TRACING_DATA)
+            .and_then(|t| tracepoint::SwitchFormat::find(t, little_endian));
         let regs_user = perf_file
             .event_attributes()
             .iter()
@@ -336,6 +356,10 @@ impl<'o> Reader<'o> {
             waiting: Vec::new(),
             may_wait: false,
             foreign: false,
+            is_switch,
+            switch_format,
+            little_endian,
+            unread_switches: 0,
         };
         if let Ok(Some(arch)) = perf_file.arch()
             && arch != "x86_64"
@@ -374,6 +398,11 @@ fn read_records<R: Read>(
         match record_iter.next_record(&mut perf_file) {
             Ok(Some(PerfFileRecord::EventRecord { attr_index, record })) => {
                 state.line_no += 1;
+                if r.switch_format.is_none()
+                    && let Some(t) = report.take_tracing()
+                {
+                    r.switch_format = tracepoint::SwitchFormat::find(&t, r.little_endian);
+                }
                 let parsed = check::parse_record(&record);
                 // Streaming: the shared collector, borrowed for this record only (the
                 // reader borrows it while it waits for bytes).
@@ -383,6 +412,19 @@ fn read_records<R: Read>(
                     None => &mut own,
                 };
                 match parsed {
+                    Some(EventRecord::ContextSwitch(ContextSwitchRecord::In { .. })) => {
+                        // The thread coming on a CPU is the record's own (for the
+                        // CPU-wide form too, whose pid and tid are the previous task's).
+                        if let Ok(CommonData {
+                            tid: Some(tid),
+                            timestamp: Some(t),
+                            ..
+                        }) = record.common_data()
+                        {
+                            out.samples.push_switch_in(t, i64::from(tid));
+                        }
+                    }
+                    Some(EventRecord::Lost(_)) => out.stats.lost_records += 1,
                     Some(rec) => r.record(attr_index, rec, &mut state, out),
                     None => state.skip(out, "unreadable perf.data record", ""),
                 }
@@ -584,6 +626,7 @@ impl Reader<'_> {
             tid,
             time: s.timestamp,
             period: s.period,
+            switch: self.switch_of(attr, s),
         };
         if self.kernel_symbols_pending() {
             // The kernel's symbols are still being read: the sample is resolved now and,
@@ -611,6 +654,22 @@ impl Reader<'_> {
         self.resolve(attr, pid, s, state, out);
         self.name_kernel_frames();
         self.push_frames(out);
+    }
+
+    /// What a `sched_switch` sample's raw data says (its `prev_state` and `next_pid`).
+    fn switch_of(&mut self, attr: usize, s: &SampleRecord<'_>) -> Option<crate::profile::Switch> {
+        if !self.is_switch.get(attr).copied().unwrap_or(false) {
+            return None;
+        }
+        let decoded = self
+            .switch_format
+            .as_ref()
+            .zip(s.raw.as_ref())
+            .and_then(|(f, raw)| f.decode(&raw.as_slice()));
+        if decoded.is_none() {
+            self.unread_switches += 1;
+        }
+        decoded
     }
 
     /// Whether the kernel's symbols are being read and are not there yet (and fewer
@@ -649,9 +708,7 @@ impl Reader<'_> {
             time: head.time,
             period: head.period,
             inline_frame: None,
-            // The raw tracepoint fields of perf.data are not read yet: off-CPU time
-            // comes from perf script text.
-            switch: None,
+            switch: head.switch,
         };
         self.perf.begin_sample(&ev, out)
     }
@@ -943,6 +1000,18 @@ impl Reader<'_> {
         }
         for n in &self.notes {
             out.stats.note(0, "symbols", n);
+        }
+        if self.unread_switches > 0 {
+            let why = if self.switch_format.is_none() {
+                "the recording has no format for sched_switch (no tracing data)"
+            } else {
+                "their raw data is too short for prev_state and next_pid"
+            };
+            let text = format!(
+                "{} sched:sched_switch samples not read for off-CPU time: {why}",
+                self.unread_switches
+            );
+            out.stats.note(0, "off-cpu", &text);
         }
     }
 }

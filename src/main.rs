@@ -488,6 +488,12 @@ fn warn_about(p: &Profile) -> bool {
             s.lost_records
         );
     }
+    if s.dummy_timed > 0 {
+        eprintln!(
+            "flametui: {src}: {} samples carry perf's dummy timestamp (perf record --off-cpu writes the blocks it gathered when the recording ends): they are in the graph, not in the heat map nor in time ranges",
+            s.dummy_timed
+        );
+    }
     if let Some(text) = s.off_cpu.as_ref().and_then(report::off_cpu_notes) {
         eprintln!("flametui: {src}: {text}");
     }

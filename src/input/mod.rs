@@ -1076,6 +1076,17 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
         for p in &mut all {
             p.stats.off_cpu = Some(notes.clone());
         }
+    } else if let Some(off) = all
+        .iter()
+        .find(|p| p.stats.event.as_deref() == Some(perf::OFFCPU_TIME))
+    {
+        // `perf record --off-cpu` measured the blocks itself: beside a clock event, the
+        // same side by side view.
+        let wall = all
+            .iter()
+            .filter(|p| matches!(p.stats.event.as_deref(), Some("cpu-clock" | "task-clock")))
+            .find_map(|on| crate::profile::offcpu::wall(on, off));
+        all.extend(wall);
     }
     all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
     let names: Vec<String> = all

@@ -800,6 +800,20 @@ impl PerfParser {
                 self.publish_unit(out);
             }
         }
+        if ev
+            .time
+            .is_some_and(|t| t >= crate::profile::samples::DUMMY_TIME_FROM)
+        {
+            out.stats.dummy_timed += 1;
+        }
+        if ev.event == OFFCPU_TIME {
+            // A block written when it ended is stamped then: placed where it began, as
+            // the switches' blocks are (a dummy time stays, out of the timeline).
+            self.time = ev.time.map(|t| match ev.period {
+                Some(p) if t < crate::profile::samples::DUMMY_TIME_FROM => t.saturating_sub(p),
+                _ => t,
+            });
+        }
         self.pname.clear();
         self.pname.push_str(&ev.comm.replace(' ', "_"));
         if self.opts.include_pid {
@@ -960,8 +974,13 @@ impl PerfParser {
 
 /// Whether `event` counts time: its periods are nanoseconds.
 fn is_clock(event: &str) -> bool {
-    matches!(event, "cpu-clock" | "task-clock")
+    matches!(event, "cpu-clock" | "task-clock" | OFFCPU_TIME)
 }
+
+/// The event `perf record --off-cpu` writes: a block's nanoseconds off the CPU as its
+/// period, its user stack, and perf's dummy time unless the block was written when it
+/// ended (longer than `--off-cpu-thresh`).
+pub const OFFCPU_TIME: &str = "offcpu-time";
 
 /// A pid or tid as perf printed it (`-1` for a task that has exited); `None` for `?`
 /// (not printed) or a number past `i64`.

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::samples::SampleTable;
+use super::samples::{DUMMY_TIME_FROM, SampleTable};
 use super::slice::Slice;
 use super::tree::{CallTree, NodeId};
 
@@ -101,7 +101,7 @@ pub fn density(table: &SampleTable, slice: &Slice, bins: u16) -> Vec<u64> {
     }
     let origin = table.first_time();
     let span = u128::from(table.duration()) + 1;
-    for s in slice.samples(table) {
+    for s in slice.samples(table).filter(|s| s.time < DUMMY_TIME_FROM) {
         let i = u128::from(s.time - origin) * u128::from(bins) / span;
         if let Some(slot) = out.get_mut(usize::try_from(i).unwrap_or(usize::MAX)) {
             *slot += 1;
@@ -121,7 +121,10 @@ fn heat_map_where(
     let origin = table.first_time();
     let mut cells: Vec<Cell> = Vec::new();
     if table.has_timeline() {
-        for s in slice.samples(table).filter(|s| keep(s.leaf)) {
+        for s in slice
+            .samples(table)
+            .filter(|s| s.time < DUMMY_TIME_FROM && keep(s.leaf))
+        {
             let rel = s.time - origin;
             let (second, row) = (rel / SECOND, ((rel % SECOND) / row_ns) as u32);
             match cells.last_mut() {

@@ -214,6 +214,9 @@ pub struct Stats {
     /// `PERF_RECORD_LOST` records in the input (`perf script --show-lost-events`): events
     /// were lost, so durations computed from them are unreliable.
     pub lost_records: u64,
+    /// Samples stamped with perf's dummy time (`perf record --off-cpu`: the blocks it
+    /// gathered, written when the recording ended): in the tree, out of the timeline.
+    pub dummy_timed: u64,
     /// What the off-CPU metric's conversion of scheduler switches met, when the input
     /// had switches ([`offcpu`]).
     pub off_cpu: Option<offcpu::OffCpuNotes>,
@@ -300,6 +303,7 @@ impl Stats {
         self.samples += other.samples;
         self.filtered_samples += other.filtered_samples;
         self.lost_records += other.lost_records;
+        self.dummy_timed += other.dummy_timed;
         self.offcpu_samples += other.offcpu_samples;
         self.fractional |= other.fractional;
         if self.read_error.is_none() {

@@ -131,6 +131,13 @@ impl TaskState {
     }
 }
 
+/// Where perf's dummy timestamps begin: `perf record --off-cpu` stamps the blocks it
+/// gathers in BPF and writes at the end with `0xFFFFFFFF00000000` ns (printed rounded to
+/// the µs). No clock reads that (584 years of uptime). Samples from here on stay in the
+/// tree but out of the timeline: the heat map, time ranges, the first time and the
+/// duration.
+pub const DUMMY_TIME_FROM: u64 = 0xFFFF_FFF0_0000_0000;
+
 /// Every sample of a profile, ordered by time once finished, and the table of tasks.
 #[derive(Debug, Clone, Default)]
 pub struct SampleTable {
@@ -307,7 +314,13 @@ impl SampleTable {
     /// True when every sample has a time, so that time ranges and the heat map mean
     /// something.
     pub fn has_timeline(&self) -> bool {
-        !self.samples.is_empty() && self.untimed == 0
+        self.timed_len() > 0 && self.untimed == 0
+    }
+
+    /// How many samples (in time order, first) have a real time: those after them have
+    /// perf's dummy one ([`DUMMY_TIME_FROM`]).
+    fn timed_len(&self) -> usize {
+        self.samples.partition_point(|s| s.time < DUMMY_TIME_FROM)
     }
 
     /// Samples that came without a time.
@@ -325,9 +338,9 @@ impl SampleTable {
         self.samples.first().map_or(0, |s| s.time)
     }
 
-    /// Nanoseconds from the first sample to the last.
+    /// Nanoseconds from the first sample to the last (with a real time).
     pub fn duration(&self) -> u64 {
-        self.samples
+        self.samples[..self.timed_len()]
             .last()
             .map_or(0, |s| s.time.saturating_sub(self.first_time()))
     }
@@ -336,9 +349,10 @@ impl SampleTable {
     /// the first sample (the table must be finished: it is a binary search).
     pub fn range(&self, start: u64, end: u64) -> std::ops::Range<usize> {
         let origin = self.first_time();
+        let timed = &self.samples[..self.timed_len()];
         let at = |rel: u64| {
             let t = origin.saturating_add(rel);
-            self.samples.partition_point(|s| s.time < t)
+            timed.partition_point(|s| s.time < t)
         };
         let (from, to) = (at(start), at(end));
         from..to.max(from)

@@ -442,3 +442,52 @@ fn perf_data_gives_the_off_cpu_time_of_its_perf_script_text() {
         .collect();
     assert_eq!(on, export::folded_lines(&clock.tree));
 }
+
+/// `perf record --off-cpu` (BPF; not built into this machine's perf, so the file is made
+/// by hand in perf script's format): `offcpu-time` samples carry the blocked ns as their
+/// period; those gathered in BPF are written at the end with perf's dummy time
+/// (18446744069.414584 s), kept in the tree and out of the timeline; one longer than
+/// `--off-cpu-thresh`, written when it ended, is placed where it began.
+#[test]
+fn perf_record_off_cpu_samples_are_time_and_dummy_times_stay_out_of_the_timeline() {
+    use flametui::profile::heatmap::{DEFAULT_ROW_NS, heat_map};
+    let path = testdata("perf-offcpu-bpf.txt");
+    let off = load(&path, &with_tids("offcpu-time"));
+    assert_eq!(off.stats.unit, Unit::Nanoseconds);
+    assert_eq!(off.tree.total(), 665_000_000);
+    assert_eq!(off.stats.dummy_timed, 3);
+    assert_eq!(
+        export::folded_lines(&off.tree),
+        [
+            "waiter-?/4201;start_thread;lock_holder;__futex_abstimed_wait_common 5000000",
+            "waiter-?/4202;start_thread;sleeper;__nanosleep;clock_nanosleep@GLIBC_2.2.5 640000000",
+            "waiter-?/4203;start_thread;mutex_waiter;__lll_lock_wait;__futex_abstimed_wait_common 20000000",
+        ]
+    );
+    // The timeline holds the one real time: 101.0 s less its 600 ms, where it began.
+    let table = &off.samples;
+    assert_eq!(table.len(), 4);
+    assert!(table.has_timeline());
+    assert_eq!((table.first_time(), table.duration()), (100_400_000_000, 0));
+    let map = heat_map(table, &flametui::profile::Slice::default(), DEFAULT_ROW_NS);
+    assert_eq!(map.seconds, 1);
+    assert_eq!(map.cells.iter().map(|c| c.samples).sum::<u64>(), 1);
+    assert_eq!(table.range(0, 1), 0..1);
+    // Beside cpu-clock, the wall-clock view: its off-CPU half is this profile.
+    let wall = load(&path, &with_tids("on+off-cpu"));
+    let half: Vec<String> = export::folded_lines(&wall.tree)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("[off-cpu];").map(str::to_owned))
+        .collect();
+    let mut want = export::folded_lines(&off.tree);
+    want.sort();
+    assert_eq!(half, want);
+    assert_eq!(wall.tree.total(), 665_000_000 + 4 * 250_000);
+    // The binary says which samples are out of the timeline.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(["--print", &path])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("3 samples carry perf's dummy timestamp"), "{err}");
+}

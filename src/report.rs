@@ -348,16 +348,96 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
     out
 }
 
-/// The whole plain-text report.
+/// The whole plain-text report (with the off-CPU metric, its threads' blocks).
 pub fn report(profile: &Profile, top: usize, min_percent: f64) -> String {
+    let threads = thread_table(profile, top).map_or_else(String::new, |t| format!("\n{t}"));
     format!(
-        "{}\n\n{}\nCall tree (frames ≥ {min_percent}% of the total)\n{:>7} {:>14}  frame\n{}",
+        "{}\n\n{}{threads}\nCall tree (frames ≥ {min_percent}% of the total)\n{:>7} {:>14}  frame\n{}",
         header(profile),
         top_table(profile, top),
         "total%",
         "total",
         tree_text(profile, min_percent)
     )
+}
+
+/// The off-CPU metric's `n` threads with the most off-CPU time: their time by state,
+/// incomplete, longest block, blocks, and on-CPU time when a clock event's samples are
+/// there; `None` for another metric.
+pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
+    use crate::profile::blocks::{self, STATES};
+    use crate::profile::{Slice, TaskState};
+    use crate::view::tooltip::time_text;
+    let per_task = blocks::thread_blocks(profile, &Slice::default())?;
+    let table = &profile.samples;
+    let on = blocks::clock_metric(profile)
+        .filter(|c| !c.samples.is_empty())
+        .map(|c| blocks::on_cpu_time(table, c, None));
+    let mut rows: Vec<(usize, &blocks::ThreadBlocks)> = per_task.iter().enumerate().collect();
+    rows.sort_by(|a, b| b.1.total().cmp(&a.1.total()).then(a.0.cmp(&b.0)));
+    rows.truncate(n);
+    let t = |ns: u64| {
+        if ns == 0 {
+            "-".to_owned()
+        } else {
+            time_text(ns, 0)
+        }
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Top {} by off-CPU time (R preempted, S sleeping, D uninterruptible)",
+        if rows.len() == 1 {
+            "1 thread".to_owned()
+        } else {
+            format!("{} threads", rows.len())
+        }
+    );
+    let mut head = String::new();
+    if on.is_some() {
+        let _ = write!(head, "{:>9} ", "on-CPU");
+    }
+    let _ = write!(
+        head,
+        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>7}  thread",
+        "off-CPU", "R", "S", "D", "other", "incomplete", "longest", "blocks"
+    );
+    let _ = writeln!(out, "{}", head.trim_end());
+    let main = [
+        TaskState::Runnable,
+        TaskState::Sleeping,
+        TaskState::Uninterruptible,
+    ];
+    for (i, b) in rows {
+        let task = &table.tasks()[i];
+        let other: u64 = STATES
+            .iter()
+            .filter(|s| !main.contains(s))
+            .map(|s| b.in_state(*s))
+            .sum();
+        if let Some(on) = &on {
+            let _ = write!(out, "{:>9} ", t(on[i]));
+        }
+        let id = match (task.pid, task.tid) {
+            (Some(p), Some(t)) => format!("{p}/{t}"),
+            (None, Some(t)) => t.to_string(),
+            _ => "?".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>7}  {} {id}",
+            t(b.total()),
+            t(b.in_state(TaskState::Runnable)),
+            t(b.in_state(TaskState::Sleeping)),
+            t(b.in_state(TaskState::Uninterruptible)),
+            t(other),
+            t(b.incomplete),
+            t(b.longest),
+            b.blocks,
+            sanitize(&task.comm),
+        );
+    }
+    Some(out)
 }
 
 /// Two profiles as plain text: both headers, then the `n` functions whose share of the

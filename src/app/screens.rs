@@ -94,7 +94,7 @@ impl Explorer {
             Screen::Tasks => {
                 let original = std::sync::Arc::clone(self.original_shared());
                 let range = self.tools.applied.slice.range;
-                self.tools.tasks.sync(&original.samples, range);
+                self.tools.tasks.sync(&original, range);
             }
             Screen::Graph | Screen::Sandwich | Screen::Heat => {}
         }

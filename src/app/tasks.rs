@@ -19,6 +19,7 @@ use super::text_input::{self, Inserted};
 use super::tools::Screen;
 use super::transforms::TransformStack;
 use super::{Mode, ToolAction};
+use crate::profile::blocks::{self, ThreadBlocks};
 use crate::profile::group::{Process, ProcessKey, TaskTotals, processes, task_totals};
 use crate::profile::skim::Scorer;
 use crate::profile::{Profile, SampleTable, Slice, TaskId};
@@ -46,8 +47,40 @@ pub struct TaskRow {
     pub tasks: Vec<TaskId>,
     /// Their samples and weight in the range.
     pub totals: TaskTotals,
+    /// With the off-CPU metric: what their blocks in the range add up to.
+    pub blocks: Option<ThreadBlocks>,
+    /// With the off-CPU metric and a clock event beside it: their on-CPU time.
+    pub on_cpu: Option<u64>,
     /// Characters of `name` that matched the filter, for highlighting.
     pub indices: Vec<usize>,
+}
+
+/// What the off-CPU metric adds to each task: its blocks, and its on-CPU time when the
+/// recording has a clock event (by [`TaskId`]).
+#[derive(Debug, Clone, Default)]
+pub struct OffCpuColumns {
+    pub blocks: Option<Vec<ThreadBlocks>>,
+    pub on_cpu: Option<Vec<u64>>,
+}
+
+impl OffCpuColumns {
+    fn of(&self, ids: &[TaskId]) -> (Option<ThreadBlocks>, Option<u64>) {
+        let blocks = self.blocks.as_ref().map(|b| {
+            let mut sum = ThreadBlocks::default();
+            for id in ids {
+                if let Some(t) = b.get(id.0 as usize) {
+                    sum.add(t);
+                }
+            }
+            sum
+        });
+        let on_cpu = self.on_cpu.as_ref().map(|on| {
+            ids.iter()
+                .filter_map(|id| on.get(id.0 as usize))
+                .fold(0u64, |a, b| a.saturating_add(*b))
+        });
+        (blocks, on_cpu)
+    }
 }
 
 /// The task list screen.
@@ -71,8 +104,13 @@ pub struct TaskState {
     pub has_pids: bool,
     /// The line under the rows: counts, marks, grouping.
     pub info: String,
-    /// (range, samples in the table) the processes were summed for.
-    summed: Option<(Option<(u64, u64)>, usize)>,
+    /// (range, samples in the table, metric) the processes were summed for.
+    summed: Option<(Option<(u64, u64)>, usize, Option<String>, bool)>,
+    /// With the off-CPU metric, its columns by task.
+    off: OffCpuColumns,
+    /// The recording's clock metric, when it has one (set by the app, which holds the
+    /// metrics): the on-CPU column.
+    pub clock: Option<std::sync::Arc<Profile>>,
     processes: Vec<Process>,
     /// Each task's totals in the range, by [`TaskId`].
     per_task: Vec<TaskTotals>,
@@ -130,7 +168,7 @@ fn indices(name: &str, text: &str, query: &str) -> Vec<usize> {
 pub fn task_rows(
     table: &SampleTable,
     procs: &[Process],
-    totals: &[TaskTotals],
+    (totals, off): (&[TaskTotals], &OffCpuColumns),
     query: &str,
 ) -> Vec<TaskRow> {
     let mut scorer = Scorer::new(query);
@@ -142,7 +180,10 @@ pub fn task_rows(
         };
         let thread = |id: TaskId, nested: bool, text: &str, name: &str| {
             let t = table.task_of(id);
+            let (blocks, on_cpu) = off.of(&[id]);
             TaskRow {
+                blocks,
+                on_cpu,
                 nested,
                 name: name.into(),
                 pid,
@@ -175,7 +216,10 @@ pub fn task_rows(
         if threads.is_empty() {
             continue;
         }
+        let (blocks, on_cpu) = off.of(&p.tasks);
         rows.push(TaskRow {
+            blocks,
+            on_cpu,
             nested: false,
             name: p.name.clone(),
             pid,
@@ -193,10 +237,25 @@ pub fn task_rows(
 impl TaskState {
     /// Brings the rows in step with the range shown and the filter: summed again when the
     /// range or the input changed, filtered again when the query did.
-    pub fn sync(&mut self, table: &SampleTable, range: Option<(u64, u64)>) {
-        let key = (range, table.len());
-        if self.summed != Some(key) {
-            let totals = task_totals(table, &Slice { range, tasks: None });
+    pub fn sync(&mut self, original: &Profile, range: Option<(u64, u64)>) {
+        let table = &original.samples;
+        let key = (
+            range,
+            table.len(),
+            original.stats.event.clone(),
+            self.clock.is_some(),
+        );
+        if self.summed != Some(key.clone()) {
+            let slice = Slice { range, tasks: None };
+            let totals = task_totals(table, &slice);
+            self.off = OffCpuColumns {
+                blocks: blocks::thread_blocks(original, &slice),
+                on_cpu: blocks::clock_metric(original)
+                    .or(self.clock.as_deref())
+                    .filter(|on| !on.samples.is_empty())
+                    .filter(|_| blocks::thread_blocks_possible(original))
+                    .map(|on| blocks::on_cpu_time(table, on, range)),
+            };
             self.processes = processes(table, &totals);
             self.total = TaskTotals::default();
             for t in &totals {
@@ -211,7 +270,12 @@ impl TaskState {
             self.per_task = totals;
         }
         if self.filtered.as_deref() != Some(self.query.as_str()) {
-            self.rows = task_rows(table, &self.processes, &self.per_task, &self.query);
+            self.rows = task_rows(
+                table,
+                &self.processes,
+                (&self.per_task, &self.off),
+                &self.query,
+            );
             self.selected = self.selected.min(self.rows.len().saturating_sub(1));
             self.filtered = Some(self.query.clone());
             self.runs += 1;

@@ -186,6 +186,14 @@ fn refresh(app: &mut App) {
         Phase::Ready(ex) => {
             ex.restyle(app.names);
             ex.library_colors = app.library_colors;
+            // The task list's on-CPU column reads the clock metric beside off-CPU time.
+            ex.tools.tasks.clock = app.metrics.first().and_then(|shelf| {
+                shelf
+                    .profiles
+                    .iter()
+                    .find(|p| crate::profile::blocks::is_clock(p))
+                    .cloned()
+            });
             ex.refresh(app.size, app.mode);
         }
         Phase::Compare(cmp) => {

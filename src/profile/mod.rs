@@ -4,6 +4,7 @@
 //! that tree; [`slice_tree`] makes the tree of a [`Slice`] of it (a time range, a task
 //! set), [`heatmap`] its heat map and [`group::regroup`] its towers per process or thread.
 
+pub mod blocks;
 pub mod diff;
 pub mod finder;
 pub mod functions;

@@ -18,7 +18,7 @@ use crate::profile::group::frame_name;
 use crate::profile::{Profile, Unit};
 use crate::text::{sanitize, share, thousands};
 use crate::view::color::{self, ColorMode, Hue};
-use crate::view::tooltip::{display_width, ellipsize};
+use crate::view::tooltip::{display_width, ellipsize, time_text};
 
 /// Width of the samples column.
 const SAMPLES: usize = 9;
@@ -29,23 +29,90 @@ const SHARE: usize = 8;
 /// Width of a pid or tid column.
 const ID: usize = 8;
 
+/// Width of an off-CPU time column.
+const TIME: usize = 9;
+
 /// What is drawn, by the screen's width.
 struct Columns {
     weight: bool,
     bar: usize,
     pid: bool,
+    /// With the off-CPU metric: its longest block, its time in R, S and D, the rest and
+    /// the incomplete time, and the on-CPU time, as the width allows.
+    longest: bool,
+    states: bool,
+    rest: bool,
+    on_cpu: bool,
 }
 
 impl Columns {
     fn new(width: usize, p: &Profile, t: &TaskState) -> Self {
+        let blocks = t.rows.first().is_some_and(|r| r.blocks.is_some());
+        let on_cpu = t.rows.first().is_some_and(|r| r.on_cpu.is_some());
         Columns {
             weight: width >= 70 && p.stats.unit != Unit::Samples,
             bar: match width {
+                _ if blocks && width < 110 => 0,
                 0..60 => 0,
                 60..100 => 8,
+                _ if blocks => 8,
                 _ => 16,
             },
             pid: t.has_pids,
+            longest: blocks && width >= 70,
+            states: blocks && width >= 100,
+            rest: blocks && width >= 140,
+            on_cpu: on_cpu && width >= 110,
+        }
+    }
+
+    /// The off-CPU columns of a row.
+    fn off_cells(&self, p: &Profile, row: &TaskRow, out: &mut String) {
+        use crate::profile::TaskState as S;
+        let Some(b) = &row.blocks else {
+            return;
+        };
+        let t = |ns: u64| {
+            if ns == 0 {
+                "-".to_owned()
+            } else {
+                ellipsize(&time_text(ns, p.tree.scale()), TIME - 1)
+            }
+        };
+        if self.on_cpu {
+            let _ = write!(out, "{:>TIME$}", t(row.on_cpu.unwrap_or(0)));
+        }
+        if self.states {
+            for s in [S::Runnable, S::Sleeping, S::Uninterruptible] {
+                let _ = write!(out, "{:>TIME$}", t(b.in_state(s)));
+            }
+        }
+        if self.rest {
+            let main =
+                b.in_state(S::Runnable) + b.in_state(S::Sleeping) + b.in_state(S::Uninterruptible);
+            let _ = write!(out, "{:>TIME$}", t(b.total().saturating_sub(main)));
+            let _ = write!(out, "{:>w$}", t(b.incomplete), w = TIME + 2);
+        }
+        if self.longest {
+            let _ = write!(out, "{:>TIME$}", t(b.longest));
+        }
+    }
+
+    /// The off-CPU columns' titles.
+    fn off_head(&self, head: &mut String) {
+        if self.on_cpu {
+            let _ = write!(head, "{:>TIME$}", "on-CPU");
+        }
+        if self.states {
+            for s in ["R", "S", "D"] {
+                let _ = write!(head, "{s:>TIME$}");
+            }
+        }
+        if self.rest {
+            let _ = write!(head, "{:>TIME$}{:>w$}", "other", "incomplete", w = TIME + 2);
+        }
+        if self.longest {
+            let _ = write!(head, "{:>TIME$}", "longest");
         }
     }
 
@@ -69,6 +136,7 @@ impl Columns {
             "{:>SHARE$}",
             format!("{:.2}%", share(row.totals.weight, t.total.weight))
         );
+        self.off_cells(p, row, &mut out);
         if self.bar > 0 {
             out.push(' ');
         }
@@ -108,7 +176,9 @@ fn bar(share: f64, width: usize) -> String {
 impl Columns {
     /// The title row.
     fn head(&self, p: &Profile, t: &TaskState) -> String {
-        let mut head = format!(" {:>w$}", "Samples", w = SAMPLES + 3);
+        // The off-CPU metric's samples are its blocks.
+        let count = if self.longest { "Blocks" } else { "Samples" };
+        let mut head = format!(" {count:>w$}", w = SAMPLES + 3);
         if self.weight {
             let label = if p.stats.unit.is_time() {
                 "Time"
@@ -118,6 +188,7 @@ impl Columns {
             let _ = write!(head, "{label:>AMOUNT$}");
         }
         let _ = write!(head, "{:>SHARE$}", "Share");
+        self.off_head(&mut head);
         if self.bar > 0 {
             head.push_str(&" ".repeat(self.bar + 1));
         }

@@ -489,5 +489,95 @@ fn perf_record_off_cpu_samples_are_time_and_dummy_times_stay_out_of_the_timeline
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("3 samples carry perf's dummy timestamp"), "{err}");
+    assert!(
+        err.contains("3 samples carry perf's dummy timestamp"),
+        "{err}"
+    );
+}
+
+/// Each thread's blocks add up, by state, to its off-CPU time in the graph; the
+/// incomplete part is what lies under `[incomplete]`; the longest block is its heaviest
+/// sample; and the on-CPU time is the thread's cpu-clock time. `--print` shows them.
+#[test]
+fn each_thread_s_blocks_add_up_by_state() {
+    use flametui::profile::blocks::{on_cpu_time, thread_blocks};
+    use flametui::profile::{Slice, TaskState};
+    let p = load(&testdata("perf-sched-record.txt.gz"), &with_tids("off-cpu"));
+    let blocks = thread_blocks(&p, &Slice::default()).unwrap();
+    let (all, complete) = (per_thread(&p, true), per_thread(&p, false));
+    let tid_of = |i: usize| p.samples.tasks()[i].tid.unwrap();
+    let mut states = std::collections::BTreeSet::new();
+    for (i, b) in blocks.iter().enumerate().filter(|(_, b)| b.blocks > 0) {
+        let tid = tid_of(i);
+        assert_eq!(b.total(), all[&tid], "thread {tid}");
+        assert_eq!(
+            b.incomplete,
+            all[&tid] - complete.get(&tid).copied().unwrap_or(0)
+        );
+        let heaviest = p
+            .samples
+            .samples()
+            .iter()
+            .filter(|s| s.task.0 as usize == i)
+            .map(|s| s.weight)
+            .max()
+            .unwrap();
+        assert_eq!(b.longest, heaviest, "thread {tid}");
+        for s in [
+            TaskState::Uninterruptible,
+            TaskState::Idle,
+            TaskState::Sleeping,
+        ] {
+            if b.in_state(s) > 0 {
+                states.insert(s);
+            }
+        }
+    }
+    assert_eq!(states.len(), 3, "D, I and S blocks in this recording");
+    // dd blocked in D (disk flushes).
+    let dd = blocks
+        .iter()
+        .enumerate()
+        .find(|(i, _)| &*p.samples.tasks()[*i].comm == "dd")
+        .unwrap()
+        .1;
+    assert!(
+        dd.in_state(TaskState::Uninterruptible) * 2 > dd.total(),
+        "{dd:?}"
+    );
+    // Not the metric of switches: nothing to split.
+    let clock_opts = with_tids("cpu-clock");
+    let waiter = load(&testdata("perf-waiter-switch.txt.gz"), &clock_opts);
+    assert!(thread_blocks(&waiter, &Slice::default()).is_none());
+    // On-CPU time per thread, matched by task, equals the cpu-clock tree's.
+    let off = load(
+        &testdata("perf-waiter-switch.txt.gz"),
+        &with_tids("off-cpu"),
+    );
+    let on = on_cpu_time(&off.samples, &waiter, None);
+    let clock = per_thread(&waiter, true);
+    for (i, ns) in on.iter().enumerate() {
+        let tid = off.samples.tasks()[i].tid.unwrap();
+        assert_eq!(*ns, clock.get(&tid).copied().unwrap_or(0), "thread {tid}");
+    }
+    assert!(on.iter().sum::<u64>() > 100_000_000);
+    // The report.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args([
+            "--print",
+            "--metric",
+            "off-cpu",
+            &testdata("perf-waiter-switch.txt.gz"),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let at = text.find("Top 6 threads by off-CPU time").expect(&text);
+    let row = text[at..]
+        .lines()
+        .find(|l| l.contains("mutex-waiter"))
+        .unwrap();
+    for cell in ["1.01 s", "13.4 ms", "993 ms", "50.9 ms", "39"] {
+        assert!(row.contains(cell), "{cell} not in {row}");
+    }
 }

@@ -211,3 +211,27 @@ fn json_task_lists_say_what_a_task_is_not_how_to_print_pids() {
     assert!(screen.contains("one task, the profiled thread"), "{screen}");
     assert!(!screen.contains("perf script -F +pid"), "{screen}");
 }
+
+/// The off-CPU metric's task list (`m` to it, then `w`): blocks instead of samples, each
+/// thread's on-CPU time from cpu-clock, its off-CPU time by state, the incomplete time
+/// and its longest block, as the width allows (the longest block only at 80 columns).
+#[test]
+fn the_off_cpu_task_list_splits_each_thread_s_time() {
+    const WAITER: &str = "perf-waiter-switch.txt.gz";
+    let wide = text(&explore(WAITER, 200, 24, typing("mw")));
+    assert_snapshot!("tasks_off_cpu_200x24", wide);
+    assert_snapshot!(
+        "tasks_off_cpu_80x24",
+        text(&explore(WAITER, 80, 24, typing("mw")))
+    );
+    // The numbers are those of the library (tests/core/offcpu.rs checks them against
+    // perf's own reading): the mutex waiter's row.
+    let row = wide
+        .lines()
+        .find(|l| l.contains("mutex-waiter"))
+        .unwrap()
+        .to_owned();
+    for cell in ["39", "1.01 s", "41.8 ms", "13.4 ms", "993 ms", "50.9 ms"] {
+        assert!(row.contains(cell), "{cell} not in {row}");
+    }
+}

@@ -488,6 +488,17 @@ fn warn_about(p: &Profile) -> bool {
             s.lost_records
         );
     }
+    if s.unread_switches > 0 {
+        let how = if s.format == Some(flametui::profile::Format::PerfData) {
+            "the recording has no tracing data giving sched_switch's format, or samples too short for it"
+        } else {
+            "perf script prints them by default; with -F, add them: -F +time,+trace"
+        };
+        eprintln!(
+            "flametui: {src}: {} sched:sched_switch samples have no time or no prev_state and next_pid, so no off-CPU time: {how}",
+            s.unread_switches
+        );
+    }
     if s.dummy_timed > 0 {
         eprintln!(
             "flametui: {src}: {} samples carry perf's dummy timestamp (perf record --off-cpu writes the blocks it gathered when the recording ends): they are in the graph, not in the heat map nor in time ranges",

@@ -806,6 +806,9 @@ impl PerfParser {
         {
             out.stats.dummy_timed += 1;
         }
+        if ev.event == SCHED_SWITCH && (ev.switch.is_none() || ev.time.is_none()) {
+            out.stats.unread_switches += 1;
+        }
         if ev.event == OFFCPU_TIME {
             // A block written when it ended is stamped then: placed where it began, as
             // the switches' blocks are (a dummy time stays, out of the timeline).

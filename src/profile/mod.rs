@@ -218,6 +218,9 @@ pub struct Stats {
     /// Samples stamped with perf's dummy time (`perf record --off-cpu`: the blocks it
     /// gathered, written when the recording ended): in the tree, out of the timeline.
     pub dummy_timed: u64,
+    /// `sched:sched_switch` samples without a time or without `prev_state` and
+    /// `next_pid`: left out of the off-CPU time.
+    pub unread_switches: u64,
     /// What the off-CPU metric's conversion of scheduler switches met, when the input
     /// had switches ([`offcpu`]).
     pub off_cpu: Option<offcpu::OffCpuNotes>,
@@ -305,6 +308,7 @@ impl Stats {
         self.filtered_samples += other.filtered_samples;
         self.lost_records += other.lost_records;
         self.dummy_timed += other.dummy_timed;
+        self.unread_switches += other.unread_switches;
         self.offcpu_samples += other.offcpu_samples;
         self.fractional |= other.fractional;
         if self.read_error.is_none() {

@@ -581,3 +581,37 @@ fn each_thread_s_blocks_add_up_by_state() {
         assert!(row.contains(cell), "{cell} not in {row}");
     }
 }
+
+/// `perf script -F` without `trace` (or without `time`) leaves the switches unreadable as
+/// blocks: stderr says how many and which fields to add; the switches still load.
+#[test]
+fn switches_printed_without_their_fields_say_which_to_add() {
+    let text = std::fs::read_to_string(testdata("perf-offcpu-hand.txt")).unwrap();
+    let stripped: String = text
+        .lines()
+        .map(|l| match l.find(" prev_comm=") {
+            Some(at) => l[..at].to_owned(),
+            None => l.to_owned(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let dir = std::env::temp_dir().join(format!("flametui-offcpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("no-trace.txt");
+    std::fs::write(&path, stripped).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(["--print", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let switches = text.matches("sched:sched_switch:").count();
+    assert!(
+        err.contains(&format!(
+            "{switches} sched:sched_switch samples have no time or no prev_state and next_pid"
+        )) && err.contains("-F +time,+trace"),
+        "{err}"
+    );
+    assert!(!err.contains("off-CPU time of"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

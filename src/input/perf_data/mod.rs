@@ -230,8 +230,6 @@ struct Reader<'o> {
     /// Where its fields are, from the recording's tracing data.
     switch_format: Option<tracepoint::SwitchFormat>,
     little_endian: bool,
-    /// `sched_switch` samples read without a format to read their fields by.
-    unread_switches: u64,
 }
 
 /// The most samples that wait for the kernel's symbols (their frames are held: a
@@ -359,7 +357,6 @@ impl<'o> Reader<'o> {
             is_switch,
             switch_format,
             little_endian,
-            unread_switches: 0,
         };
         if let Ok(Some(arch)) = perf_file.arch()
             && arch != "x86_64"
@@ -657,19 +654,14 @@ impl Reader<'_> {
     }
 
     /// What a `sched_switch` sample's raw data says (its `prev_state` and `next_pid`).
-    fn switch_of(&mut self, attr: usize, s: &SampleRecord<'_>) -> Option<crate::profile::Switch> {
+    fn switch_of(&self, attr: usize, s: &SampleRecord<'_>) -> Option<crate::profile::Switch> {
         if !self.is_switch.get(attr).copied().unwrap_or(false) {
             return None;
         }
-        let decoded = self
-            .switch_format
+        self.switch_format
             .as_ref()
             .zip(s.raw.as_ref())
-            .and_then(|(f, raw)| f.decode(&raw.as_slice()));
-        if decoded.is_none() {
-            self.unread_switches += 1;
-        }
-        decoded
+            .and_then(|(f, raw)| f.decode(&raw.as_slice()))
     }
 
     /// Whether the kernel's symbols are being read and are not there yet (and fewer
@@ -1000,18 +992,6 @@ impl Reader<'_> {
         }
         for n in &self.notes {
             out.stats.note(0, "symbols", n);
-        }
-        if self.unread_switches > 0 {
-            let why = if self.switch_format.is_none() {
-                "the recording has no format for sched_switch (no tracing data)"
-            } else {
-                "their raw data is too short for prev_state and next_pid"
-            };
-            let text = format!(
-                "{} sched:sched_switch samples not read for off-CPU time: {why}",
-                self.unread_switches
-            );
-            out.stats.note(0, "off-cpu", &text);
         }
     }
 }

@@ -165,7 +165,16 @@ pub fn header(profile: &Profile) -> String {
         "{}: {} — {}, total {}",
         sanitize(&profile.source),
         s.format.map_or_else(|| "?".to_owned(), |f| f.to_string()),
-        records(s.format, s.samples),
+        // The off-CPU metric's samples are blocks.
+        if s.event.as_deref() == Some(crate::profile::offcpu::METRIC) {
+            format!(
+                "{} block{}",
+                thousands_str(&s.samples.to_string()),
+                if s.samples == 1 { "" } else { "s" }
+            )
+        } else {
+            records(s.format, s.samples)
+        },
         totals.join("; "),
     );
     if let Some(e) = &s.event {
@@ -507,8 +516,9 @@ pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> 
     }
     if n.bounded > 0 {
         parts.push(format!(
-            "{} without a recorded switch-in (a per-process recording: add --switch-events to perf record and --show-switch-events to perf script), ended at the thread's next sample: an upper bound",
-            blocks(n.bounded)
+            "{} without a recorded switch-in, ended at the thread's next sample: an upper bound (under {}; a per-process recording misses switch-ins: perf record --switch-events and perf script --show-switch-events give them)",
+            blocks(n.bounded),
+            crate::profile::offcpu::UPPER_BOUND
         ));
     }
     if n.skipped > 0 {

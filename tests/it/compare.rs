@@ -335,3 +335,21 @@ fn tmux_differential_file_alone_compares() {
     t.wait_for("exit", |s| s.contains("EXITED:0"));
     let _ = std::fs::remove_file(&diff);
 }
+
+/// The seed's question from perf recordings: off-CPU time of `dd` with and without
+/// `oflag=dsync` (`perf record -e sched:sched_switch -g -a`), side by side, both opening
+/// on the off-CPU metric; the search gives the share of the waiting that went to
+/// `ext4_sync_file` on each side (none without sync, 5.22% with it).
+#[test]
+fn off_cpu_time_without_and_with_sync_160x30() {
+    let mut inputs = typing("/ext4_sync_file");
+    inputs.push(crate::support::key(KeyCode::Enter));
+    let screen = compare(
+        "perf-dd-nosync-sched.txt.gz",
+        "perf-dd-sync-sched.txt.gz",
+        (160, 30),
+        inputs,
+    );
+    assert_snapshot!("compare_off_cpu_sync_160x30", screen);
+    assert!(screen.contains("5.22%"), "{screen}");
+}

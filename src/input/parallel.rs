@@ -6,7 +6,7 @@
 //! and the folded file's kind are decided from the first lines before the split, trees
 //! are keyed by path and children sorted at the end. Memory is bounded by the channel.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -27,7 +27,16 @@ pub enum ChunkParser {
 /// One piece of the input and the number of its first line.
 pub(super) struct Chunk {
     pub(super) first_line: u64,
+    /// The buffer, its bytes past `len` read before (kept initialised, so that a
+    /// recycled buffer is read into without being zeroed again).
     pub(super) bytes: Vec<u8>,
+    pub(super) len: usize,
+}
+
+impl Chunk {
+    fn text(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
 }
 
 /// Where a chunk may end: the index just after the last record boundary.
@@ -61,60 +70,72 @@ fn split<R: BufRead>(
     let mut carry: Vec<u8> = Vec::new();
     let mut line = 1u64;
     loop {
+        let start = carry.len();
         let mut buf = match spare.try_recv() {
             // A record longer than a chunk goes on growing in its own buffer.
-            Ok(mut b) if carry.len() < size => {
-                b.clear();
-                b.extend_from_slice(&carry);
+            Ok(mut b) if start < size => {
+                if b.len() < start {
+                    b.resize(start, 0);
+                }
+                b[..start].copy_from_slice(&carry);
                 carry.clear();
                 b
             }
             _ => std::mem::take(&mut carry),
         };
-        let start = buf.len();
-        // read_to_end fills the spare capacity without zeroing it first.
-        buf.reserve_exact(size);
-        let want = (start + size) as u64;
-        // It stops at the limit or at the end of the input, which it reads once (reading
-        // again after the end would make a terminal need a second Ctrl-D).
-        let filled = match (&mut reader)
-            .take(want - start as u64)
-            .read_to_end(&mut buf)
-        {
-            Ok(_) => buf.len(),
-            Err(e) => {
-                // The input ends here; what came before still loads, but not a line the
-                // error cut in two (`b 2` may have been `b 25`).
-                *error = Some(e.to_string());
-                let whole = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
-                buf.truncate(whole);
-                whole
+        let want = start + size;
+        // Zeroed once, when a buffer grows: a recycled one is read into as it is (the
+        // readers here have no way to fill memory that was never initialised).
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        // Up to the limit or the end of the input, which is read once (reading again
+        // after the end would make a terminal need a second Ctrl-D).
+        let mut filled = start;
+        let mut eof = false;
+        while filled < want {
+            match reader.read(&mut buf[filled..want]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // The input ends here; what came before still loads, but not a line
+                    // the error cut in two (`b 2` may have been `b 25`).
+                    *error = Some(e.to_string());
+                    filled = memchr::memrchr(b'\n', &buf[..filled]).map_or(0, |i| i + 1);
+                    eof = true;
+                    break;
+                }
             }
-        };
-        let eof = (filled as u64) < want || error.is_some();
+        }
         // The carried part holds no boundary: search only from the junction on, so a
         // record far longer than a chunk does not make the search quadratic.
         let from = start.saturating_sub(2);
         let cut = if eof {
-            Some(buf.len())
+            Some(filled)
         } else {
-            boundary(&buf[from..], format).map(|i| i + from)
+            boundary(&buf[from..filled], format).map(|i| i + from)
         };
         let Some(cut) = cut else {
             // One record longer than a chunk: keep reading.
+            buf.truncate(filled);
             carry = buf;
             continue;
         };
         carry.clear();
-        carry.extend_from_slice(&buf[cut..]);
-        buf.truncate(cut);
-        let unterminated = eof && !buf.is_empty() && !buf.ends_with(b"\n");
-        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64 + u64::from(unterminated);
-        if !buf.is_empty()
+        carry.extend_from_slice(&buf[cut..filled]);
+        let text = &buf[..cut];
+        let unterminated = eof && !text.is_empty() && !text.ends_with(b"\n");
+        let lines = memchr::memchr_iter(b'\n', text).count() as u64 + u64::from(unterminated);
+        if cut > 0
             && tx
                 .send(Chunk {
                     first_line: line,
                     bytes: buf,
+                    len: cut,
                 })
                 .is_err()
         {
@@ -149,7 +170,7 @@ impl Worker {
         };
         match self {
             Worker::Perf(p) => {
-                for_each_line(&chunk.bytes, |line| {
+                for_each_line(chunk.text(), |line| {
                     state.line_no += 1;
                     if !skip_long(line, &state, out) {
                         p.line(line, &mut state, out);
@@ -157,7 +178,7 @@ impl Worker {
                 });
                 p.end_chunk(out);
             }
-            Worker::Folded(p) => for_each_line(&chunk.bytes, |line| {
+            Worker::Folded(p) => for_each_line(chunk.text(), |line| {
                 state.line_no += 1;
                 if !skip_long(line, &state, out) {
                     p.line(line, &mut state, out);

@@ -174,7 +174,14 @@ impl Cutter<'_> {
         let first_line = self.line;
         self.line += lines;
         self.sent += 1;
-        self.chunks.send(Chunk { first_line, bytes }).is_ok()
+        let len = bytes.len();
+        self.chunks
+            .send(Chunk {
+                first_line,
+                bytes,
+                len,
+            })
+            .is_ok()
     }
 }
 

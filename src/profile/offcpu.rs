@@ -70,6 +70,9 @@ struct Open {
     time: u64,
     state: TaskState,
     task: super::TaskId,
+    /// Its record in the blocks' table, made when it began (so the table is in time
+    /// order without a sort) and settled when it ends.
+    slot: usize,
 }
 
 /// One moment of a thread's life, in time order.
@@ -95,12 +98,29 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
     if !table.has_timeline() {
         return None;
     }
-    let (moments, records) = moments(all, p);
+    let (others, records) = moments(all, p);
+    let last_other = others.last().map(|m| m.0);
+    // The switches (in time order) merged with the other moments as they come: at one
+    // instant the others go first.
+    let switches_in_order = table
+        .samples()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.time, Moment::Switch(i)));
+    let merged = merge_sorted(others.into_iter(), switches_in_order);
     // The recording's last event of any kind ends the blocks still open.
-    let end = moments.last().map_or(0, |m| m.0);
+    let end = table
+        .samples()
+        .last()
+        .map(|s| s.time)
+        .into_iter()
+        .chain(last_other)
+        .max()
+        .unwrap_or(0);
     let mut out = Blocks::new(&p.tree, table);
     let mut open: FxHashMap<i64, Open> = FxHashMap::default();
-    for (time, m) in moments {
+    let tids: Vec<Option<i64>> = table.tasks().iter().map(|t| t.tid).collect();
+    for (time, m) in merged {
         match m {
             Moment::In(tid) => {
                 if let Some(o) = open.remove(&tid) {
@@ -122,21 +142,26 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
                         None => {}
                     }
                 }
-                let Some(tid) = table.task_of(s.task).and_then(|t| t.tid).filter(|&t| t > 0) else {
+                let Some(tid) = tids
+                    .get(s.task.0 as usize)
+                    .copied()
+                    .flatten()
+                    .filter(|&t| t > 0)
+                else {
                     continue;
                 };
-                // A thread leaving again before any switch-in was seen: its block ended
-                // before this, when is not known.
-                if let Some(o) = open.remove(&tid) {
-                    out.close(o, time, true);
-                }
                 let block = Open {
                     leaf: s.leaf,
                     time,
                     state: sw.state,
                     task: s.task,
+                    slot: out.begin(time, s.task),
                 };
-                open.insert(tid, block);
+                // A thread leaving again before any switch-in was seen: its block ended
+                // before this, when is not known.
+                if let Some(o) = open.insert(tid, block) {
+                    out.close(o, time, true);
+                }
             }
         }
     }
@@ -148,11 +173,11 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
     Some(out.finish(p))
 }
 
-/// Every moment of the threads' lives that `all` records, in time order (at one instant:
-/// switch-ins, then samples of running threads, then the switches of `p`, the profile of
-/// the switches), and whether any switch-in record is among them.
+/// The moments of the threads' lives that `all` records besides the switches of `p` (the
+/// profile of the switches): switch-ins and the samples of other events, in time order
+/// (at one instant switch-ins first); and whether any switch-in record is among them.
 fn moments(all: &[Profile], p: &Profile) -> (Vec<(u64, Moment)>, bool) {
-    let mut moments: Vec<(u64, Moment)> = Vec::with_capacity(p.samples.len());
+    let mut moments: Vec<(u64, Moment)> = Vec::new();
     let mut records = false;
     for q in all {
         for &(t, tid) in q.samples.switch_ins() {
@@ -168,19 +193,25 @@ fn moments(all: &[Profile], p: &Profile) -> (Vec<(u64, Moment)>, bool) {
             }
         }
     }
-    moments.extend(
-        p.samples
-            .samples()
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.time, Moment::Switch(i))),
-    );
     moments.sort_unstable();
     (moments, records)
 }
 
+/// Two sorted streams as one, in order; at equal items `a`'s first.
+fn merge_sorted<T: Ord>(
+    a: impl Iterator<Item = T>,
+    b: impl Iterator<Item = T>,
+) -> impl Iterator<Item = T> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y < x => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
 /// How a block ended.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Edge {
     /// At its switch-in.
     Complete,
@@ -195,8 +226,11 @@ struct Blocks<'a> {
     from: &'a CallTree,
     tree: CallTree,
     table: SampleTable,
-    /// (switch-out leaf, state, mark) → leaf in `tree`.
-    leaves: FxHashMap<(NodeId, TaskState, Option<&'static str>), NodeId>,
+    /// (switch-out leaf, state, how it ended) → leaf in `tree`.
+    leaves: FxHashMap<(NodeId, TaskState, Edge), NodeId>,
+    /// Weight and blocks per leaf of `tree` (by index), added up the stacks once at the
+    /// end rather than block by block.
+    pending: Vec<(u64, u64)>,
     notes: OffCpuNotes,
 }
 
@@ -212,8 +246,15 @@ impl<'a> Blocks<'a> {
             tree: from.empty_like(),
             table: blocks,
             leaves: FxHashMap::default(),
+            pending: Vec::new(),
             notes: OffCpuNotes::default(),
         }
+    }
+
+    /// A record for a block beginning at `time`, settled when it ends.
+    fn begin(&mut self, time: u64, task: super::TaskId) -> usize {
+        self.table.push(Some(time), task, NodeId::ROOT, 0);
+        self.table.len() - 1
     }
 
     /// Ends `o` at `time`: at its switch-in, or at a sign of life when `bounded`.
@@ -239,9 +280,8 @@ impl<'a> Blocks<'a> {
             Edge::Bounded => self.notes.bounded += 1,
             Edge::Complete => self.notes.complete += 1,
         }
-        let key = (o.leaf, o.state, mark);
+        let key = (o.leaf, o.state, edge);
         let leaf = if let Some(&leaf) = self.leaves.get(&key) {
-            self.tree.add_to_stack(leaf, ns, 1);
             leaf
         } else {
             let mut frames: Vec<_> = self
@@ -255,15 +295,37 @@ impl<'a> Blocks<'a> {
             if let Some(mark) = mark {
                 frames.push(self.tree.intern(mark));
             }
-            let leaf = self.tree.insert_ids_counted(frames, ns, 1);
+            let leaf = self.tree.insert_ids_counted(frames, 0, 0);
             self.leaves.insert(key, leaf);
             leaf
         };
-        self.table.push(Some(o.time), o.task, leaf, ns);
+        let i = leaf.0 as usize;
+        if self.pending.len() <= i {
+            self.pending.resize(i + 1, (0, 0));
+        }
+        let (weight, blocks) = &mut self.pending[i];
+        match weight.checked_add(ns) {
+            Some(w) => *weight = w,
+            None => {
+                // Past 64 bits: what is pending goes up the stack first, so the tree
+                // sees (and marks) the overflow as it would have block by block.
+                self.tree.add_to_stack(leaf, *weight, *blocks);
+                (*weight, *blocks) = (ns, 0);
+            }
+        }
+        *blocks += 1;
+        self.table.settle(o.slot, leaf, ns);
     }
 
     fn finish(mut self, p: &Profile) -> (Profile, OffCpuNotes) {
+        for (i, &(weight, blocks)) in self.pending.iter().enumerate() {
+            if blocks > 0 {
+                self.tree.add_to_stack(NodeId(i as u32), weight, blocks);
+            }
+        }
         self.tree.finish();
+        // Blocks skipped (a negative duration) were never settled.
+        self.table.drop_unsettled();
         self.table.finish();
         let mut stats = p.stats.clone();
         stats.samples = self.notes.complete + self.notes.bounded + self.notes.incomplete;

@@ -211,6 +211,20 @@ impl SampleTable {
         self.push(time, task, leaf, weight);
     }
 
+    /// Sets the leaf and weight of sample `i` (a record made before its weight was known:
+    /// an off-CPU block, recorded when it began and measured when it ended).
+    pub fn settle(&mut self, i: usize, leaf: NodeId, weight: u64) {
+        if let Some(s) = self.samples.get_mut(i) {
+            s.leaf = leaf;
+            s.weight = weight;
+        }
+    }
+
+    /// Drops the samples whose leaf is the root (records never settled).
+    pub fn drop_unsettled(&mut self) {
+        self.samples.retain(|s| s.leaf != NodeId::ROOT);
+    }
+
     /// Records that thread `tid` came on a CPU at `time` (a switch record, not a sample).
     pub fn push_switch_in(&mut self, time: u64, tid: i64) {
         self.switch_ins.push((time, tid));
@@ -270,7 +284,17 @@ impl SampleTable {
     pub fn finish(&mut self) {
         self.switch_ins.sort_unstable();
         if !self.sorted {
-            if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
+            let runs = sorted_runs(&self.samples);
+            if runs.len() <= MAX_RUNS {
+                // A table of a few sorted runs (one per parser thread): merged in one pass.
+                let with = self.switches.len() == self.samples.len() && !self.switches.is_empty();
+                let (samples, switches) =
+                    merge_runs(&self.samples, with.then_some(&self.switches[..]), &runs);
+                self.samples = samples;
+                if with {
+                    self.switches = switches;
+                }
+            } else if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
                 let mut both: Vec<(Sample, Switch)> = self
                     .samples
                     .iter()
@@ -371,6 +395,57 @@ impl PartialEq for SampleTable {
 }
 
 impl Eq for SampleTable {}
+
+/// The most sorted runs a table is merged from rather than sorted (the runs of the
+/// parser threads).
+const MAX_RUNS: usize = 16;
+
+/// Where each run of non-decreasing times begins.
+fn sorted_runs(samples: &[Sample]) -> Vec<usize> {
+    let mut starts = vec![0];
+    for (i, w) in samples.windows(2).enumerate() {
+        if w[1].time < w[0].time {
+            starts.push(i + 1);
+            if starts.len() > MAX_RUNS {
+                break;
+            }
+        }
+    }
+    starts
+}
+
+/// The samples (and their switches, when given) of the sorted runs beginning at `starts`,
+/// merged in time order; at one instant an earlier run's sample comes first (stable).
+fn merge_runs(
+    samples: &[Sample],
+    switches: Option<&[Switch]>,
+    starts: &[usize],
+) -> (Vec<Sample>, Vec<Switch>) {
+    let ends: Vec<usize> = starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain([samples.len()])
+        .collect();
+    let mut at: Vec<usize> = starts.to_vec();
+    let mut out = Vec::with_capacity(samples.len());
+    let mut out_switches = Vec::with_capacity(switches.map_or(0, <[Switch]>::len));
+    loop {
+        let mut best: Option<usize> = None;
+        for r in 0..at.len() {
+            if at[r] < ends[r] && best.is_none_or(|b| samples[at[r]].time < samples[at[b]].time) {
+                best = Some(r);
+            }
+        }
+        let Some(r) = best else { break };
+        out.push(samples[at[r]]);
+        if let Some(sw) = switches {
+            out_switches.push(sw[at[r]]);
+        }
+        at[r] += 1;
+    }
+    (out, out_switches)
+}
 
 #[cfg(test)]
 mod tests {

@@ -476,6 +476,42 @@ mod tests {
     }
 
     #[test]
+    fn a_few_sorted_runs_are_merged_as_a_stable_sort_orders_them() {
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        // Runs of times (a parser thread's table each), with ties across runs.
+        let runs = prop::collection::vec(prop::collection::vec(0u64..20, 0..12), 1..(MAX_RUNS + 3));
+        TestRunner::default()
+            .run(&runs, |runs| {
+                let mut t = SampleTable::default();
+                let task = t.task("a", None, Some(1));
+                let mut leaf = 0;
+                for mut run in runs {
+                    run.sort_unstable();
+                    for time in run {
+                        leaf += 1;
+                        let sw = Switch {
+                            next_tid: leaf as i32,
+                            state: TaskState::Sleeping,
+                        };
+                        t.push_switch(Some(time), task, NodeId(leaf), 1, sw);
+                    }
+                }
+                let mut want: Vec<(u64, u32)> =
+                    t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
+                want.sort_by_key(|w| w.0);
+                t.finish();
+                let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
+                prop_assert_eq!(&got, &want);
+                for (s, sw) in t.samples.iter().zip(&t.switches) {
+                    prop_assert_eq!(s.leaf.0 as i32, sw.next_tid);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
     fn task_states_read_perfs_letters_defensively() {
         for (text, want) in [
             ("R", TaskState::Runnable),

@@ -83,6 +83,10 @@ impl OffCpuColumns {
     }
 }
 
+/// What the rows were summed for: the range, the samples in the table, the metric, and
+/// whether a clock metric was beside it.
+type SummedFor = (Option<(u64, u64)>, usize, Option<String>, bool);
+
 /// The task list screen.
 #[derive(Debug, Clone, Default)]
 pub struct TaskState {
@@ -105,7 +109,7 @@ pub struct TaskState {
     /// The line under the rows: counts, marks, grouping.
     pub info: String,
     /// (range, samples in the table, metric) the processes were summed for.
-    summed: Option<(Option<(u64, u64)>, usize, Option<String>, bool)>,
+    summed: Option<SummedFor>,
     /// With the off-CPU metric, its columns by task.
     off: OffCpuColumns,
     /// The recording's clock metric, when it has one (set by the app, which holds the

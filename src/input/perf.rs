@@ -361,13 +361,13 @@ pub const SCHED_SWITCH: &str = "sched:sched_switch";
 /// so the fields are found from the right: `next_pid` is the last one of its name, and
 /// `prev_state` the last one before the last ` ==> `.
 pub fn switch_args(args: &str) -> Option<Switch> {
+    static ARROW: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(" ==> "));
     let bytes = args.as_bytes();
     // The `=` signs from the right: `next_prio=`, then `next_pid=` (a searcher per
     // field scanned the whole arguments three times: a tenth of a switch-only input).
     let next_at = value_after(bytes, bytes.len(), b" next_pid=")?;
     let next_tid = args[next_at..].split(' ').next()?.parse().ok()?;
-    static ARROW: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(" ==> "));
     let arrow = ARROW.rfind(&bytes[..next_at])?;
     let state_at = value_after(bytes, arrow, b"prev_state=")?;
     let state = args[state_at..arrow].split(' ').next().unwrap_or("");

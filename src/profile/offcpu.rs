@@ -304,14 +304,13 @@ impl<'a> Blocks<'a> {
             self.pending.resize(i + 1, (0, 0));
         }
         let (weight, blocks) = &mut self.pending[i];
-        match weight.checked_add(ns) {
-            Some(w) => *weight = w,
-            None => {
-                // Past 64 bits: what is pending goes up the stack first, so the tree
-                // sees (and marks) the overflow as it would have block by block.
-                self.tree.add_to_stack(leaf, *weight, *blocks);
-                (*weight, *blocks) = (ns, 0);
-            }
+        if let Some(w) = weight.checked_add(ns) {
+            *weight = w;
+        } else {
+            // Past 64 bits: what is pending goes up the stack first, so the tree sees
+            // (and marks) the overflow as it would have block by block.
+            self.tree.add_to_stack(leaf, *weight, *blocks);
+            (*weight, *blocks) = (ns, 0);
         }
         *blocks += 1;
         self.table.settle(o.slot, leaf, ns);

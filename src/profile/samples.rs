@@ -485,13 +485,13 @@ mod tests {
             .run(&runs, |runs| {
                 let mut t = SampleTable::default();
                 let task = t.task("a", None, Some(1));
-                let mut leaf = 0;
+                let mut leaf: u32 = 0;
                 for mut run in runs {
                     run.sort_unstable();
                     for time in run {
                         leaf += 1;
                         let sw = Switch {
-                            next_tid: leaf as i32,
+                            next_tid: leaf.cast_signed(),
                             state: TaskState::Sleeping,
                         };
                         t.push_switch(Some(time), task, NodeId(leaf), 1, sw);
@@ -504,7 +504,7 @@ mod tests {
                 let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
                 prop_assert_eq!(&got, &want);
                 for (s, sw) in t.samples.iter().zip(&t.switches) {
-                    prop_assert_eq!(s.leaf.0 as i32, sw.next_tid);
+                    prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
                 }
                 Ok(())
             })

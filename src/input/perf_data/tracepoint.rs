@@ -89,7 +89,7 @@ impl SwitchFormat {
         let state = self.int(raw, self.prev_state)?;
         Some(Switch {
             next_tid: i32::try_from(next_tid).ok()?,
-            state: self.state(state as u64),
+            state: self.state(state.cast_unsigned()),
         })
     }
 

@@ -91,7 +91,15 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             Unit::Samples => w(node.total),
             Unit::OnOffCpu => format!("{} in {}", w(node.total), count(node.samples, "stack")),
             Unit::Nanoseconds | Unit::Events(_) | Unit::Metric { .. } => {
-                format!("{} in {}", w(node.total), count(node.samples, "sample"))
+                // The off-CPU metric's samples are blocks.
+                let what = if cx.profile.stats.event.as_deref()
+                    == Some(crate::profile::offcpu::METRIC)
+                {
+                    "block"
+                } else {
+                    "sample"
+                };
+                format!("{} in {}", w(node.total), count(node.samples, what))
             }
         });
         facts.push(format!("{:.2}% of {of}", share(node.total, base)));

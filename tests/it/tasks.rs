@@ -234,4 +234,7 @@ fn the_off_cpu_task_list_splits_each_thread_s_time() {
     for cell in ["39", "1.01 s", "41.8 ms", "13.4 ms", "993 ms", "50.9 ms"] {
         assert!(row.contains(cell), "{cell} not in {row}");
     }
+    // The graph's status counts blocks too.
+    let graph = text(&explore(WAITER, 80, 24, typing("m")));
+    assert!(graph.contains("6.01 s in 210 blocks"), "{graph}");
 }

@@ -92,13 +92,12 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             Unit::OnOffCpu => format!("{} in {}", w(node.total), count(node.samples, "stack")),
             Unit::Nanoseconds | Unit::Events(_) | Unit::Metric { .. } => {
                 // The off-CPU metric's samples are blocks.
-                let what = if cx.profile.stats.event.as_deref()
-                    == Some(crate::profile::offcpu::METRIC)
-                {
-                    "block"
-                } else {
-                    "sample"
-                };
+                let what =
+                    if cx.profile.stats.event.as_deref() == Some(crate::profile::offcpu::METRIC) {
+                        "block"
+                    } else {
+                        "sample"
+                    };
                 format!("{} in {}", w(node.total), count(node.samples, what))
             }
         });

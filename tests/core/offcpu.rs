@@ -615,3 +615,45 @@ fn switches_printed_without_their_fields_say_which_to_add() {
     assert!(!err.contains("off-CPU time of"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A time range keeps the blocks that began in it (a stall shows where it began, and
+/// `--time` selects it there), through the binary.
+#[test]
+fn a_time_range_keeps_the_blocks_that_began_in_it() {
+    let path = testdata("perf-offcpu-hand.txt");
+    let p = load(&path, &with_tids("off-cpu"));
+    let origin = p.samples.first_time();
+    let began_in = |from: u64, to: u64| -> u64 {
+        p.samples
+            .samples()
+            .iter()
+            .filter(|s| (origin + from..origin + to).contains(&s.time))
+            .map(|s| s.weight)
+            .sum()
+    };
+    for (range, from, to) in [
+        ("0.002,0.004", 2, 4),
+        ("0.005,0.011", 5, 11),
+        ("0,0.001", 0, 1),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+            .args([
+                "--metric", "off-cpu", "--time", range, "--export", "folded", &path,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let total: u64 = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum();
+        let want = began_in(from * 1_000_000, to * 1_000_000);
+        assert!(want > 0, "{range}");
+        assert_eq!(total, want, "{range}");
+    }
+}

@@ -392,10 +392,7 @@ pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
     let indented = line.starts_with([' ', '\t']);
     let line = trim_start(line);
     let (rest, pc) = pc_word(line).unwrap_or(("", line));
-    let dso_at = memchr::memrchr(b' ', rest.as_bytes()).and_then(|space| {
-        let dso = rest[space + 1..].strip_prefix('(')?.strip_suffix(')')?;
-        Some((space, dso))
-    });
+    let dso_at = dso_group(rest);
     let (symbol, dso) = match dso_at {
         Some((space, dso)) if !pc.is_empty() => (&rest[..space], dso),
         // Without a DSO only an indented address makes it a frame (not any indented
@@ -408,6 +405,31 @@ pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
         s => s,
     };
     Some(StackLine { pc, symbol, dso })
+}
+
+/// The DSO group that ends a stack line: the outermost parenthesised group at its end,
+/// after a space (`(/memfd:sealed-91 (deleted))`, `(/opt/my app/lib.so)`); the space's
+/// index and the DSO.
+fn dso_group(rest: &str) -> Option<(usize, &str)> {
+    let bytes = rest.as_bytes();
+    if bytes.last() != Some(&b')') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().rev() {
+        match b {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    let space = i.checked_sub(1).filter(|&s| bytes[s] == b' ')?;
+                    return Some((space, &rest[i + 1..rest.len() - 1]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `str::trim_start`, quicker over the ASCII indentation of stack lines.
@@ -1278,6 +1300,16 @@ mod tests {
         assert_eq!(s.symbol, "std::function<int (int, int)>::operator()+0x1");
         let s = stack_line("\t7f1e2215d058").unwrap();
         assert_eq!((s.symbol, s.dso), (" ", ""));
+        // A DSO holding parentheses or spaces: the outermost group at the end.
+        let s = stack_line("\t7f0 [unknown] (/memfd:sealed-91173221a7ea (deleted))").unwrap();
+        assert_eq!(
+            (s.symbol, s.dso),
+            ("[unknown]", "/memfd:sealed-91173221a7ea (deleted)")
+        );
+        let s = stack_line("\t5a f(int) (/opt/my app/lib.so)").unwrap();
+        assert_eq!((s.symbol, s.dso), ("f(int)", "/opt/my app/lib.so"));
+        let s = stack_line("\t5a g (inlined)").unwrap();
+        assert_eq!((s.symbol, s.dso), ("g", "inlined"));
         assert_eq!(stack_line("\tnot an address"), None);
         assert_eq!(stack_line("dd 4312 15996.780380: 250000 cpu-clock:"), None);
     }

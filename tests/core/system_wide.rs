@@ -747,3 +747,28 @@ fn collapsing_a_library_keeps_every_weight() {
     assert!(all.contains("__libc_start_call_main"));
     assert!(!collapsed.contains("__libc_start_call_main"));
 }
+
+/// A DSO whose path holds parentheses (a deleted memfd, as JITs map them) is the whole
+/// outermost group at the end of the frame line, `memfd:sealed-… (deleted)`, as perf.data
+/// names it (issue 30: perf script text gave a library called `deleted)`).
+#[test]
+fn a_dso_with_parentheses_is_one_library() {
+    let out = stdout(
+        &[
+            "--top",
+            "100",
+            "--top-by",
+            "library",
+            "--metric",
+            "sched:sched_switch",
+            &testdata("perf-sched-record.txt.gz"),
+        ],
+        None,
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.ends_with("  memfd:sealed-91173221a7ea (deleted)")),
+        "{out}"
+    );
+    assert!(!out.lines().any(|l| l.ends_with("  deleted)")), "{out}");
+}

@@ -487,6 +487,7 @@ impl Args {
                 annotate_jit: self.jit || self.all,
                 include_addrs: self.addrs,
                 event: self.event.clone(),
+                event_from_metric: false,
                 no_timeline: false,
             },
             threads: self.threads,

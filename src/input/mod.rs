@@ -468,6 +468,7 @@ fn perf_options(opts: &LoadOptions) -> PerfOptions {
     ];
     if perf.event.is_none() && !opts.metric.as_deref().is_some_and(|m| derived.contains(&m)) {
         perf.event.clone_from(&opts.metric);
+        perf.event_from_metric = perf.event.is_some();
     }
     perf
 }

@@ -148,6 +148,9 @@ pub struct PerfOptions {
     pub include_addrs: bool,
     /// Keep this event instead of the first one seen.
     pub event: Option<String>,
+    /// `event` is the metric asked for (`--metric`), not `--event`: a recording without
+    /// that event keeps all its events, so that the metrics it has can be listed.
+    pub event_from_metric: bool,
     /// Keep no sample records (time, task): outputs of the whole profile do not need
     /// them, and they cost 24 bytes a sample.
     pub no_timeline: bool,

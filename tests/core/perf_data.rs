@@ -175,6 +175,42 @@ fn another_event_name_is_refused_with_the_events_recorded() {
     }
 }
 
+/// `--metric` naming no metric of a recording lists the metrics it has (as for perf script
+/// text, exit status 2), where it said "no usable samples" (issue 30.8); a metric it has
+/// still reads only that event's samples.
+#[test]
+fn an_unknown_metric_lists_the_recording_s_metrics() {
+    let with = |metric: &str| LoadOptions {
+        metric: Some(metric.to_owned()),
+        ..opts(true)
+    };
+    for name in ["perf-waiter-switch.data.gz", "perf-data-fp.data.gz"] {
+        match input::load_path(&testdata(name), &with("bogus")) {
+            Err(e) => assert!(e.to_string().contains("no metric 'bogus'"), "{name}: {e}"),
+            Ok(_) => panic!("{name}: loaded a metric it lacks"),
+        }
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args([
+            "--metric",
+            "bogus",
+            "--print",
+            &testdata("perf-waiter-switch.data.gz"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cpu-clock, off-cpu, on+off-cpu, sched:sched_switch"),
+        "{err}"
+    );
+    match input::load_path(&testdata("perf-waiter-switch.data.gz"), &with("cpu-clock")) {
+        Ok(Loaded::Single(p)) => assert_eq!(p.stats.samples, 605),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
 #[test]
 fn a_recording_of_another_architecture_is_not_unwound_and_says_so() {
     let mut bytes = raw("perf-data-dwarf.data.gz");

@@ -326,8 +326,17 @@ impl<'o> Reader<'o> {
                     .collect()
             })
             .unwrap_or_default();
+        // A metric the recording has no event of: every event is kept, and the metrics
+        // there are get listed (as for perf script text), rather than no sample at all.
+        let mut perf = perf.clone();
+        if perf.event_from_metric
+            && let Some(e) = &perf.event
+            && !events.iter().any(|(base, spec)| base == e || spec == e)
+        {
+            perf.event = None;
+        }
         let mut r = Reader {
-            perf: PerfParser::new(perf.clone()),
+            perf: PerfParser::new(perf),
             opts,
             search: SearchPath {
                 symfs: opts.symfs.clone(),

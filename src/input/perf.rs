@@ -468,7 +468,8 @@ fn strip_offset(symbol: &str) -> &str {
 /// prints it (`[kernel.kallsyms]`, `[vdso]`), nothing for `[unknown]` or an empty DSO.
 pub fn library_name(dso: &str) -> Option<&str> {
     let dso = dso.trim();
-    if dso.is_empty() || dso == "[unknown]" {
+    // perf's `(inlined)` is not a library: the frame's is its caller's.
+    if dso.is_empty() || dso == "[unknown]" || dso == INLINED {
         return None;
     }
     if dso.starts_with('[') {
@@ -477,6 +478,9 @@ pub fn library_name(dso: &str) -> Option<&str> {
     let base = &dso[dso.rfind('/').map_or(0, |i| i + 1)..];
     (!base.is_empty()).then_some(base)
 }
+
+/// What perf writes where the DSO goes for an inlined frame.
+pub const INLINED: &str = "inlined";
 
 /// True for DSOs that are the kernel (as inferno decides it).
 #[allow(clippy::case_sensitive_file_extension_comparisons)] // DSO names are case-sensitive
@@ -650,6 +654,10 @@ pub struct PerfParser {
     pname: String,
     /// Frames of the current sample, leaf first.
     frames: Vec<NameId>,
+    /// Inlined frames of the current sample waiting for the DSO of the frame they are
+    /// inlined into, and their address.
+    inlined: Vec<NameId>,
+    inlined_pc: String,
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
     /// sample. Looked up by the line's own bytes, without building a key.
     cache: SymbolCache,
@@ -881,6 +889,34 @@ impl PerfParser {
 
     /// Adds the frame(s) of one stack line to the current sample.
     fn frame(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
+        let before = self.frames.len();
+        self.frame_names(sl, tree);
+        // An inlined frame (perf's `(inlined)` DSO) is in the library of the frame it is
+        // inlined into: the line after it at the same address with a DSO of its own.
+        // Without one (perf 6.1 marks some libc functions `(inlined)` alone, the next
+        // line another address in another library) it gets no library from its
+        // neighbours.
+        if sl.dso == INLINED {
+            if self.inlined_pc != sl.pc {
+                self.inlined.clear();
+                self.inlined_pc.clear();
+                self.inlined_pc.push_str(sl.pc);
+            }
+            self.inlined.extend_from_slice(&self.frames[before..]);
+        } else if !self.inlined.is_empty() {
+            if self.inlined_pc == sl.pc
+                && let Some(lib) = library_name(sl.dso)
+            {
+                for &id in &self.inlined {
+                    tree.names_mut().set_library(id, lib);
+                }
+            }
+            self.inlined.clear();
+        }
+    }
+
+    /// The names of one stack line's frame(s), pushed leaf first on `frames`.
+    fn frame_names(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let symbol = strip_offset(sl.symbol);
         let java = self.pname.starts_with("java");
         let dso = self.dso_number(sl.dso) | if java { JAVA } else { 0 };
@@ -996,6 +1032,7 @@ impl PerfParser {
         }
         self.sample_lines = 0;
         self.frames.clear();
+        self.inlined.clear();
         self.in_event = false;
         self.dropping = false;
         self.other = None;

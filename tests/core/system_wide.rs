@@ -772,3 +772,31 @@ fn a_dso_with_parentheses_is_one_library() {
     );
     assert!(!out.lines().any(|l| l.ends_with("  deleted)")), "{out}");
 }
+
+/// perf's `(inlined)` is not a library (issue 30.2): an inlined frame is in the library of
+/// the frame at its address that has a DSO (`mix` in `app`); one marked `(inlined)` alone
+/// at its address (perf 6.1 does so for some libc functions, the next line another
+/// address in another library) takes no library from its neighbour.
+#[test]
+fn inlined_is_not_a_library() {
+    let text = "app 1 1.0: 10 cpu-clock: \n\
+                \t1234 mix+0x4 (inlined)\n\
+                \t1234 compute+0x12 (/bin/app)\n\
+                \t99 main+0x9 (/bin/app)\n\n\
+                app 1 1.1: 5 cpu-clock: \n\
+                \t152cb7 __memcpy_avx_unaligned_erms+0x237 (inlined)\n\
+                \t176431 join+0x351 (/usr/bin/python3.11)\n\n";
+    let out = stdout(&["--top", "10", "--top-by", "library", "-"], Some(text));
+    let rows: Vec<(&str, &str)> = out
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            Some((w.first().copied()?, l.split("  ").last()?.trim()))
+        })
+        .collect();
+    assert!(rows.contains(&("10", "app")), "{out}");
+    assert!(rows.contains(&("5", "(no library)")), "{out}");
+    assert!(!out.contains("inlined"), "{out}");
+    assert!(rows.contains(&("0", "python3.11")), "{out}");
+}

@@ -1089,6 +1089,19 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
             .find_map(|on| crate::profile::offcpu::wall(on, off));
         all.extend(wall);
     }
+    // One origin for every metric of the recording: its first time of any event, so
+    // that `--time`, ranges and heat-map columns mean the same instants in each.
+    let origin = all
+        .iter()
+        .filter_map(|p| p.samples.first_sample_time())
+        .min();
+    if let Some(origin) = origin {
+        for p in &mut all {
+            if !p.samples.is_empty() {
+                std::sync::Arc::make_mut(&mut p.samples).set_origin(origin);
+            }
+        }
+    }
     all.sort_by(|a, b| a.stats.event.cmp(&b.stats.event));
     let names: Vec<String> = all
         .iter()

@@ -155,6 +155,9 @@ pub struct SampleTable {
     untimed: u64,
     /// Times never decrease along `samples`.
     sorted: bool,
+    /// The recording's first time, when it is before this table's first sample (the
+    /// metrics of one recording count from one origin).
+    origin: Option<u64>,
 }
 
 impl SampleTable {
@@ -357,9 +360,25 @@ impl SampleTable {
         self.tasks.iter().any(|t| t.pid.is_some())
     }
 
-    /// The time of the first sample, the origin of relative times (0 when empty).
+    /// The origin of relative times: the recording's first time (of any of its events),
+    /// else the first sample's (0 when empty).
     pub fn first_time(&self) -> u64 {
-        self.samples.first().map_or(0, |s| s.time)
+        let own = self.samples.first().map_or(0, |s| s.time);
+        self.origin.map_or(own, |o| o.min(own))
+    }
+
+    /// The first real time of the samples (perf's dummy times left out), if any.
+    pub fn first_sample_time(&self) -> Option<u64> {
+        self.samples
+            .first()
+            .map(|s| s.time)
+            .filter(|&t| t < DUMMY_TIME_FROM && self.untimed == 0)
+    }
+
+    /// Counts relative times from `origin`, the recording's first time (when it is not
+    /// after this table's first sample).
+    pub fn set_origin(&mut self, origin: u64) {
+        self.origin = Some(origin);
     }
 
     /// Nanoseconds from the first sample to the last (with a real time).

@@ -265,3 +265,43 @@ fn an_event_name_with_control_bytes_reaches_no_text_output_raw() {
         assert!(!out.contains('\u{1b}'), "{out:?}");
     }
 }
+
+/// One time origin per recording (issue 30.5): every metric of a two-event recording
+/// counts `--time`, ranges and heat-map columns from the recording's first sample of any
+/// event, so a window means the same instants whichever metric is shown.
+#[test]
+fn every_metric_counts_time_from_the_recording_s_first_sample() {
+    let text = gunzip("perf-two-events.txt.gz");
+    let first = text
+        .lines()
+        .filter(|l| l.contains("cpu-clock:") || l.contains("sched:sched_switch:"))
+        .filter_map(|l| {
+            let t = l.split(": ").next()?.split_whitespace().last()?;
+            let (s, us) = t.split_once('.')?;
+            Some(s.parse::<u64>().ok()? * 1_000_000_000 + us.parse::<u64>().ok()? * 1000)
+        })
+        .min()
+        .unwrap();
+    let opts = LoadOptions::default();
+    let p = load("perf-two-events.txt.gz", &opts);
+    let names = p.metric_names().to_vec();
+    assert_eq!(
+        names,
+        ["cpu-clock", "off-cpu", "on+off-cpu", "sched:sched_switch"]
+    );
+    for name in &names {
+        let m = p.clone().into_metric_named(name).unwrap();
+        // on+off-cpu has no table of its own (each half's metric has).
+        if !m.samples.is_empty() {
+            assert_eq!(m.samples.first_time(), first, "{name}");
+        }
+    }
+    // A window of the switches' metric selects the switches in it, counted from there.
+    let switches = p.into_metric_named("sched:sched_switch").unwrap();
+    let table = &switches.samples;
+    let own_first = table.samples()[0].time;
+    assert!(own_first > first);
+    let r = table.range(own_first - first, own_first - first + 1);
+    assert_eq!(r.start, 0);
+    assert!(r.end >= 1);
+}

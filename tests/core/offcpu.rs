@@ -464,15 +464,20 @@ fn perf_record_off_cpu_samples_are_time_and_dummy_times_stay_out_of_the_timeline
             "waiter-?/4203;start_thread;mutex_waiter;__lll_lock_wait;__futex_abstimed_wait_common 20000000",
         ]
     );
-    // The timeline holds the one real time: 101.0 s less its 600 ms, where it began.
+    // The timeline holds the one real time: 101.0 s less its 600 ms, where it began,
+    // counted from the recording's first sample (cpu-clock's, at 100.000250 s).
     let table = &off.samples;
     assert_eq!(table.len(), 4);
     assert!(table.has_timeline());
-    assert_eq!((table.first_time(), table.duration()), (100_400_000_000, 0));
+    assert_eq!(
+        (table.first_time(), table.duration()),
+        (100_000_250_000, 399_750_000)
+    );
     let map = heat_map(table, &flametui::profile::Slice::default(), DEFAULT_ROW_NS);
     assert_eq!(map.seconds, 1);
     assert_eq!(map.cells.iter().map(|c| c.samples).sum::<u64>(), 1);
-    assert_eq!(table.range(0, 1), 0..1);
+    assert_eq!(table.range(399_750_000, 399_750_001), 0..1);
+    assert_eq!(table.range(0, 399_750_000), 0..0);
     // Beside cpu-clock, the wall-clock view: its off-CPU half is this profile.
     let wall = load(&path, &with_tids("on+off-cpu"));
     let half: Vec<String> = export::folded_lines(&wall.tree)

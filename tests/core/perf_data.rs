@@ -119,12 +119,13 @@ fn frames_are_named_from_the_binary_found_through_symfs() {
             .any(|(s, _)| s.ends_with(";main;work;twice;spin")),
         "{dwarf:?}"
     );
+    // Its library is the binary it is inlined into, not `inlined` (issue 30.2).
     let twice = load("perf-data-dwarf.data.gz", true);
     let id = twice.tree.names().lookup("twice").unwrap();
     let names = twice.tree.names();
     assert_eq!(
         names.library(id).map(|l| names.library_name(l)),
-        Some("inlined")
+        Some("tiny")
     );
     // Without the binary: its frames are named after it, as perf script does.
     let bare = stacks(&load("perf-data-fp.data.gz", false));

@@ -791,6 +791,9 @@ impl PerfParser {
     }
 
     fn begin(&mut self, ev: &EventLine<'_>, out: &mut Collector) {
+        // A tracepoint's period is 1, one per event: its weights are samples, whether
+        // the period was printed (perf.data, `-F period`) or not (perf script's default).
+        let period = ev.period.filter(|&p| !(p == 1 && ev.event.contains(':')));
         self.in_event = true;
         self.switch = ev.switch;
         // Off-CPU time needs every switch's time and task, whatever the output.
@@ -802,7 +805,7 @@ impl PerfParser {
             .get_or_insert_with(|| ev.event.to_owned())
             .as_str();
         if wanted != ev.event && wanted != ev.event_spec {
-            self.period = ev.period;
+            self.period = period;
             self.time = ev.time;
             let at = out.other_event(ev.event);
             if let Some(o) = at.and_then(|i| out.others.get_mut(i)) {
@@ -811,7 +814,7 @@ impl PerfParser {
                         .samples
                         .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
                 }
-                if ev.period.is_some() && o.stats.unit == Unit::Samples {
+                if period.is_some() && o.stats.unit == Unit::Samples {
                     o.stats.unit = if is_clock(ev.event) {
                         Unit::Nanoseconds
                     } else {
@@ -824,17 +827,19 @@ impl PerfParser {
                 out.stats.filtered_samples += 1;
             }
         } else {
-            self.period = ev.period;
+            self.period = period;
             self.time = ev.time;
             if timeline {
                 self.task = out
                     .samples
                     .task(ev.comm, id_number(ev.pid), id_number(ev.tid));
             }
-            let (period, clock) = (self.kept_period, self.kept_clock);
-            self.kept_period |= ev.period.is_some();
+            let (had_period, clock) = (self.kept_period, self.kept_clock);
+            self.kept_period |= period.is_some();
             self.kept_clock |= is_clock(ev.event);
-            if out.stats.event.is_none() || (period, clock) != (self.kept_period, self.kept_clock) {
+            if out.stats.event.is_none()
+                || (had_period, clock) != (self.kept_period, self.kept_clock)
+            {
                 self.publish_unit(out);
             }
         }

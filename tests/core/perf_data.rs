@@ -967,3 +967,26 @@ fn the_idle_task_is_named_swapper_as_perf_names_it() {
         assert!(stack.contains(";do_idle;"), "{stack}");
     }
 }
+
+/// One word for one thing (issue 30.7): a tracepoint's weights are samples whether its
+/// period (1, one per event) is in the record (perf.data) or not (perf script text).
+#[test]
+fn a_tracepoint_counts_samples_from_perf_data_as_from_text() {
+    use flametui::profile::Unit;
+    let metric = LoadOptions {
+        metric: Some("sched:sched_switch".to_owned()),
+        ..opts(true)
+    };
+    let from_data = load_with("perf-waiter-switch.data.gz", &metric);
+    let from_text = load_with("perf-waiter-switch.txt.gz", &metric);
+    assert_eq!(from_data.stats.unit, Unit::Samples);
+    assert_eq!(from_text.stats.unit, Unit::Samples);
+    assert_eq!(from_data.tree.total(), 210);
+}
+
+fn load_with(name: &str, o: &LoadOptions) -> Profile {
+    match input::load_path(&testdata(name), o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{name}: {:?}", other.map(|_| ())),
+    }
+}

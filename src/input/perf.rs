@@ -364,20 +364,26 @@ pub const SCHED_SWITCH: &str = "sched:sched_switch";
 /// so the fields are found from the right: `next_pid` is the last one of its name, and
 /// `prev_state` the last one before the last ` ==> `.
 pub fn switch_args(args: &str) -> Option<Switch> {
-    static ARROW: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(" ==> "));
     let bytes = args.as_bytes();
     // The `=` signs from the right: `next_prio=`, then `next_pid=` (a searcher per
     // field scanned the whole arguments three times: a tenth of a switch-only input).
     let next_at = value_after(bytes, bytes.len(), b" next_pid=")?;
-    let next_tid = args[next_at..].split(' ').next()?.parse().ok()?;
-    let arrow = ARROW.rfind(&bytes[..next_at])?;
+    let next_tid = word_at(args, next_at).parse().ok()?;
+    // The last ` ==> ` before it, from its `>`.
+    let arrow = memchr::memrchr_iter(b'>', &bytes[..next_at])
+        .find(|&gt| gt >= 3 && bytes[gt - 3..=gt] == *b" ==>" && bytes.get(gt + 1) == Some(&b' '))
+        .map(|gt| gt - 3)?;
     let state_at = value_after(bytes, arrow, b"prev_state=")?;
-    let state = args[state_at..arrow].split(' ').next().unwrap_or("");
     Some(Switch {
         next_tid,
-        state: TaskState::parse(state),
+        state: TaskState::parse(word_at(&args[..arrow], state_at)),
     })
+}
+
+/// The word of `text` that begins at `at` (up to a space or the end).
+fn word_at(text: &str, at: usize) -> &str {
+    let rest = &text[at..];
+    &rest[..memchr::memchr(b' ', rest.as_bytes()).unwrap_or(rest.len())]
 }
 
 /// Where the value of the last `key` (ending in `=`) before `end` begins, found from the

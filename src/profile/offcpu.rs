@@ -118,17 +118,34 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
         .max()
         .unwrap_or(0);
     let mut out = Blocks::new(&p.tree, table);
-    let mut open: FxHashMap<i64, Open> = FxHashMap::default();
-    let tids: Vec<Option<i64>> = table.tasks().iter().map(|t| t.tid).collect();
+    // The open blocks, one place per thread id: the places are numbered once (a thread
+    // leaving is found by its task, without hashing; one coming in by its id).
+    let mut place_of: FxHashMap<i64, u32> = FxHashMap::default();
+    let task_place: Vec<Option<u32>> = table
+        .tasks()
+        .iter()
+        .map(|t| {
+            let tid = t.tid.filter(|&t| t > 0)?;
+            let next = u32::try_from(place_of.len()).ok()?;
+            Some(*place_of.entry(tid).or_insert(next))
+        })
+        .collect();
+    let mut open: Vec<Option<Open>> = vec![None; place_of.len()];
+    let take = |tid: i64, open: &mut Vec<Option<Open>>| {
+        place_of
+            .get(&tid)
+            .and_then(|&p| open.get_mut(p as usize))
+            .and_then(Option::take)
+    };
     for (time, m) in merged {
         match m {
             Moment::In(tid) => {
-                if let Some(o) = open.remove(&tid) {
+                if let Some(o) = take(tid, &mut open) {
                     out.close(o, time, false);
                 }
             }
             Moment::Seen(tid) => {
-                if let Some(o) = open.remove(&tid) {
+                if let Some(o) = take(tid, &mut open) {
                     out.close(o, time, true);
                 }
             }
@@ -136,18 +153,13 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
                 let (s, sw) = (table.samples()[i], switches[i]);
                 let next = i64::from(sw.next_tid);
                 if next > 0 {
-                    match open.remove(&next) {
+                    match take(next, &mut open) {
                         Some(o) => out.close(o, time, false),
                         None if !records => out.notes.unmatched += 1,
                         None => {}
                     }
                 }
-                let Some(tid) = tids
-                    .get(s.task.0 as usize)
-                    .copied()
-                    .flatten()
-                    .filter(|&t| t > 0)
-                else {
+                let Some(place) = task_place.get(s.task.0 as usize).copied().flatten() else {
                     continue;
                 };
                 let block = Open {
@@ -159,13 +171,13 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
                 };
                 // A thread leaving again before any switch-in was seen: its block ended
                 // before this, when is not known.
-                if let Some(o) = open.insert(tid, block) {
+                if let Some(o) = open[place as usize].replace(block) {
                     out.close(o, time, true);
                 }
             }
         }
     }
-    let mut still: Vec<Open> = open.into_values().collect();
+    let mut still: Vec<Open> = open.into_iter().flatten().collect();
     still.sort_by_key(|o| (o.time, o.task));
     for o in still {
         out.block(o, end.saturating_sub(o.time), Edge::Incomplete);

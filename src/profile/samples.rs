@@ -259,27 +259,45 @@ impl SampleTable {
             (Some(a), Some(b)) => a.time <= b.time,
             _ => true,
         };
+        let both_sorted =
+            self.sorted && other.sorted && !self.samples.is_empty() && !other.samples.is_empty();
         self.sorted = (self.sorted || self.samples.is_empty())
             && (other.sorted || other.samples.is_empty())
             && joined_in_order;
-        if self.switches.len() == self.samples.len() && other.switches.len() == other.samples.len()
-        {
-            self.switches.extend_from_slice(&other.switches);
-        } else {
+        let switches_kept = self.switches.len() == self.samples.len()
+            && other.switches.len() == other.samples.len();
+        if !switches_kept {
             self.switches.clear();
         }
         self.switch_ins.extend_from_slice(&other.switch_ins);
-        self.samples.reserve_exact(other.samples.len());
-        self.samples.extend(other.samples.into_iter().map(|s| {
-            Sample {
+        // Mapped in place (the same buffer).
+        let mapped: Vec<Sample> = other
+            .samples
+            .into_iter()
+            .map(|s| Sample {
                 leaf: leaves
                     .get(s.leaf.0 as usize)
                     .copied()
                     .unwrap_or(NodeId::ROOT),
                 task: tasks.get(s.task.index()).copied().unwrap_or(s.task),
                 ..s
-            }
-        }));
+            })
+            .collect();
+        if both_sorted && !joined_in_order {
+            // Two sorted tables (two parser threads' chunks, interleaved in time): merged
+            // in one pass rather than appended and sorted at the end.
+            let with = switches_kept && !self.switches.is_empty();
+            merge_into(
+                (&mut self.samples, with.then_some(&mut self.switches)),
+                (&mapped, &other.switches),
+            );
+            self.sorted = true;
+            return;
+        }
+        if switches_kept {
+            self.switches.extend_from_slice(&other.switches);
+        }
+        self.samples.extend(mapped);
     }
 
     /// Orders the samples by time (stably: samples of one instant keep their order). Once
@@ -415,6 +433,39 @@ impl PartialEq for SampleTable {
 
 impl Eq for SampleTable {}
 
+/// `more` (and its switches, when `into` has them) merged into `into`, both in time
+/// order, from the back into `into`'s grown buffer (no second buffer: a grown allocation
+/// is remapped, not copied); at one instant `into`'s first (stable).
+fn merge_into(
+    (into, into_sw): (&mut Vec<Sample>, Option<&mut Vec<Switch>>),
+    (more, more_sw): (&[Sample], &[Switch]),
+) {
+    let (kept, added) = (into.len(), more.len());
+    into.extend_from_slice(more);
+    let mut sw = into_sw.filter(|s| s.len() == kept && more_sw.len() == added);
+    if let Some(s) = sw.as_mut() {
+        s.extend_from_slice(more_sw);
+    }
+    // From the back: the next place to fill, and how many of each side are left.
+    let (mut left, mut right, mut at) = (kept, added, kept + added);
+    while right > 0 {
+        at -= 1;
+        if left > 0 && into[left - 1].time > more[right - 1].time {
+            left -= 1;
+            into[at] = into[left];
+            if let Some(s) = sw.as_mut() {
+                s[at] = s[left];
+            }
+        } else {
+            right -= 1;
+            into[at] = more[right];
+            if let Some(s) = sw.as_mut() {
+                s[at] = more_sw[right];
+            }
+        }
+    }
+}
+
 /// The most sorted runs a table is merged from rather than sorted (the runs of the
 /// parser threads).
 const MAX_RUNS: usize = 16;
@@ -522,6 +573,49 @@ mod tests {
                 t.finish();
                 let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
                 prop_assert_eq!(&got, &want);
+                for (s, sw) in t.samples.iter().zip(&t.switches) {
+                    prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn two_sorted_tables_appended_are_merged_in_time_order() {
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        let times = prop::collection::vec(0u64..30, 0..40);
+        TestRunner::default()
+            .run(&(times.clone(), times), |(mut a, mut b)| {
+                a.sort_unstable();
+                b.sort_unstable();
+                let table = |times: &[u64], first: u32| {
+                    let mut t = SampleTable::default();
+                    let task = t.task("a", None, Some(1));
+                    for (leaf, &time) in (first..).zip(times) {
+                        let sw = Switch {
+                            next_tid: leaf.cast_signed(),
+                            state: TaskState::Sleeping,
+                        };
+                        t.push_switch(Some(time), task, NodeId(leaf), 1, sw);
+                    }
+                    t
+                };
+                let mut t = table(&a, 0);
+                let u = table(&b, 1000);
+                let leaves: Vec<NodeId> = (0..2000).map(NodeId).collect();
+                let mut want: Vec<(u64, u32)> = (0..)
+                    .zip(&a)
+                    .map(|(k, &time)| (time, k))
+                    .chain((1000..).zip(&b).map(|(k, &time)| (time, k)))
+                    .collect();
+                want.sort_by_key(|w| w.0);
+                t.append_mapped(u, &leaves);
+                t.finish();
+                let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
+                prop_assert_eq!(&got, &want);
+                prop_assert_eq!(t.switches.len(), t.samples.len());
                 for (s, sw) in t.samples.iter().zip(&t.switches) {
                     prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
                 }

@@ -570,15 +570,26 @@ mod tests {
                 let mut want: Vec<(u64, u32)> =
                     t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
                 want.sort_by_key(|w| w.0);
-                t.finish();
-                let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
-                prop_assert_eq!(&got, &want);
-                for (s, sw) in t.samples.iter().zip(&t.switches) {
-                    prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
-                }
-                Ok(())
+                in_order(t, &want)
             })
             .unwrap();
+    }
+
+    /// `t` finished is in the order `want` gives (time, leaf), each switch beside its
+    /// sample (the switches' `next_tid` numbers their leaves).
+    fn in_order(
+        mut t: SampleTable,
+        want: &[(u64, u32)],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        use proptest::prop_assert_eq;
+        t.finish();
+        let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
+        prop_assert_eq!(got.as_slice(), want);
+        prop_assert_eq!(t.switches.len(), t.samples.len());
+        for (s, sw) in t.samples.iter().zip(&t.switches) {
+            prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
+        }
+        Ok(())
     }
 
     #[test]
@@ -612,14 +623,7 @@ mod tests {
                     .collect();
                 want.sort_by_key(|w| w.0);
                 t.append_mapped(u, &leaves);
-                t.finish();
-                let got: Vec<(u64, u32)> = t.samples.iter().map(|s| (s.time, s.leaf.0)).collect();
-                prop_assert_eq!(&got, &want);
-                prop_assert_eq!(t.switches.len(), t.samples.len());
-                for (s, sw) in t.samples.iter().zip(&t.switches) {
-                    prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
-                }
-                Ok(())
+                in_order(t, &want)
             })
             .unwrap();
     }

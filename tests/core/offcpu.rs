@@ -13,6 +13,17 @@ use flametui::profile::{Profile, Unit};
 
 use crate::testdata;
 
+/// Runs the binary, which must succeed: its stdout and stderr.
+fn run_ok(args: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
+}
+
 fn load(path: &str, opts: &LoadOptions) -> Profile {
     match input::load_path(path, opts).unwrap() {
         Loaded::Single(p) => p,
@@ -489,11 +500,7 @@ fn perf_record_off_cpu_samples_are_time_and_dummy_times_stay_out_of_the_timeline
     assert_eq!(half, want);
     assert_eq!(wall.tree.total(), 665_000_000 + 4 * 250_000);
     // The binary says which samples are out of the timeline.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
-        .args(["--print", &path])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, err) = run_ok(&["--print", &path]);
     assert!(
         err.contains("3 samples carry perf's dummy timestamp"),
         "{err}"
@@ -567,16 +574,12 @@ fn each_thread_s_blocks_add_up_by_state() {
     }
     assert!(on.iter().sum::<u64>() > 100_000_000);
     // The report.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
-        .args([
-            "--print",
-            "--metric",
-            "off-cpu",
-            &testdata("perf-waiter-switch.txt.gz"),
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, _) = run_ok(&[
+        "--print",
+        "--metric",
+        "off-cpu",
+        &testdata("perf-waiter-switch.txt.gz"),
+    ]);
     let at = text.find("Top 6 threads by off-CPU time").expect(&text);
     let row = text[at..]
         .lines()
@@ -604,12 +607,7 @@ fn switches_printed_without_their_fields_say_which_to_add() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("no-trace.txt");
     std::fs::write(&path, stripped).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
-        .args(["--print", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (_, err) = run_ok(&["--print", path.to_str().unwrap()]);
     let switches = text.matches("sched:sched_switch:").count();
     assert!(
         err.contains(&format!(
@@ -641,19 +639,10 @@ fn a_time_range_keeps_the_blocks_that_began_in_it() {
         ("0.005,0.011", 5, 11),
         ("0,0.001", 0, 1),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
-            .args([
-                "--metric", "off-cpu", "--time", range, "--export", "folded", &path,
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let total: u64 = String::from_utf8(out.stdout)
-            .unwrap()
+        let (folded, _) = run_ok(&[
+            "--metric", "off-cpu", "--time", range, "--export", "folded", &path,
+        ]);
+        let total: u64 = folded
             .lines()
             .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
             .sum();

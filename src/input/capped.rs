@@ -113,6 +113,9 @@ pub struct CappedLines<R> {
     ended: bool,
     /// Long lines are left out rather than replaced by [`LONG_LINE`].
     leave_out: bool,
+    /// Lines are counted, for the numbers of the long lines met (not when the parser
+    /// numbers the markers itself: a pass over every byte saved).
+    numbered: bool,
     long: Arc<LongLines>,
 }
 
@@ -130,8 +133,16 @@ impl<R: BufRead> CappedLines<R> {
             line: 1,
             ended: false,
             leave_out: false,
+            numbered: true,
             long: Arc::default(),
         }
+    }
+
+    /// From now on lines are not counted: the reader's parser numbers the lines itself,
+    /// the [`LONG_LINE`] markers among them ([`skip_long`]), so the numbers of
+    /// [`CappedLines::long_lines`] are not used.
+    pub fn unnumbered(&mut self) {
+        self.numbered = false;
     }
 
     /// The long lines met, as they are met.
@@ -219,8 +230,10 @@ impl<R: BufRead> CappedLines<R> {
             return;
         };
         let start = whole_lines(buf, self.partial.len(), self.cap);
-        // (memchr counts without stopping at each match.)
-        self.line += memchr::memchr_iter(b'\n', &buf[..start]).count() as u64;
+        if self.numbered {
+            // (memchr counts without stopping at each match.)
+            self.line += memchr::memchr_iter(b'\n', &buf[..start]).count() as u64;
+        }
         if start > 0 && self.partial.is_empty() {
             self.pass = start;
         } else if start > 0 {
@@ -336,7 +349,9 @@ impl<R: BufRead> CappedLines<R> {
             }
         }
         let start = whole_lines(&dst[..filled], 0, self.cap);
-        self.line += memchr::memchr_iter(b'\n', &dst[..start]).count() as u64;
+        if self.numbered {
+            self.line += memchr::memchr_iter(b'\n', &dst[..start]).count() as u64;
+        }
         self.partial.extend_from_slice(&dst[start..filled]);
         Ok((start > 0 || (self.ended && self.partial.is_empty())).then_some(start))
     }

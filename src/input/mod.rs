@@ -802,6 +802,8 @@ fn load_text<R: BufRead + Send>(
         .min(max_threads());
     // Decided once from the first lines, so chunked and sequential parsing agree.
     let (diff, chunked) = decide(&prefix, format, opts);
+    // The parsers number the lines, the markers of long lines among them.
+    reader.unnumbered();
     // After a read error or the end of the input only the prefix is left to parse.
     let rest: Box<dyn Read + Send + '_> = if prefix_error.is_some() || ended {
         Box::new(io::empty())

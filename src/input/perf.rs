@@ -424,6 +424,18 @@ fn dso_group(rest: &str) -> Option<(usize, &str)> {
     if bytes.last() != Some(&b')') {
         return None;
     }
+    // The common case, a last word `(dso)` without other parentheses.
+    if let Some(space) = memchr::memrchr(b' ', bytes) {
+        let word = &bytes[space + 1..];
+        if word.len() >= 2
+            && word[0] == b'('
+            && !word[1..word.len() - 1]
+                .iter()
+                .any(|&b| b == b'(' || b == b')')
+        {
+            return Some((space, &rest[space + 2..rest.len() - 1]));
+        }
+    }
     let mut depth = 0usize;
     for (i, &b) in bytes.iter().enumerate().rev() {
         match b {

@@ -150,7 +150,9 @@ pub struct SampleTable {
     switch_ins: Vec<(u64, i64)>,
     tasks: Vec<Task>,
     /// Thread id → the tasks with it (a thread that called exec changes its comm).
-    by_tid: FxHashMap<Option<i64>, Vec<TaskId>>,
+    by_tid: FxHashMap<Option<i64>, TaskId>,
+    /// The tasks after the first of a thread id (its comms after an exec), rare.
+    more_by_tid: FxHashMap<Option<i64>, Vec<TaskId>>,
     /// Samples whose input gave no time.
     untimed: u64,
     /// Times never decrease along `samples`.
@@ -164,10 +166,16 @@ impl SampleTable {
     /// The id of a task, added on first sight.
     pub fn task(&mut self, comm: &str, pid: Option<i64>, tid: Option<i64>) -> TaskId {
         let same = |t: &Task| t.pid == pid && &*t.comm == comm;
-        let known = self
-            .by_tid
-            .get(&tid)
-            .and_then(|ids| ids.iter().copied().find(|id| same(&self.tasks[id.index()])));
+        // The first task of a thread id is kept inline: one lookup for most samples.
+        let first = self.by_tid.get(&tid).copied();
+        if let Some(id) = first.filter(|id| same(&self.tasks[id.index()])) {
+            return id;
+        }
+        let known = first.and_then(|_| {
+            self.more_by_tid
+                .get(&tid)
+                .and_then(|ids| ids.iter().copied().find(|id| same(&self.tasks[id.index()])))
+        });
         if let Some(id) = known {
             return id;
         }
@@ -177,7 +185,11 @@ impl SampleTable {
             pid,
             tid,
         });
-        self.by_tid.entry(tid).or_default().push(id);
+        if first.is_some() {
+            self.more_by_tid.entry(tid).or_default().push(id);
+        } else {
+            self.by_tid.insert(tid, id);
+        }
         id
     }
 

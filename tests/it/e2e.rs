@@ -388,6 +388,9 @@ fn ctrl_z_suspends_and_fg_redraws() {
         s.contains("gzip") && s.contains("of total")
     });
     t.send(&["q"]);
+    // The command goes to the shell only once the viewer is gone: typed at once, the
+    // viewer may read it with the `q` and drop it (it did, once, under load).
+    t.wait_for("the viewer gone", |s| !s.contains("? help"));
     t.send(&["clear; printf 'tty%s: ' 3; ", STTY, "Enter"]);
     let end = t.wait_for("the shell again", |s| {
         s.lines().any(|l| l.trim_end() == "tty3: icanon echo")

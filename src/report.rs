@@ -374,7 +374,7 @@ pub fn report(profile: &Profile, top: usize, min_percent: f64) -> String {
 /// incomplete, longest block, blocks, and on-CPU time when a clock event's samples are
 /// there; `None` for another metric.
 pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
-    use crate::profile::blocks::{self, STATES};
+    use crate::profile::blocks;
     use crate::profile::{Slice, TaskState};
     use crate::view::tooltip::time_text;
     let per_task = blocks::thread_blocks(profile, &Slice::default())?;
@@ -412,18 +412,8 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
         "off-CPU", "R", "S", "D", "other", "incomplete", "longest", "blocks"
     );
     let _ = writeln!(out, "{}", head.trim_end());
-    let main = [
-        TaskState::Runnable,
-        TaskState::Sleeping,
-        TaskState::Uninterruptible,
-    ];
     for (i, b) in rows {
         let task = &table.tasks()[i];
-        let other: u64 = STATES
-            .iter()
-            .filter(|s| !main.contains(s))
-            .map(|s| b.in_state(*s))
-            .sum();
         if let Some(on) = &on {
             let _ = write!(out, "{:>9} ", t(on[i]));
         }
@@ -439,7 +429,7 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
             t(b.in_state(TaskState::Runnable)),
             t(b.in_state(TaskState::Sleeping)),
             t(b.in_state(TaskState::Uninterruptible)),
-            t(other),
+            t(b.others()),
             t(b.incomplete),
             t(b.longest),
             b.blocks,

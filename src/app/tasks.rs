@@ -252,14 +252,13 @@ impl TaskState {
         if self.summed != Some(key.clone()) {
             let slice = Slice { range, tasks: None };
             let totals = task_totals(table, &slice);
-            self.off = OffCpuColumns {
-                blocks: blocks::thread_blocks(original, &slice),
-                on_cpu: blocks::clock_metric(original)
-                    .or(self.clock.as_deref())
-                    .filter(|on| !on.samples.is_empty())
-                    .filter(|_| blocks::thread_blocks_possible(original))
-                    .map(|on| blocks::on_cpu_time(table, on, range)),
-            };
+            let blocks = blocks::thread_blocks(original, &slice);
+            let on_cpu = blocks
+                .as_ref()
+                .and(blocks::clock_metric(original).or(self.clock.as_deref()))
+                .filter(|on| !on.samples.is_empty())
+                .map(|on| blocks::on_cpu_time(table, on, range));
+            self.off = OffCpuColumns { blocks, on_cpu };
             self.processes = processes(table, &totals);
             self.total = TaskTotals::default();
             for t in &totals {

@@ -1069,28 +1069,26 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
         }) {
             main_event.clone_from(&off.stats.event);
         }
-        // With a clock event beside it: on- and off-CPU time side by side, in ns.
-        let wall = all
-            .iter()
-            .filter(|p| matches!(p.stats.event.as_deref(), Some("cpu-clock" | "task-clock")))
-            .find_map(|on| crate::profile::offcpu::wall(on, &off));
         all.push(off);
-        all.extend(wall);
         for p in &mut all {
             p.stats.off_cpu = Some(notes.clone());
         }
-    } else if let Some(off) = all
-        .iter()
-        .find(|p| p.stats.event.as_deref() == Some(perf::OFFCPU_TIME))
-    {
-        // `perf record --off-cpu` measured the blocks itself: beside a clock event, the
-        // same side by side view.
-        let wall = all
-            .iter()
-            .filter(|p| matches!(p.stats.event.as_deref(), Some("cpu-clock" | "task-clock")))
-            .find_map(|on| crate::profile::offcpu::wall(on, off));
-        all.extend(wall);
     }
+    // With a clock event beside off-CPU time (made from the switches, or measured by
+    // `perf record --off-cpu`): on- and off-CPU time side by side, in ns.
+    let off = all
+        .iter()
+        .find(|p| p.stats.event.as_deref() == Some(crate::profile::offcpu::METRIC))
+        .or_else(|| {
+            all.iter()
+                .find(|p| p.stats.event.as_deref() == Some(perf::OFFCPU_TIME))
+        });
+    let wall = off.and_then(|off| {
+        all.iter()
+            .filter(|p| crate::profile::blocks::is_clock(p))
+            .find_map(|on| crate::profile::offcpu::wall(on, off))
+    });
+    all.extend(wall);
     // One origin for every metric of the recording: its first time of any event, so
     // that `--time`, ranges and heat-map columns mean the same instants in each.
     let origin = all

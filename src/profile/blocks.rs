@@ -23,6 +23,14 @@ pub const STATES: [TaskState; 10] = [
     TaskState::Other,
 ];
 
+/// The states shown in columns of their own (preempted, sleeping, uninterruptible); the
+/// others are shown together ([`ThreadBlocks::others`]).
+pub const SHOWN: [TaskState; 3] = [
+    TaskState::Runnable,
+    TaskState::Sleeping,
+    TaskState::Uninterruptible,
+];
+
 /// What one thread's (or one process's) blocks add up to, in nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ThreadBlocks {
@@ -52,6 +60,14 @@ impl ThreadBlocks {
             .map_or(0, |i| self.by_state[i])
     }
 
+    /// The time in the states not in [`SHOWN`].
+    pub fn others(&self) -> u64 {
+        STATES
+            .iter()
+            .filter(|s| !SHOWN.contains(s))
+            .fold(0, |sum, s| sum.saturating_add(self.in_state(*s)))
+    }
+
     /// Adds another thread's blocks (a process's row).
     pub fn add(&mut self, other: &ThreadBlocks) {
         self.blocks += other.blocks;
@@ -64,15 +80,11 @@ impl ThreadBlocks {
     }
 }
 
-/// Whether `p` is the off-CPU metric made from scheduler switches (one sample a block).
-pub fn thread_blocks_possible(p: &Profile) -> bool {
-    p.stats.event.as_deref() == Some(METRIC)
-}
-
 /// Each task's blocks in `slice`, by [`TaskId`] of `p`'s table; `None` when `p` is not
 /// the off-CPU metric made from scheduler switches.
 pub fn thread_blocks(p: &Profile, slice: &Slice) -> Option<Vec<ThreadBlocks>> {
-    if !thread_blocks_possible(p) {
+    // The off-CPU metric made from scheduler switches: one sample a block.
+    if p.stats.event.as_deref() != Some(METRIC) {
         return None;
     }
     let tree = &p.tree;
@@ -99,7 +111,10 @@ pub fn thread_blocks(p: &Profile, slice: &Slice) -> Option<Vec<ThreadBlocks>> {
             .name(leaf)
             .strip_prefix("[off-cpu: ")
             .map_or(TaskState::Other, TaskState::parse);
-        let i = STATES.iter().position(|x| *x == state).unwrap_or(9);
+        let i = STATES
+            .iter()
+            .position(|x| *x == state)
+            .unwrap_or(STATES.len() - 1);
         t.blocks += 1;
         t.by_state[i] = t.by_state[i].saturating_add(s.weight);
         if incomplete {

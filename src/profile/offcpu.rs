@@ -69,7 +69,6 @@ struct Open {
     leaf: NodeId,
     time: u64,
     state: TaskState,
-    task: super::TaskId,
     /// Its record in the blocks' table, made when it began (so the table is in time
     /// order without a sort) and settled when it ends.
     slot: usize,
@@ -166,7 +165,6 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
                     leaf: s.leaf,
                     time,
                     state: sw.state,
-                    task: s.task,
                     slot: out.begin(time, s.task),
                 };
                 // A thread leaving again before any switch-in was seen: its block ended
@@ -177,9 +175,8 @@ pub fn off_cpu(all: &[Profile]) -> Option<(Profile, OffCpuNotes)> {
             }
         }
     }
-    let mut still: Vec<Open> = open.into_iter().flatten().collect();
-    still.sort_by_key(|o| (o.time, o.task));
-    for o in still {
+    // Their records are in place already: the order they are ended in does not matter.
+    for o in open.into_iter().flatten() {
         out.block(o, end.saturating_sub(o.time), Edge::Incomplete);
     }
     Some(out.finish(p))

@@ -319,13 +319,22 @@ impl SampleTable {
         if !self.sorted {
             let runs = sorted_runs(&self.samples);
             if runs.len() <= MAX_RUNS {
-                // A table of a few sorted runs (one per parser thread): merged in one pass.
+                // A table of a few sorted runs (one per parser thread): each merged into
+                // the runs before it.
                 let with = self.switches.len() == self.samples.len() && !self.switches.is_empty();
-                let (samples, switches) =
-                    merge_runs(&self.samples, with.then_some(&self.switches[..]), &runs);
-                self.samples = samples;
-                if with {
-                    self.switches = switches;
+                let all = std::mem::take(&mut self.samples);
+                let all_sw = if with {
+                    std::mem::take(&mut self.switches)
+                } else {
+                    Vec::new()
+                };
+                let ends: Vec<usize> = runs.iter().skip(1).copied().chain([all.len()]).collect();
+                for (&start, &end) in runs.iter().zip(&ends) {
+                    let run_sw = if with { &all_sw[start..end] } else { &[][..] };
+                    merge_into(
+                        (&mut self.samples, with.then_some(&mut self.switches)),
+                        (&all[start..end], run_sw),
+                    );
                 }
             } else if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
                 let mut both: Vec<(Sample, Switch)> = self
@@ -494,39 +503,6 @@ fn sorted_runs(samples: &[Sample]) -> Vec<usize> {
         }
     }
     starts
-}
-
-/// The samples (and their switches, when given) of the sorted runs beginning at `starts`,
-/// merged in time order; at one instant an earlier run's sample comes first (stable).
-fn merge_runs(
-    samples: &[Sample],
-    switches: Option<&[Switch]>,
-    starts: &[usize],
-) -> (Vec<Sample>, Vec<Switch>) {
-    let ends: Vec<usize> = starts
-        .iter()
-        .skip(1)
-        .copied()
-        .chain([samples.len()])
-        .collect();
-    let mut at: Vec<usize> = starts.to_vec();
-    let mut out = Vec::with_capacity(samples.len());
-    let mut out_switches = Vec::with_capacity(switches.map_or(0, <[Switch]>::len));
-    loop {
-        let mut best: Option<usize> = None;
-        for r in 0..at.len() {
-            if at[r] < ends[r] && best.is_none_or(|b| samples[at[r]].time < samples[at[b]].time) {
-                best = Some(r);
-            }
-        }
-        let Some(r) = best else { break };
-        out.push(samples[at[r]]);
-        if let Some(sw) = switches {
-            out_switches.push(sw[at[r]]);
-        }
-        at[r] += 1;
-    }
-    (out, out_switches)
 }
 
 #[cfg(test)]

@@ -68,7 +68,6 @@ impl Columns {
 
     /// The off-CPU columns of a row.
     fn off_cells(&self, p: &Profile, row: &TaskRow, out: &mut String) {
-        use crate::profile::TaskState as S;
         let Some(b) = &row.blocks else {
             return;
         };
@@ -83,14 +82,12 @@ impl Columns {
             let _ = write!(out, "{:>TIME$}", t(row.on_cpu.unwrap_or(0)));
         }
         if self.states {
-            for s in [S::Runnable, S::Sleeping, S::Uninterruptible] {
+            for s in crate::profile::blocks::SHOWN {
                 let _ = write!(out, "{:>TIME$}", t(b.in_state(s)));
             }
         }
         if self.rest {
-            let main =
-                b.in_state(S::Runnable) + b.in_state(S::Sleeping) + b.in_state(S::Uninterruptible);
-            let _ = write!(out, "{:>TIME$}", t(b.total().saturating_sub(main)));
+            let _ = write!(out, "{:>TIME$}", t(b.others()));
             let _ = write!(out, "{:>w$}", t(b.incomplete), w = TIME + 2);
         }
         if self.longest {

@@ -296,7 +296,12 @@ impl Expander {
                 *left -= got as u64;
             }
             if got < n {
-                return Ok(Err("cut short in the data of an AUXTRACE record".to_owned()));
+                let record = if self.tracing.is_some() {
+                    "HEADER_TRACING_DATA"
+                } else {
+                    "AUXTRACE"
+                };
+                return Ok(Err(format!("cut short in the data of an {record} record")));
             }
         }
         if let Some(t) = self.tracing.take() {

@@ -243,6 +243,8 @@ pub struct Collector {
     pub others: Vec<Collector>,
     /// The trees of `others` still use the names of `tree`.
     others_share_names: bool,
+    /// The piece of the input being parsed ([`Collector::begin_piece`]).
+    piece: Option<u64>,
 }
 
 impl Collector {
@@ -328,9 +330,23 @@ impl Collector {
             let mut o = Collector::default();
             o.stats.event = Some(event.to_owned());
             o.stats.format = self.stats.format;
+            if let Some(key) = self.piece {
+                o.samples.begin_piece(key);
+            }
             self.others.push(o);
             self.others.len() - 1
         }))
+    }
+
+    /// Marks that what comes next is piece `key` of the input (pieces numbered in input
+    /// order, as a parser thread's chunks by their first line): the sample tables of
+    /// collectors of pieces are joined in input order however the pieces were shared out.
+    pub fn begin_piece(&mut self, key: u64) {
+        self.piece = Some(key);
+        self.samples.begin_piece(key);
+        for o in &mut self.others {
+            o.samples.begin_piece(key);
+        }
     }
 
     /// The finished profile of this collector's tree, samples and stats (its `others` and

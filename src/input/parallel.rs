@@ -168,6 +168,7 @@ impl Worker {
         let mut state = ParseState {
             line_no: chunk.first_line - 1,
         };
+        out.begin_piece(chunk.first_line);
         match self {
             Worker::Perf(p) => {
                 for_each_line(chunk.text(), |line| {

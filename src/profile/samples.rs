@@ -160,6 +160,11 @@ pub struct SampleTable {
     /// The recording's first time, when it is before this table's first sample (the
     /// metrics of one recording count from one origin).
     origin: Option<u64>,
+    /// Where the samples of each piece of the input begin, `(piece, first sample)`, the
+    /// pieces numbered in input order (a parser thread's chunks, by first line). Tables
+    /// of pieces are joined piece by piece in input order, so samples of one instant
+    /// keep the input's order however the chunks went to the threads.
+    pieces: Vec<(u64, usize)>,
 }
 
 impl SampleTable {
@@ -257,6 +262,20 @@ impl SampleTable {
             .then_some(&self.switches[..])
     }
 
+    /// Marks that the samples pushed from now on come from piece `key` of the input (the
+    /// pieces numbered in input order): [`SampleTable::append_mapped`] joins two tables
+    /// of marked pieces in the pieces' order.
+    pub fn begin_piece(&mut self, key: u64) {
+        if self
+            .pieces
+            .last()
+            .is_some_and(|&(_, at)| at == self.samples.len())
+        {
+            self.pieces.pop();
+        }
+        self.pieces.push((key, self.samples.len()));
+    }
+
     /// Appends every sample of `other`, whose leaves are nodes of another tree: `leaves`
     /// maps them to this table's tree (what [`super::CallTree::merge_from_mapped`]
     /// returns). Its tasks are added to this table's.
@@ -295,6 +314,27 @@ impl SampleTable {
                 ..s
             })
             .collect();
+        if mapped.is_empty() {
+            // Nothing to join: this table keeps its pieces (and its order).
+            return;
+        }
+        if self.samples.is_empty() {
+            // Nothing here yet: the other's samples and pieces are this table's.
+            self.samples = mapped;
+            self.switches = if switches_kept {
+                other.switches
+            } else {
+                Vec::new()
+            };
+            self.pieces = other.pieces;
+            return;
+        }
+        if !self.pieces.is_empty() && !other.pieces.is_empty() {
+            // Pieces of one input (parser threads' chunks): joined in the input's order.
+            self.join_pieces(&mapped, &other.switches, &other.pieces, switches_kept);
+            return;
+        }
+        self.pieces.clear();
         if both_sorted && !joined_in_order {
             // Two sorted tables (two parser threads' chunks, interleaved in time): merged
             // in one pass rather than appended and sorted at the end.
@@ -312,13 +352,61 @@ impl SampleTable {
         self.samples.extend(mapped);
     }
 
+    /// Joins `more` (the samples of other pieces, already mapped to this table's tree and
+    /// tasks, with their switches) to this table's, piece by piece in the pieces' order.
+    /// Whether the result is in time order is left to [`SampleTable::finish`].
+    fn join_pieces(
+        &mut self,
+        more: &[Sample],
+        more_sw: &[Switch],
+        more_pieces: &[(u64, usize)],
+        with_switches: bool,
+    ) {
+        // (piece, side, start, end) of every piece of both sides.
+        let spans = |pieces: &[(u64, usize)], len: usize, side: bool| {
+            let ends: Vec<usize> = pieces.iter().skip(1).map(|p| p.1).chain([len]).collect();
+            pieces
+                .iter()
+                .zip(ends)
+                .map(move |(&(key, start), end)| (key, side, start, end))
+                .collect::<Vec<_>>()
+        };
+        let mut all = spans(&self.pieces, self.samples.len(), false);
+        all.extend(spans(more_pieces, more.len(), true));
+        all.sort_by_key(|&(key, side, ..)| (key, side));
+        let mine = std::mem::take(&mut self.samples);
+        let mine_sw = std::mem::take(&mut self.switches);
+        let with = with_switches && !(mine_sw.is_empty() && more_sw.is_empty());
+        self.samples = Vec::with_capacity(mine.len() + more.len());
+        if with {
+            self.switches = Vec::with_capacity(self.samples.capacity());
+        }
+        self.pieces.clear();
+        for (key, side, start, end) in all {
+            let (from, from_sw) = if side {
+                (more, more_sw)
+            } else {
+                (&mine[..], &mine_sw[..])
+            };
+            self.pieces.push((key, self.samples.len()));
+            self.samples.extend_from_slice(&from[start..end]);
+            if with {
+                self.switches.extend_from_slice(&from_sw[start..end]);
+            }
+        }
+        self.sorted = false;
+    }
+
     /// Orders the samples by time (stably: samples of one instant keep their order). Once
     /// at the end of loading; nothing to do when they came in order, as perf prints them.
     pub fn finish(&mut self) {
         self.switch_ins.sort_unstable();
+        self.pieces = Vec::new();
         if !self.sorted {
             let runs = sorted_runs(&self.samples);
-            if runs.len() <= MAX_RUNS {
+            if runs.len() == 1 {
+                self.sorted = true;
+            } else if runs.len() <= MAX_RUNS {
                 // A table of a few sorted runs (one per parser thread): each merged into
                 // the runs before it.
                 let with = self.switches.len() == self.samples.len() && !self.switches.is_empty();
@@ -612,6 +700,49 @@ mod tests {
                 want.sort_by_key(|w| w.0);
                 t.append_mapped(u, &leaves);
                 in_order(t, &want)
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn pieces_dealt_to_tables_join_in_input_order() {
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        // Times in input order (few values: many ties), cut into pieces dealt to two
+        // tables as parser threads take chunks; ties must keep the input's order.
+        let input = (
+            prop::collection::vec(0u64..6, 0..60),
+            prop::collection::vec((1usize..8, any::<bool>()), 1..20),
+        );
+        TestRunner::default()
+            .run(&input, |(times, cuts)| {
+                let mut tables = [SampleTable::default(), SampleTable::default()];
+                let mut at = 0;
+                let mut cuts = cuts.into_iter().cycle();
+                while at < times.len() {
+                    let (len, second) = cuts.next().unwrap();
+                    let t = &mut tables[usize::from(second)];
+                    t.begin_piece(at as u64 + 1);
+                    let task = t.task("a", None, Some(1));
+                    for (i, &time) in times.iter().enumerate().skip(at).take(len) {
+                        let sw = Switch {
+                            next_tid: i32::try_from(i).unwrap(),
+                            state: TaskState::Sleeping,
+                        };
+                        t.push_switch(Some(time), task, NodeId(i as u32), 1, sw);
+                    }
+                    at += len;
+                }
+                let leaves: Vec<NodeId> = (0..100).map(NodeId).collect();
+                // Into an empty table first, as the parser's results are gathered.
+                let mut all = SampleTable::default();
+                let [a, b] = tables;
+                all.append_mapped(a, &leaves);
+                all.append_mapped(b, &leaves);
+                let mut want: Vec<(u64, u32)> =
+                    times.iter().zip(0..).map(|(&t, i)| (t, i)).collect();
+                want.sort_by_key(|w| w.0);
+                in_order(all, &want)
             })
             .unwrap();
     }

@@ -116,6 +116,69 @@ fn off_cpu_time_does_not_depend_on_threads_or_chunks() {
     }
 }
 
+/// A `perf script` of two threads handing a CPU to each other, many switches printed at
+/// one microsecond (perf script prints µs: a busy system prints ties). Which block a
+/// switch-in ends depends on the order of the switches at one instant: the file's.
+fn ping_pong_with_ties(switches: usize) -> String {
+    let mut text = String::new();
+    for i in 0..switches {
+        let (prev, next) = if i % 2 == 0 { (101, 102) } else { (102, 101) };
+        let us = 5000 + i / 3; // three switches per printed microsecond
+        let state = ["S", "D", "R"][i % 3];
+        text.push_str(&format!(
+            "t{prev} {prev} [000] 7.{us:06}: sched:sched_switch: prev_comm=t{prev} \
+             prev_pid={prev} prev_prio=120 prev_state={state} ==> next_comm=t{next} \
+             next_pid={next} next_prio=120\n\tffffffff81000000 schedule+0x{i:x} \
+             ([kernel.kallsyms])\n\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn switches_at_one_instant_keep_the_input_order_on_any_number_of_threads() {
+    let text = ping_pong_with_ties(600);
+    let read = |threads: usize, chunk: usize| match input::load_reader(
+        text.as_bytes(),
+        "ties.txt",
+        &LoadOptions {
+            threads: Some(threads),
+            chunk_size: Some(chunk),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap()
+    {
+        Loaded::Single(p) => p,
+        Loaded::Diff { .. } => panic!("a differential file"),
+    };
+    let one = read(1, 1 << 20);
+    let notes = one.stats.off_cpu.clone().unwrap();
+    // Every block but the last is complete, none bounded; only the first switch-in
+    // (of a thread blocked before the file began) matches nothing.
+    assert_eq!(
+        (
+            notes.complete,
+            notes.incomplete,
+            notes.bounded,
+            notes.unmatched
+        ),
+        (599, 1, 0, 1)
+    );
+    // How the chunks go to the threads varies from run to run: several runs each.
+    for chunk in [150, 400, 1000] {
+        for _ in 0..8 {
+            let many = read(2, chunk);
+            assert_eq!(
+                export::folded_lines(&one.tree),
+                export::folded_lines(&many.tree),
+                "chunk {chunk}"
+            );
+            assert_eq!(one.stats.off_cpu, many.stats.off_cpu, "chunk {chunk}");
+        }
+    }
+}
+
 fn gunzip(path: &str) -> String {
     let mut text = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())

@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 use crate::profile::{CallTree, NameId, Switch, TaskId, TaskState, Unit};
 use nom::IResult;
 use nom::Parser;
-use nom::bytes::complete::{tag, take_till1, take_while1};
+use nom::bytes::complete::{take_till1, take_while1};
 use nom::character::complete::{char, space0, space1};
 use nom::combinator::{opt, recognize};
 use nom::sequence::{delimited, preceded, terminated};
@@ -242,7 +242,15 @@ fn word_colon(i: &str) -> IResult<&str, &str> {
 
 /// `pc := [^ ]+ " "`
 fn pc_word(i: &str) -> IResult<&str, &str> {
-    terminated(take_till1(|c| c == ' '), tag(" ")).parse(i)
+    // As `terminated(take_till1(|c| c == ' '), tag(" "))`, found with memchr: this runs
+    // on every stack line, and a char-by-char scan was a tenth of the parse.
+    match memchr::memchr(b' ', i.as_bytes()) {
+        Some(sp) if sp > 0 => Ok((&i[sp + 1..], &i[..sp])),
+        _ => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::TakeTill1,
+        ))),
+    }
 }
 
 /// `event := name ":" ( modifiers ":" | tracepoint ":" )?`, returning
@@ -429,9 +437,7 @@ fn dso_group(rest: &str) -> Option<(usize, &str)> {
         let word = &bytes[space + 1..];
         if word.len() >= 2
             && word[0] == b'('
-            && !word[1..word.len() - 1]
-                .iter()
-                .any(|&b| b == b'(' || b == b')')
+            && memchr::memchr2(b'(', b')', &word[1..word.len() - 1]).is_none()
         {
             return Some((space, &rest[space + 2..rest.len() - 1]));
         }

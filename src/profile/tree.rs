@@ -417,13 +417,69 @@ impl CallTree {
         at
     }
 
+    /// The child of `parent` named `name`, added without weight when it is not there yet
+    /// (weights come later, from [`CallTree::add_own_weights`]).
+    pub fn child_or_add(&mut self, parent: NodeId, name: NameId) -> NodeId {
+        self.child_or_insert(parent, name)
+    }
+
+    /// Adds to each node `i` (by index) the own weight and samples `own[i]`, and to each
+    /// of its callers the same: one pass over the nodes from the last to the first, as a
+    /// node is always after its parent in a tree only added to ([`CallTree::child_or_add`],
+    /// the inserts). Its cost is one addition per node, where [`CallTree::add_to_stack`]
+    /// per weighted node costs its depth each. Totals that would pass `u64` are added
+    /// stack by stack instead, so the tree clamps and marks them as it always does.
+    pub fn add_own_weights(&mut self, own: &[(u64, u64)]) {
+        let n = own.len().min(self.slots.len());
+        if n == 0 {
+            return;
+        }
+        let fits = own[..n]
+            .iter()
+            .try_fold(self.slots[0].total, |sum, &(w, _)| sum.checked_add(w))
+            .is_some_and(|t| t < u64::MAX);
+        let ordered = (1..n).all(|i| (self.slots[i].parent as usize) < i);
+        if !fits || !ordered {
+            for (i, &(w, k)) in own[..n].iter().enumerate() {
+                if w > 0 || k > 0 {
+                    let id = NodeId(i as u32);
+                    self.add_to_stack(id, w, k);
+                    self.note_depth(self.depth(id) as usize);
+                }
+            }
+            return;
+        }
+        let mut depth = vec![0u32; n];
+        for i in 1..n {
+            depth[i] = depth[self.slots[i].parent as usize] + 1;
+        }
+        if let Some(&d) = depth.iter().max() {
+            self.note_depth(d as usize);
+        }
+        let mut sums = own[..n].to_vec();
+        for i in (1..n).rev() {
+            let (w, k) = sums[i];
+            let parent = self.slots[i].parent as usize;
+            // No overflow: every sum is at most the root's, checked above.
+            sums[parent].0 += w;
+            sums[parent].1 = sums[parent].1.saturating_add(k);
+            let slot = &mut self.slots[i];
+            slot.total += w;
+            slot.samples = slot.samples.saturating_add(k);
+        }
+        let root = &mut self.slots[0];
+        root.total += sums[0].0;
+        root.samples = root.samples.saturating_add(sums[0].1);
+    }
+
     /// Adds `samples` samples weighing `weight` to the stack that ends at `leaf` (a node
     /// of this tree): the leaf and each of its callers up to the root.
     pub fn add_to_stack(&mut self, leaf: NodeId, weight: u64, samples: u64) {
-        let mut at = Some(leaf);
-        while let Some(id) = at {
+        // From the root down, as an insert adds: a caller whose total clamps keeps as
+        // its own weight its total less its callees' before they grow.
+        self.add_weight(NodeId::ROOT, weight, samples);
+        for id in self.path(leaf) {
             self.add_weight(id, weight, samples);
-            at = self.parent(id);
         }
         self.add_own(leaf, weight);
     }
@@ -1498,6 +1554,43 @@ mod tests {
 
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         CallTree::from_stacks(stacks)
+    }
+
+    proptest! {
+        #[test]
+        fn own_weights_added_once_are_stacks_inserted_one_by_one(
+            stacks in prop::collection::vec(
+                (prop::collection::vec(0u8..4, 0..6), prop_oneof![0u64..100, Just(u64::MAX / 3)]),
+                0..30,
+            )
+        ) {
+            let mut one = CallTree::new();
+            let mut all = CallTree::new();
+            let mut own: Vec<(u64, u64)> = Vec::new();
+            for (frames, weight) in &stacks {
+                let names: Vec<String> = frames.iter().map(|f| format!("f{f}")).collect();
+                one.insert_counted(&names, *weight, 1);
+                let mut at = NodeId::ROOT;
+                for n in &names {
+                    let name = all.intern(n);
+                    at = all.child_or_add(at, name);
+                }
+                if own.len() <= at.index() {
+                    own.resize(at.index() + 1, (0, 0));
+                }
+                // Sums past u64 are left to the tree (added stack by stack).
+                let (w, k) = &mut own[at.index()];
+                *w = w.saturating_add(*weight);
+                *k += 1;
+            }
+            all.add_own_weights(&own);
+            one.finish();
+            all.finish();
+            prop_assert_eq!(one.stacks(), all.stacks());
+            prop_assert_eq!(one.max_depth(), all.max_depth());
+            prop_assert_eq!(one.node(NodeId::ROOT), all.node(NodeId::ROOT));
+            prop_assert_eq!(one.saturated(), all.saturated());
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::NameId;
 use super::samples::{SampleTable, TaskState};
 use super::tree::{CallTree, NodeId};
 use super::{Profile, Unit};
@@ -237,9 +238,15 @@ struct Blocks<'a> {
     table: SampleTable,
     /// (switch-out leaf, state, how it ended) → leaf in `tree`.
     leaves: FxHashMap<(NodeId, TaskState, Edge), NodeId>,
-    /// Weight and blocks per leaf of `tree` (by index), added up the stacks once at the
-    /// end rather than block by block.
-    pending: Vec<(u64, u64)>,
+    /// How each record of `table` ended, by index (`None`: not yet, or skipped). A
+    /// block's record holds its switch-out leaf (a node of `from`) and its time until
+    /// [`Blocks::finish`] finds the leaves of `tree` for them all in one pass.
+    kinds: Vec<Option<(TaskState, Edge)>>,
+    /// Each node of `from` (by index) → its node in `tree`, once made (`u32::MAX`
+    /// before): a new leaf's stack is made from its nearest caller already there.
+    mapped: Vec<u32>,
+    /// The state frames' names, by state.
+    state_names: Vec<(TaskState, NameId)>,
     notes: OffCpuNotes,
 }
 
@@ -255,14 +262,52 @@ impl<'a> Blocks<'a> {
             tree: from.empty_like(),
             table: blocks,
             leaves: FxHashMap::default(),
-            pending: Vec::new(),
+            kinds: Vec::new(),
+            mapped: vec![u32::MAX; from.len()],
+            state_names: Vec::new(),
             notes: OffCpuNotes::default(),
         }
+    }
+
+    /// The node of `tree` for node `n` of `from`, made with its callers not made yet.
+    fn map_node(&mut self, n: NodeId) -> NodeId {
+        let mut chain = Vec::new();
+        let mut at = n;
+        let mut base = NodeId::ROOT;
+        while at != NodeId::ROOT {
+            match self.mapped.get(at.0 as usize) {
+                Some(&m) if m != u32::MAX => {
+                    base = NodeId(m);
+                    break;
+                }
+                _ => {}
+            }
+            chain.push(at);
+            at = self.from.parent(at).unwrap_or(NodeId::ROOT);
+        }
+        for &c in chain.iter().rev() {
+            base = self.tree.child_or_add(base, self.from.node(c).name);
+            if let Some(m) = self.mapped.get_mut(c.0 as usize) {
+                *m = base.0;
+            }
+        }
+        base
+    }
+
+    /// The name of the frame of `state`.
+    fn state_name(&mut self, state: TaskState) -> NameId {
+        if let Some(&(_, id)) = self.state_names.iter().find(|(s, _)| *s == state) {
+            return id;
+        }
+        let id = self.tree.intern(&state_frame(state));
+        self.state_names.push((state, id));
+        id
     }
 
     /// A record for a block beginning at `time`, settled when it ends.
     fn begin(&mut self, time: u64, task: super::TaskId) -> usize {
         self.table.push(Some(time), task, NodeId::ROOT, 0);
+        self.kinds.push(None);
         self.table.len() - 1
     }
 
@@ -276,11 +321,6 @@ impl<'a> Blocks<'a> {
     }
 
     fn block(&mut self, o: Open, ns: u64, edge: Edge) {
-        let mark = match edge {
-            Edge::Complete => None,
-            Edge::Bounded => Some(UPPER_BOUND),
-            Edge::Incomplete => Some(INCOMPLETE),
-        };
         match edge {
             Edge::Incomplete => {
                 self.notes.incomplete += 1;
@@ -289,50 +329,68 @@ impl<'a> Blocks<'a> {
             Edge::Bounded => self.notes.bounded += 1,
             Edge::Complete => self.notes.complete += 1,
         }
-        let key = (o.leaf, o.state, edge);
-        let leaf = if let Some(&leaf) = self.leaves.get(&key) {
-            leaf
-        } else {
-            let mut frames: Vec<_> = self
-                .from
-                .path(o.leaf)
-                .into_iter()
-                .filter(|&n| n != NodeId::ROOT)
-                .map(|n| self.from.node(n).name)
-                .collect();
-            frames.push(self.tree.intern(&state_frame(o.state)));
-            if let Some(mark) = mark {
-                frames.push(self.tree.intern(mark));
-            }
-            let leaf = self.tree.insert_ids_counted(frames, 0, 0);
-            self.leaves.insert(key, leaf);
-            leaf
+        // Its leaf in `tree` is found at the end, with the others': a lookup here, in
+        // the middle of the pairing, waited for memory at every block.
+        self.table.settle(o.slot, o.leaf, ns);
+        if let Some(k) = self.kinds.get_mut(o.slot) {
+            *k = Some((o.state, edge));
+        }
+    }
+
+    /// The leaf in `tree` of blocks that left from `from`'s node `leaf` in `state`
+    /// and ended so: the switch-out stack, a state frame, and a mark unless complete.
+    fn leaf_of(&mut self, leaf: NodeId, state: TaskState, edge: Edge) -> NodeId {
+        let key = (leaf, state, edge);
+        if let Some(&at) = self.leaves.get(&key) {
+            return at;
+        }
+        let stack = self.map_node(leaf);
+        let state = self.state_name(state);
+        let mut at = self.tree.child_or_add(stack, state);
+        let mark = match edge {
+            Edge::Complete => None,
+            Edge::Bounded => Some(UPPER_BOUND),
+            Edge::Incomplete => Some(INCOMPLETE),
         };
-        let i = leaf.0 as usize;
-        if self.pending.len() <= i {
-            self.pending.resize(i + 1, (0, 0));
+        if let Some(mark) = mark {
+            let mark = self.tree.intern(mark);
+            at = self.tree.child_or_add(at, mark);
         }
-        let (weight, blocks) = &mut self.pending[i];
-        if let Some(w) = weight.checked_add(ns) {
-            *weight = w;
-        } else {
-            // Past 64 bits: what is pending goes up the stack first, so the tree sees
-            // (and marks) the overflow as it would have block by block.
-            self.tree.add_to_stack(leaf, *weight, *blocks);
-            (*weight, *blocks) = (ns, 0);
-        }
-        *blocks += 1;
-        self.table.settle(o.slot, leaf, ns);
+        self.leaves.insert(key, at);
+        at
     }
 
     fn finish(mut self, p: &Profile) -> (Profile, OffCpuNotes) {
-        for (i, &(weight, blocks)) in self.pending.iter().enumerate() {
-            if blocks > 0 {
-                self.tree.add_to_stack(NodeId(i as u32), weight, blocks);
+        // Each record's leaf in `tree`, and the weight and blocks of each leaf, added
+        // up the tree once at the end.
+        let mut table = std::mem::take(&mut self.table);
+        let kinds = std::mem::take(&mut self.kinds);
+        let mut pending: Vec<(u64, u64)> = Vec::new();
+        table.relabel(|i, s| {
+            // Blocks skipped (a negative duration) were never settled: left at the root.
+            let Some((state, edge)) = kinds.get(i).copied().flatten() else {
+                return NodeId::ROOT;
+            };
+            let leaf = self.leaf_of(s.leaf, state, edge);
+            let at = leaf.0 as usize;
+            if pending.len() <= at {
+                pending.resize(at + 1, (0, 0));
             }
-        }
+            let (weight, blocks) = &mut pending[at];
+            if let Some(w) = weight.checked_add(s.weight) {
+                *weight = w;
+            } else {
+                // Past 64 bits: what is pending goes up the stack first, so the tree
+                // sees (and marks) the overflow as it would have block by block.
+                self.tree.add_to_stack(leaf, *weight, *blocks);
+                (*weight, *blocks) = (s.weight, 0);
+            }
+            *blocks += 1;
+            leaf
+        });
+        self.table = table;
+        self.tree.add_own_weights(&pending);
         self.tree.finish();
-        // Blocks skipped (a negative duration) were never settled.
         self.table.drop_unsettled();
         self.table.finish();
         let mut stats = p.stats.clone();

@@ -240,6 +240,14 @@ impl SampleTable {
         }
     }
 
+    /// Sets each sample's leaf to `f(index, sample)` (records made before their leaves
+    /// were known: the off-CPU blocks, given their leaves all at once).
+    pub fn relabel(&mut self, mut f: impl FnMut(usize, &Sample) -> NodeId) {
+        for (i, s) in self.samples.iter_mut().enumerate() {
+            s.leaf = f(i, s);
+        }
+    }
+
     /// Drops the samples whose leaf is the root (records never settled).
     pub fn drop_unsettled(&mut self) {
         self.samples.retain(|s| s.leaf != NodeId::ROOT);

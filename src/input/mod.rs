@@ -1073,6 +1073,18 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
     main.stats.events = events;
     main.stats.bad_lines = bad_lines;
     let mut main_event = main.stats.event.clone();
+    // perf.data with no event asked for: the header's first event with samples, as
+    // `perf report` shows first (the first seen may be another: page faults come before
+    // the first clock tick).
+    let first_listed = main.stats.event_order.iter().find(|e| {
+        std::iter::once(&main)
+            .chain(&all)
+            .any(|p| p.stats.event.as_ref() == Some(*e) && p.stats.samples > 0)
+    });
+    if let Some(e) = first_listed {
+        main_event = Some(e.clone());
+    }
+    let read_first = main.stats.event.clone();
     all.push(main);
     // Off-CPU time, from the scheduler's switches: shown when the recording holds only
     // scheduler events (a count of switches answers no question about time).
@@ -1127,6 +1139,19 @@ fn with_event_metrics(mut main: Profile, others: Vec<Collector>) -> Profile {
         .iter()
         .position(|p| p.stats.event == main_event)
         .unwrap_or(0);
+    // What is said of the whole input goes with the profile shown.
+    if all[shown].stats.event != read_first
+        && let Some(i) = all.iter().position(|p| p.stats.event == read_first)
+    {
+        let events = std::mem::take(&mut all[i].stats.events);
+        let bad_lines = std::mem::take(&mut all[i].stats.bad_lines);
+        if !events.is_empty() {
+            all[shown].stats.events = events;
+        }
+        if !bad_lines.is_empty() {
+            all[shown].stats.bad_lines = bad_lines;
+        }
+    }
     let main = all.remove(shown);
     main.with_metrics(names, shown, all)
 }

@@ -204,6 +204,10 @@ pub struct Stats {
     pub events: BTreeMap<String, u64>,
     /// The perf event kept in the tree.
     pub event: Option<String>,
+    /// perf.data read without an event asked for: its events in the header's order. The
+    /// first of them with samples is shown, as `perf report` lists it first (text has
+    /// no header: there, the first event seen).
+    pub event_order: Vec<String>,
     /// Samples dropped because of their event, pid or tid.
     pub filtered_samples: u64,
     /// Skipped lines by reason.

@@ -990,3 +990,28 @@ fn load_with(name: &str, o: &LoadOptions) -> Profile {
         other => panic!("{name}: {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn the_event_shown_first_is_the_headers_first_with_samples() {
+    // `perf record -e cpu-clock -e page-faults -g`: the first sample in the file is a
+    // page fault, but the header lists cpu-clock first and `perf report --stdio` shows it
+    // first: "# Samples: 23 of event 'cpu-clock'", "# Event count (approx.): 5750000",
+    // then "# Samples: 12 of event 'page-faults'", "# Event count (approx.): 160".
+    let p = load("perf-two-events.data.gz", false);
+    assert_eq!(p.stats.event.as_deref(), Some("cpu-clock"));
+    assert_eq!((p.stats.samples, p.tree.total()), (23, 5_750_000));
+    assert_eq!(p.stats.unit, Unit::Nanoseconds);
+    // What is said of the whole input (every event's count) goes with the shown one.
+    assert_eq!(p.stats.events.get("page-faults"), Some(&12));
+    let faults = p.into_metric_named("page-faults").unwrap();
+    assert_eq!((faults.stats.samples, faults.tree.total()), (12, 160));
+    // Asked for, the other comes first.
+    let asked = LoadOptions {
+        metric: Some("page-faults".to_owned()),
+        ..opts(false)
+    };
+    match input::load_path(&testdata("perf-two-events.data.gz"), &asked) {
+        Ok(Loaded::Single(p)) => assert_eq!(p.stats.event.as_deref(), Some("page-faults")),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}

@@ -461,6 +461,9 @@ fn read_records<R: Read>(
     }
     r.flush_waiting(&mut out);
     r.perf.finish(&mut out);
+    if perf.event.is_none() {
+        out.stats.event_order = r.events.iter().map(|(base, _)| base.clone()).collect();
+    }
     r.finish_notes(&mut out);
     // Records are not lines: only the unreadable ones are counted (as skipped), so the
     // line accounting of the text formats still adds up.

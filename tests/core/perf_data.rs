@@ -997,7 +997,7 @@ fn the_event_shown_first_is_the_headers_first_with_samples() {
     // page fault, but the header lists cpu-clock first and `perf report --stdio` shows it
     // first: "# Samples: 23 of event 'cpu-clock'", "# Event count (approx.): 5750000",
     // then "# Samples: 12 of event 'page-faults'", "# Event count (approx.): 160".
-    let p = load("perf-two-events.data.gz", false);
+    let p = load("perf-clock-faults.data.gz", false);
     assert_eq!(p.stats.event.as_deref(), Some("cpu-clock"));
     assert_eq!((p.stats.samples, p.tree.total()), (23, 5_750_000));
     assert_eq!(p.stats.unit, Unit::Nanoseconds);
@@ -1010,7 +1010,7 @@ fn the_event_shown_first_is_the_headers_first_with_samples() {
         metric: Some("page-faults".to_owned()),
         ..opts(false)
     };
-    match input::load_path(&testdata("perf-two-events.data.gz"), &asked) {
+    match input::load_path(&testdata("perf-clock-faults.data.gz"), &asked) {
         Ok(Loaded::Single(p)) => assert_eq!(p.stats.event.as_deref(), Some("page-faults")),
         other => panic!("{:?}", other.map(|_| ())),
     }

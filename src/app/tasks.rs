@@ -20,9 +20,9 @@ use super::tools::Screen;
 use super::transforms::TransformStack;
 use super::{Mode, ToolAction};
 use crate::profile::blocks::{self, ThreadBlocks};
-use crate::profile::group::{Process, ProcessKey, TaskTotals, processes, task_totals};
+use crate::profile::group::{Process, ProcessKey, TaskTotals, Thread, processes, task_totals};
 use crate::profile::skim::Scorer;
-use crate::profile::{Profile, SampleTable, Slice, TaskId};
+use crate::profile::{Profile, Slice, TaskId};
 use crate::text::{sanitize, share, thousands};
 use crate::view::tooltip::{Tooltip, weight_text};
 
@@ -116,8 +116,6 @@ pub struct TaskState {
     /// metrics): the on-CPU column.
     pub clock: Option<std::sync::Arc<Profile>>,
     processes: Vec<Process>,
-    /// Each task's totals in the range, by [`TaskId`].
-    per_task: Vec<TaskTotals>,
     /// The query the rows were filtered with.
     filtered: Option<String>,
     /// How often the rows were filtered: once per edit of the query (a paste is one).
@@ -169,12 +167,7 @@ fn indices(name: &str, text: &str, query: &str) -> Vec<usize> {
 
 /// The rows of `procs` that `query` keeps: a process whose name or pid matches keeps all
 /// its threads, else the threads that match keep their process above them.
-pub fn task_rows(
-    table: &SampleTable,
-    procs: &[Process],
-    (totals, off): (&[TaskTotals], &OffCpuColumns),
-    query: &str,
-) -> Vec<TaskRow> {
+pub fn task_rows(procs: &[Process], off: &OffCpuColumns, query: &str) -> Vec<TaskRow> {
     let mut scorer = Scorer::new(query);
     let mut rows = Vec::new();
     for p in procs {
@@ -182,39 +175,37 @@ pub fn task_rows(
             ProcessKey::Pid(pid) => Some(pid),
             ProcessKey::Comm(_) => None,
         };
-        let thread = |id: TaskId, nested: bool, text: &str, name: &str| {
-            let t = table.task_of(id);
-            let (blocks, on_cpu) = off.of(&[id]);
+        // A thread's tasks are its names (a renamed thread, after an exec): one row.
+        let thread = |th: &Thread, nested: bool, text: &str| {
+            let (blocks, on_cpu) = off.of(&th.tasks);
             TaskRow {
                 blocks,
                 on_cpu,
                 nested,
-                name: name.into(),
+                name: th.name.clone(),
                 pid,
-                tid: t.and_then(|t| t.tid),
+                tid: th.tid,
                 threads: 1,
-                tasks: vec![id],
-                totals: totals.get(id.0 as usize).copied().unwrap_or_default(),
-                indices: indices(name, text, query),
+                tasks: th.tasks.clone(),
+                totals: th.totals,
+                indices: indices(&th.name, text, query),
             }
         };
-        if let [only] = p.tasks[..] {
-            let name = table.task_of(only).map_or("", |t| &t.comm);
-            let text = row_text(name, &[pid, table.task_of(only).and_then(|t| t.tid)]);
+        if let [only] = &p.threads[..] {
+            let text = row_text(&only.name, &[pid, only.tid]);
             if scorer.score(&text).is_some() {
-                rows.push(thread(only, false, &text, name));
+                rows.push(thread(only, false, &text));
             }
             continue;
         }
         let text = row_text(&p.name, &[pid]);
         let whole = scorer.score(&text).is_some();
         let threads: Vec<TaskRow> = p
-            .tasks
+            .threads
             .iter()
-            .filter_map(|&id| {
-                let name = table.task_of(id).map_or("", |t| &t.comm);
-                let own = row_text(name, &[table.task_of(id).and_then(|t| t.tid)]);
-                (whole || scorer.score(&own).is_some()).then(|| thread(id, true, &own, name))
+            .filter_map(|th| {
+                let own = row_text(&th.name, &[th.tid]);
+                (whole || scorer.score(&own).is_some()).then(|| thread(th, true, &own))
             })
             .collect();
         if threads.is_empty() {
@@ -228,7 +219,7 @@ pub fn task_rows(
             name: p.name.clone(),
             pid,
             tid: None,
-            threads: p.tasks.len(),
+            threads: p.threads.len(),
             tasks: p.tasks.clone(),
             totals: p.totals,
             indices: indices(&p.name, &text, query),
@@ -265,20 +256,15 @@ impl TaskState {
                 self.total.samples += t.samples;
                 self.total.weight = self.total.weight.saturating_add(t.weight);
             }
-            let tasks = totals.iter().filter(|t| t.samples > 0).count();
-            self.counts = (tasks, self.processes.len());
+            // A thread renamed by an exec counts once.
+            let threads = self.processes.iter().map(|p| p.threads.len()).sum();
+            self.counts = (threads, self.processes.len());
             self.has_pids = table.has_pids();
             self.summed = Some(key);
             self.filtered = None;
-            self.per_task = totals;
         }
         if self.filtered.as_deref() != Some(self.query.as_str()) {
-            self.rows = task_rows(
-                table,
-                &self.processes,
-                (&self.per_task, &self.off),
-                &self.query,
-            );
+            self.rows = task_rows(&self.processes, &self.off, &self.query);
             self.selected = self.selected.min(self.rows.len().saturating_sub(1));
             self.filtered = Some(self.query.clone());
             self.runs += 1;

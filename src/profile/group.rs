@@ -135,10 +135,80 @@ pub struct Process {
     pub key: ProcessKey,
     /// Its name: its main thread's (tid = pid) when sampled, else its heaviest thread's.
     pub name: Box<str>,
-    /// Its threads, heaviest first (ties by tid, then name).
+    /// Its tasks, heaviest first (ties by tid, then name).
+    pub tasks: Vec<TaskId>,
+    /// Its threads, heaviest first (ties by tid, then name): the tasks of one thread id
+    /// are one thread, whose name changed (`bash` exec'd into `python3`).
+    pub threads: Vec<Thread>,
+    /// Their totals.
+    pub totals: TaskTotals,
+}
+
+/// A thread: its tasks (one per name it had), in the order they were first sampled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    /// Its thread id, when perf printed it.
+    pub tid: Option<i64>,
+    /// Its names in the order it had them: `bash → python3`.
+    pub name: Box<str>,
+    /// Its tasks, in that order.
     pub tasks: Vec<TaskId>,
     /// Their totals.
     pub totals: TaskTotals,
+}
+
+/// How the names of one thread are shown, in the order it had them.
+pub const RENAMED: &str = " → ";
+
+/// `tasks` (a process's, heaviest first) gathered into threads by thread id (tasks
+/// without one are threads of their own), heaviest first; the names of a thread in the
+/// order its tasks were first sampled (`first`: each task's first sample, by [`TaskId`]).
+fn threads_of(
+    table: &SampleTable,
+    tasks: &[TaskId],
+    weight: impl Fn(TaskId) -> TaskTotals,
+    first: &dyn Fn(TaskId) -> usize,
+) -> Vec<Thread> {
+    let mut threads: Vec<Thread> = Vec::new();
+    let mut by_tid: FxHashMap<i64, usize> = FxHashMap::default();
+    for &id in tasks {
+        let Some(t) = table.task_of(id) else { continue };
+        let at = t.tid.and_then(|tid| by_tid.get(&tid).copied());
+        let i = at.unwrap_or_else(|| {
+            if let Some(tid) = t.tid {
+                by_tid.insert(tid, threads.len());
+            }
+            threads.push(Thread {
+                tid: t.tid,
+                name: Box::default(),
+                tasks: Vec::new(),
+                totals: TaskTotals::default(),
+            });
+            threads.len() - 1
+        });
+        threads[i].tasks.push(id);
+        threads[i].totals.add(weight(id));
+    }
+    for th in &mut threads {
+        if th.tasks.len() > 1 {
+            th.tasks.sort_by_key(|&id| (first(id), id));
+        }
+        let names: Vec<&str> = th
+            .tasks
+            .iter()
+            .filter_map(|&id| table.task_of(id).map(|t| &*t.comm))
+            .collect();
+        th.name = names.join(RENAMED).into();
+    }
+    threads.sort_by(|a, b| {
+        b.totals
+            .weight
+            .cmp(&a.totals.weight)
+            .then(b.totals.samples.cmp(&a.totals.samples))
+            .then(a.tid.cmp(&b.tid))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    threads
 }
 
 fn key_of(t: &Task) -> ProcessKey {
@@ -160,6 +230,31 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
         }
     }
     let task = |id: TaskId| table.task_of(id);
+    // The first sample of each task, needed only to order a renamed thread's names.
+    let renamed = {
+        let mut seen: FxHashMap<(ProcessKey, i64), u32> = FxHashMap::default();
+        by_key.iter().any(|(key, ids)| {
+            ids.iter().any(|&id| {
+                task(id).and_then(|t| t.tid).is_some_and(|tid| {
+                    let n = seen.entry((key.clone(), tid)).or_insert(0);
+                    *n += 1;
+                    *n > 1
+                })
+            })
+        })
+    };
+    let firsts: Vec<usize> = if renamed {
+        let mut f = vec![usize::MAX; table.tasks().len()];
+        for (i, s) in table.samples().iter().enumerate() {
+            if let Some(x) = f.get_mut(s.task.0 as usize) {
+                *x = (*x).min(i);
+            }
+        }
+        f
+    } else {
+        Vec::new()
+    };
+    let first = |id: TaskId| firsts.get(id.0 as usize).copied().unwrap_or(0);
     let mut out: Vec<Process> = by_key
         .into_iter()
         .map(|(key, mut tasks)| {
@@ -185,10 +280,12 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
                 .or_else(|| tasks.first().copied())
                 .and_then(task)
                 .map_or_else(Box::default, |t| t.comm.clone());
+            let threads = threads_of(table, &tasks, weight, &first);
             Process {
                 key,
                 name,
                 tasks,
+                threads,
                 totals: sum,
             }
         })
@@ -476,6 +573,31 @@ mod tests {
         assert_eq!(procs[0].tasks.len(), 2);
         assert_eq!(Group::ThreadName.next(false), Group::Thread);
         assert_eq!(Group::ThreadName.next(true), Group::Process);
+    }
+
+    #[test]
+    fn a_thread_renamed_by_exec_is_one_thread_with_its_names_in_order() {
+        // pid 5 runs `sh`, which execs `python3`; its first task is made after the
+        // second's (parser threads meet tasks in any order): the names follow time.
+        let mut table = SampleTable::default();
+        let py = table.task("python3", Some(5), Some(5));
+        let sh = table.task("sh", Some(5), Some(5));
+        let other = table.task("bash", Some(6), Some(6));
+        for (time, task) in [(0, other), (1, sh), (2, sh), (3, py), (4, py), (5, py)] {
+            table.push(Some(time), task, NodeId::ROOT, 10);
+        }
+        table.finish();
+        let totals = task_totals(&table, &Slice::default());
+        let procs = processes(&table, &totals);
+        assert_eq!(procs.len(), 2);
+        let [thread] = &procs[0].threads[..] else {
+            panic!("one thread: {:?}", procs[0].threads);
+        };
+        assert_eq!(&*thread.name, "sh → python3");
+        assert_eq!(thread.tasks, [sh, py]);
+        assert_eq!(thread.tid, Some(5));
+        assert_eq!((thread.totals.samples, thread.totals.weight), (5, 50));
+        assert_eq!(&*procs[1].threads[0].name, "bash");
     }
 
     #[test]

@@ -574,7 +574,7 @@ fn a_task_picked_in_the_task_list_is_the_graph_and_its_total() {
     });
     t.send(&["w"]);
     t.wait_for("the task list", |s| {
-        s.contains("82 threads in 69 processes") && s.contains("sysw-sort")
+        s.contains("80 threads in 69 processes") && s.contains("sysw-sort")
     });
     // The second row: sysw-sort, the heaviest thread of the heaviest process.
     t.send(&["j"]);

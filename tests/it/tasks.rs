@@ -13,7 +13,7 @@ use flametui::profile::slice::{Slice, slice_tree};
 use flametui::profile::{NodeId, TaskId};
 use flametui::view::color::ColorMode;
 
-/// A system-wide recording (`perf record -a -g`, `perf script -F +pid`): 82 threads of
+/// A system-wide recording (`perf record -a -g`, `perf script -F +pid`): 80 threads (two renamed by exec: 82 comm and tid pairs) of
 /// 69 processes; see testdata/README.md.
 const SYSTEM_WIDE: &str = "perf-system-wide.txt.gz";
 /// 5 s, server, worker and a cron spike in [1.5, 1.7).
@@ -237,4 +237,27 @@ fn the_off_cpu_task_list_splits_each_thread_s_time() {
     // The graph's status counts blocks too.
     let graph = text(&explore(WAITER, 80, 24, typing("m")));
     assert!(graph.contains("6.01 s in 210 blocks"), "{graph}");
+}
+
+/// A thread renamed by exec (`sh` → a pyenv shim → `python3`, one tid): one row with its
+/// names in order, and Enter shows all its samples. `perf report --sort comm,pid` splits
+/// it by comm (53.09% `sh`, 17.26% `python3`, 3.58% `bash`, 0.65% `pyenv-exec`, 0.33%
+/// `pyenv`: 230 of 307 samples), all under `551:python3`.
+#[test]
+fn a_thread_renamed_by_exec_is_one_row_80x24() {
+    const EXEC: &str = "perf-exec-chain.txt.gz";
+    let screen = text(&explore(EXEC, 80, 24, typing("w")));
+    assert!(
+        screen.contains("35 threads in 35 processes"),
+        "one thread per tid:\n{screen}"
+    );
+    assert!(
+        screen.contains("230  74.92%") && screen.contains("sh → python3 → bash → pyenv → p"),
+        "{screen}"
+    );
+    assert_snapshot!("tasks_exec_chain_80x24", screen);
+    let mut inputs = typing("w");
+    inputs.push(key(KeyCode::Enter));
+    let graph = text(&explore(EXEC, 80, 24, inputs));
+    assert!(graph.contains("230 samples"), "{graph}");
 }

@@ -190,6 +190,11 @@ pub struct Args {
     #[arg(long)]
     pub print: bool,
 
+    /// --top, --print: write every weight as an exact integer in the profile's unit
+    /// (nanoseconds, events) for scripts, rather than times in human units (`9.75 s`).
+    #[arg(long)]
+    pub exact: bool,
+
     /// Print where every input line went (samples, dropped, comments, blank, skipped).
     #[arg(long)]
     pub stats: bool,

@@ -335,15 +335,20 @@ fn write_output(
                 _ => None,
             };
             let p = loaded.last().context("no profile")?.main();
+            let figures = if args.exact {
+                report::Figures::Exact
+            } else {
+                report::Figures::Human
+            };
             let text = match (pair, args.top) {
                 (Some((before, after)), top) => {
-                    report::delta_table(before, after, top.unwrap_or(20))
+                    report::delta_table(before, after, top.unwrap_or(20), figures)
                 }
                 (None, Some(n)) if !args.print && args.top_by == cli::TopBy::Library => {
-                    report::top_libraries(p, n)
+                    report::top_libraries(p, n, figures)
                 }
-                (None, Some(n)) if !args.print => report::top_table(p, n),
-                (None, top) => report::report(p, top.unwrap_or(20), args.min_percent),
+                (None, Some(n)) if !args.print => report::top_table(p, n, figures),
+                (None, top) => report::report(p, top.unwrap_or(20), args.min_percent, figures),
             };
             out.write_all(text.as_bytes())?;
         }

@@ -10,6 +10,36 @@ use crate::profile::libraries::{library_label, library_totals_in};
 use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
 
+/// How the figures of a text report are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Figures {
+    /// For a person: times in human units (`9.75 s`, `398 ms`), counts with thousands
+    /// separators.
+    #[default]
+    Human,
+    /// For a script: every weight as an exact integer in the profile's unit (`--exact`).
+    Exact,
+}
+
+/// One weight of `profile` as `figures` writes it.
+fn figure(profile: &Profile, v: u64, figures: Figures) -> String {
+    if figures == Figures::Human && profile.stats.unit == Unit::Nanoseconds {
+        crate::view::tooltip::time_text(v, profile.tree.scale())
+    } else {
+        thousands_str(&profile.tree.format_weight(v))
+    }
+}
+
+/// What a total is counted in, after its figure: nothing for a time written in human
+/// units (the figure says it), else the unit (`ns`, `samples`, an event).
+fn unit_after(profile: &Profile, label: &str, figures: Figures) -> String {
+    if figures == Figures::Human && profile.stats.unit == Unit::Nanoseconds && label == "ns" {
+        String::new()
+    } else {
+        format!(" {label}")
+    }
+}
+
 /// The parts a table or tree is computed over: the whole profile, or each half of a
 /// profile with on- and off-CPU stacks (their units differ, so shares are per half).
 fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
@@ -35,22 +65,28 @@ fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
 
 /// A `pprof -top` style table of the `n` heaviest functions by self weight (one table
 /// per half for on/off-CPU profiles).
-pub fn top_table(profile: &Profile, n: usize) -> String {
+pub fn top_table(profile: &Profile, n: usize, figures: Figures) -> String {
     scopes(profile)
         .into_iter()
-        .map(|(label, scope)| top_table_in(profile, scope, &label, n))
+        .map(|(label, scope)| top_table_in(profile, scope, &label, n, figures))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-fn top_table_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
+fn top_table_in(
+    profile: &Profile,
+    scope: NodeId,
+    label: &str,
+    n: usize,
+    figures: Figures,
+) -> String {
     let tree = &profile.tree;
     let rows: Vec<(u64, u64, &str)> = top_functions_in(tree, scope, n)
         .into_iter()
         .map(|r| (r.self_weight, r.total, tree.names().resolve(r.name)))
         .collect();
     let count = functions(rows.len());
-    weight_table(profile, scope, (&count, "function"), label, &rows)
+    weight_table(profile, scope, (&count, "function"), label, &rows, figures)
 }
 
 /// A `--top` table: a title with `count` (`3 functions`), then the `(self, total, name)`
@@ -61,15 +97,17 @@ fn weight_table(
     (count, what): (&str, &str),
     label: &str,
     rows: &[(u64, u64, &str)],
+    figures: Figures,
 ) -> String {
     let tree = &profile.tree;
     let total = tree.node(scope).total;
-    let w = |v: u64| thousands_str(&tree.format_weight(v));
+    let w = |v: u64| figure(profile, v, figures);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Top {count} by self weight (total {} {label})",
-        w(total)
+        "Top {count} by self weight (total {}{})",
+        w(total),
+        unit_after(profile, label, figures)
     );
     let width = rows
         .iter()
@@ -99,15 +137,21 @@ fn weight_table(
 /// The `n` heaviest libraries (DSOs, modules) by self weight, as [`top_table`] does for
 /// functions: self is the weight of the stacks whose leaf frame is in the library, total
 /// of those with any frame there. Frames whose input named no library have their row.
-pub fn top_libraries(profile: &Profile, n: usize) -> String {
+pub fn top_libraries(profile: &Profile, n: usize, figures: Figures) -> String {
     scopes(profile)
         .into_iter()
-        .map(|(label, scope)| top_libraries_in(profile, scope, &label, n))
+        .map(|(label, scope)| top_libraries_in(profile, scope, &label, n, figures))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-fn top_libraries_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> String {
+fn top_libraries_in(
+    profile: &Profile,
+    scope: NodeId,
+    label: &str,
+    n: usize,
+    figures: Figures,
+) -> String {
     let tree = &profile.tree;
     let mut rows = library_totals_in(tree, scope);
     rows.truncate(n);
@@ -120,7 +164,7 @@ fn top_libraries_in(profile: &Profile, scope: NodeId, label: &str, n: usize) -> 
     } else {
         format!("{} libraries", rows.len())
     };
-    weight_table(profile, scope, (&count, "library"), label, &rows)
+    weight_table(profile, scope, (&count, "library"), label, &rows, figures)
 }
 
 /// `1 function`, `2 functions`: the count of a table's rows.
@@ -152,13 +196,17 @@ pub fn records(format: Option<crate::profile::Format>, n: u64) -> String {
 }
 
 /// One header line: source, format, samples, total and unit, and what was skipped.
-pub fn header(profile: &Profile) -> String {
+pub fn header(profile: &Profile, figures: Figures) -> String {
     let s = &profile.stats;
     let totals: Vec<String> = scopes(profile)
         .into_iter()
         .map(|(label, scope)| {
-            let total = profile.format_weight(profile.tree.node(scope).total);
-            format!("{} {label}", thousands_str(&total))
+            let total = profile.tree.node(scope).total;
+            format!(
+                "{}{}",
+                figure(profile, total, figures),
+                unit_after(profile, &label, figures)
+            )
         })
         .collect();
     let mut out = format!(
@@ -304,14 +352,14 @@ const MAX_INDENT: usize = 48;
 
 /// The call tree as indented text, frames below `min_percent` of the total (of their
 /// half, for on/off-CPU profiles) left out.
-pub fn tree_text(profile: &Profile, min_percent: f64) -> String {
+pub fn tree_text(profile: &Profile, min_percent: f64, figures: Figures) -> String {
     scopes(profile)
         .into_iter()
-        .map(|(_, scope)| tree_text_in(profile, scope, min_percent))
+        .map(|(_, scope)| tree_text_in(profile, scope, min_percent, figures))
         .collect()
 }
 
-fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
+fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64, figures: Figures) -> String {
     let tree = &profile.tree;
     let total = tree.node(scope).total;
     let mut out = String::new();
@@ -320,7 +368,7 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             out,
             "{:>6.2}% {:>14}  {}",
             100.0,
-            thousands_str(&tree.format_weight(total)),
+            figure(profile, total, figures),
             tree.name(scope)
         );
     }
@@ -349,7 +397,7 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
             out,
             "{:>6.2}% {:>14}  {indent}{}",
             share(node.total, total),
-            thousands_str(&tree.format_weight(node.total)),
+            figure(profile, node.total, figures),
             sanitize(tree.name(id))
         );
         push_children(&mut todo, id, depth + 1);
@@ -358,15 +406,15 @@ fn tree_text_in(profile: &Profile, scope: NodeId, min_percent: f64) -> String {
 }
 
 /// The whole plain-text report (with the off-CPU metric, its threads' blocks).
-pub fn report(profile: &Profile, top: usize, min_percent: f64) -> String {
+pub fn report(profile: &Profile, top: usize, min_percent: f64, figures: Figures) -> String {
     let threads = thread_table(profile, top).map_or_else(String::new, |t| format!("\n{t}"));
     format!(
         "{}\n\n{}{threads}\nCall tree (frames ≥ {min_percent}% of the total)\n{:>7} {:>14}  frame\n{}",
-        header(profile),
-        top_table(profile, top),
+        header(profile, figures),
+        top_table(profile, top, figures),
         "total%",
         "total",
-        tree_text(profile, min_percent)
+        tree_text(profile, min_percent, figures)
     )
 }
 
@@ -441,11 +489,11 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
 
 /// Two profiles as plain text: both headers, then the `n` functions whose share of the
 /// total changed most (|Δ| in percentage points), with both shares and weights.
-pub fn delta_table(before: &Profile, after: &Profile, n: usize) -> String {
+pub fn delta_table(before: &Profile, after: &Profile, n: usize, figures: Figures) -> String {
     let rows = crate::profile::diff::function_deltas(&before.tree, &after.tree);
     let rows = &rows[..n.min(rows.len())];
-    let wb = |v: u64| thousands_str(&before.format_weight(v));
-    let wa = |v: u64| thousands_str(&after.format_weight(v));
+    let wb = |v: u64| figure(before, v, figures);
+    let wa = |v: u64| figure(after, v, figures);
     let bw = rows
         .iter()
         .map(|r| wb(r.delta.before).len())
@@ -460,8 +508,8 @@ pub fn delta_table(before: &Profile, after: &Profile, n: usize) -> String {
         .unwrap_or(5);
     let mut out = format!(
         "BEFORE {}\nAFTER  {}\n\nTop {} by change of total share (Δ in percentage points)\n",
-        header(before),
-        header(after),
+        header(before, figures),
+        header(after, figures),
         functions(rows.len())
     );
     let _ = writeln!(
@@ -545,7 +593,7 @@ mod delta_table_tests {
     fn delta_table_sorts_by_change_of_share() {
         let before = profile("b0e1", "mysqld;commit;flush 3123\nmysqld;insert 6877\n");
         let after = profile("b0e0", "mysqld;insert 400\nmysqld;parse 100\n");
-        let text = delta_table(&before, &after, 2);
+        let text = delta_table(&before, &after, 2, Figures::Exact);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("BEFORE b0e1: folded"), "{text}");
         assert!(lines[1].starts_with("AFTER  b0e0: folded"), "{text}");

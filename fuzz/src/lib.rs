@@ -66,7 +66,7 @@ fn load(data: &[u8], format: FormatChoice, threads: usize, chunk_size: usize) ->
         stats
     );
     let folded = export::folded_lines(&main.tree);
-    let _ = report::report(main, 5, 1.0);
+    let _ = report::report(main, 5, 1.0, report::Figures::Human);
     let _ = report::line_accounting(main);
     let (diff, before) = match &loaded {
         Loaded::Single(_) => (false, Vec::new()),

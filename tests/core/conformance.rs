@@ -541,7 +541,7 @@ fn folded_and_stap_counts_equal_an_independent_count() {
             .clone();
         assert_eq!(p.stats.samples, counts.len() as u64, "{name}");
         assert_eq!(p.tree.total(), counts.iter().sum::<u64>(), "{name}");
-        let head = flametui::report::header(&p);
+        let head = flametui::report::header(&p, flametui::report::Figures::Exact);
         assert!(
             head.contains(&format!("— {} stacks,", counts.len())),
             "{name}: {head}"

@@ -35,7 +35,7 @@ fn load(bytes: &[u8], format: FormatChoice, threads: usize, chunk_size: usize) -
         p.stats.lines,
         "{threads} threads: lines unaccounted for"
     );
-    let _ = flametui::report::report(p, 5, 1.0);
+    let _ = flametui::report::report(p, 5, 1.0, flametui::report::Figures::Exact);
     Outcome::Ok {
         diff: matches!(loaded, Loaded::Diff { .. }),
         folded: export::folded_lines(&p.tree),

@@ -180,7 +180,7 @@ fn stap_sample_splits_on_and_off_cpu() {
 #[test]
 fn report_lists_header_top_and_tree() {
     let p = load("perf-dd-nosync.txt.gz", &LoadOptions::default());
-    let text = report::report(&p, 5, 5.0);
+    let text = report::report(&p, 5, 5.0, flametui::report::Figures::Exact);
     let first = text.lines().next().unwrap();
     assert!(
         first.contains("perf script") && first.contains("88 samples"),
@@ -193,7 +193,7 @@ fn report_lists_header_top_and_tree() {
 #[test]
 fn on_off_cpu_report_gives_shares_within_each_half() {
     let p = load("stap-mysqld-on-off.txt", &LoadOptions::default());
-    let top = report::top_table(&p, 3);
+    let top = report::top_table(&p, 3, flametui::report::Figures::Exact);
     let halves: Vec<&str> = top.split("\n\n").collect();
     assert_eq!(halves.len(), 2, "{top}");
     assert!(
@@ -204,7 +204,7 @@ fn on_off_cpu_report_gives_shares_within_each_half() {
         halves[1].contains("off-CPU") && halves[1].contains("99.05%  __schedule"),
         "{top}"
     );
-    let head = report::header(&p);
+    let head = report::header(&p, flametui::report::Figures::Exact);
     assert!(
         head.contains("310 on-CPU, samples; 5,066,105 off-CPU"),
         "{head}"
@@ -351,7 +351,7 @@ fn finder_scores_equal_fuzzy_matcher_on_real_names() {
 
 /// The self and total share of `name` as `--top` prints them (`49.75%`, `52.34%`).
 fn top_shares(p: &flametui::profile::Profile, name: &str) -> (String, String) {
-    let table = report::top_table(p, 1000);
+    let table = report::top_table(p, 1000, flametui::report::Figures::Exact);
     let row = table
         .lines()
         .find(|l| l.ends_with(&format!("  {name}")))
@@ -435,7 +435,7 @@ fn a_process_and_a_function_of_one_name_stay_apart() {
         top_shares(&p, "other_work"),
         ("47.66%".into(), "47.66%".into())
     );
-    let table = report::top_table(&p, 1000);
+    let table = report::top_table(&p, 1000, flametui::report::Figures::Exact);
     assert_eq!(
         table.lines().filter(|l| l.ends_with("  rec")).count(),
         1,
@@ -492,7 +492,7 @@ fn header_figures_equal_an_independent_count_of_the_input() {
             (samples, total),
             "{name}"
         );
-        let head = report::header(&p);
+        let head = report::header(&p, flametui::report::Figures::Exact);
         let shown = format!("{} samples", flametui::text::thousands(samples));
         assert!(head.contains(&shown), "{name}: {head}");
     }

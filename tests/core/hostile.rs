@@ -92,7 +92,12 @@ fn a_stack_100000_frames_deep_goes_through_every_stage() {
     };
     assert_eq!(p.tree.max_depth(), 100_000);
     assert_eq!(export::folded_lines(&p.tree).len(), 1);
-    assert!(report::report(&p, 5, 0.0).lines().count() > 100_000);
+    assert!(
+        report::report(&p, 5, 0.0, flametui::report::Figures::Exact)
+            .lines()
+            .count()
+            > 100_000
+    );
     let inverted = flametui::profile::transform::apply(
         &p.tree,
         &flametui::profile::transform::Transform::Invert,

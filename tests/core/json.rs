@@ -742,7 +742,7 @@ fn every_prefix_of_the_fuzz_seeds_accounts_for_its_records() {
             for f in [format, FormatChoice::Auto] {
                 if let Ok(p) = load_bytes(&bytes[..cut], f) {
                     assert_eq!(p.stats.accounted_lines(), p.stats.lines, "{name}: {cut}");
-                    let _ = flametui::report::report(&p, 5, 1.0);
+                    let _ = flametui::report::report(&p, 5, 1.0, flametui::report::Figures::Exact);
                 }
             }
         }
@@ -787,7 +787,7 @@ fn the_binary_names_and_reads_the_json_formats() {
     );
     // --top on the node recording: DevTools' heaviest self time first.
     let cpu = testdata("node-work.cpuprofile");
-    let out = run(&["--top", "3", &cpu], None);
+    let out = run(&["--top", "3", "--exact", &cpu], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let top = text(&out.stdout);
     assert!(top.contains("total 1,581,696,000 ns"), "{top}");

@@ -258,9 +258,9 @@ fn an_event_name_with_control_bytes_reaches_no_text_output_raw() {
     };
     assert_eq!(p.tree.total(), 1, "the event's own tree");
     for out in [
-        flametui::report::top_table(&p, 5),
-        flametui::report::header(&p),
-        flametui::report::report(&p, 5, 0.0),
+        flametui::report::top_table(&p, 5, flametui::report::Figures::Exact),
+        flametui::report::header(&p, flametui::report::Figures::Exact),
+        flametui::report::report(&p, 5, 0.0, flametui::report::Figures::Exact),
     ] {
         assert!(!out.contains('\u{1b}'), "{out:?}");
     }

@@ -113,7 +113,7 @@ fn cpu_profile_matches_go_tool_pprof() {
     );
     assert_eq!(folded(&p), traces("pprof-cpu.traces.txt"));
     assert_eq!(totals(&p), top("pprof-cpu.top.txt"));
-    let header = flametui::report::header(&p);
+    let header = flametui::report::header(&p, flametui::report::Figures::Exact);
     assert!(
         header.contains("metric cpu (nanoseconds) of samples, cpu; duration")
             && header.contains("period 10,000,000 nanoseconds"),

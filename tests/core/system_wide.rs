@@ -455,7 +455,7 @@ fn default_fields_give_the_same_profile_and_no_pids() {
 #[test]
 fn a_user_looks_at_the_recording() {
     let path = testdata(FULL);
-    let top = stdout(&["--top", "4", &path], None);
+    let top = stdout(&["--top", "4", "--exact", &path], None);
     let rows: Vec<&str> = top.lines().skip(2).collect();
     let names: Vec<&str> = rows
         .iter()
@@ -468,7 +468,22 @@ fn a_user_looks_at_the_recording() {
         "{top}"
     );
     assert!(top.starts_with("Top 4 functions by self weight (total 6,014,028,008 ns)"));
-    let print = stdout(&["--print", "--comms", "sysw hash", &path], None);
+    // For a person (the default), times in human units.
+    let human = stdout(&["--top", "4", &path], None);
+    assert!(
+        human.starts_with("Top 4 functions by self weight (total 6.01 s)\n"),
+        "{human}"
+    );
+    assert!(
+        human
+            .lines()
+            .nth(2)
+            .unwrap()
+            .trim_start()
+            .starts_with("888 ms  14.76% 894 ms"),
+        "{human}"
+    );
+    let print = stdout(&["--print", "--exact", "--comms", "sysw hash", &path], None);
     assert!(
         print.lines().next().unwrap().ends_with(
             "perf-system-wide.txt.gz [comms sysw hash]: perf script — 441 samples, total 883,767,528 ns, event cpu-clock"
@@ -490,7 +505,7 @@ fn a_user_looks_at_the_recording() {
 #[test]
 fn one_function_is_one_function() {
     let path = testdata(FULL);
-    let top = stdout(&["--top", "1", &path], None);
+    let top = stdout(&["--top", "1", "--exact", &path], None);
     assert!(
         top.starts_with("Top 1 function by self weight (total 6,014,028,008 ns)\n"),
         "{top}"
@@ -719,7 +734,14 @@ fn library_totals_equal_a_count_of_the_lines() {
         }
     }
     let table = stdout(
-        &["--top", "1000", "--top-by", "library", &testdata(FULL)],
+        &[
+            "--top",
+            "1000",
+            "--top-by",
+            "library",
+            "--exact",
+            &testdata(FULL),
+        ],
         None,
     );
     let mut got: BTreeMap<String, (u64, u64)> = BTreeMap::new();

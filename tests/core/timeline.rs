@@ -116,7 +116,14 @@ fn a_range_keeps_exactly_its_samples() {
         "worker;start_thread;worker_loop;compress_block 400000000\n"
     );
     // Shares of the recording (first to last sample: 4.996 s): [0.4996, 0.9992).
-    let top = stdout(&["--time", "10%,20%", "--top", "1", &testdata(TIMELINE)]);
+    let top = stdout(&[
+        "--time",
+        "10%,20%",
+        "--top",
+        "1",
+        "--exact",
+        &testdata(TIMELINE),
+    ]);
     assert!(top.contains("(total 1,000,000,000 ns)"), "{top}");
     let print = stdout(&["--time", "10%,20%", "--print", &testdata(TIMELINE)]);
     assert!(

@@ -418,6 +418,15 @@ pub fn report(profile: &Profile, top: usize, min_percent: f64, figures: Figures)
     )
 }
 
+/// A row of [`thread_table`]: name, pid, tid, its blocks and its on-CPU time.
+type ThreadRow = (
+    String,
+    Option<i64>,
+    Option<i64>,
+    crate::profile::blocks::ThreadBlocks,
+    u64,
+);
+
 /// The off-CPU metric's `n` threads with the most off-CPU time: their time by state,
 /// incomplete, longest block, blocks, and on-CPU time when a clock event's samples are
 /// there; `None` for another metric.
@@ -430,8 +439,36 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
     let on = blocks::clock_metric(profile)
         .filter(|c| !c.samples.is_empty())
         .map(|c| blocks::on_cpu_time(table, c, None));
-    let mut rows: Vec<(usize, &blocks::ThreadBlocks)> = per_task.iter().enumerate().collect();
-    rows.sort_by(|a, b| b.1.total().cmp(&a.1.total()).then(a.0.cmp(&b.0)));
+    // One row per thread: a thread renamed by exec is one, with its names in order.
+    let totals = crate::profile::group::task_totals(table, &Slice::default());
+    let mut rows: Vec<ThreadRow> = crate::profile::group::threads(table, &totals)
+        .iter()
+        .map(|th| {
+            let mut sum = blocks::ThreadBlocks::default();
+            let mut on_cpu = 0u64;
+            for id in &th.tasks {
+                let i = id.0 as usize;
+                if let Some(b) = per_task.get(i) {
+                    sum.add(b);
+                }
+                if let Some(v) = on.as_ref().and_then(|on| on.get(i)) {
+                    on_cpu = on_cpu.saturating_add(*v);
+                }
+            }
+            let pid = th
+                .tasks
+                .first()
+                .and_then(|&id| table.task_of(id))
+                .and_then(|t| t.pid);
+            (th.name.to_string(), pid, th.tid, sum, on_cpu)
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.3.total()
+            .cmp(&a.3.total())
+            .then(a.2.cmp(&b.2))
+            .then(a.0.cmp(&b.0))
+    });
     rows.truncate(n);
     let t = |ns: u64| {
         if ns == 0 {
@@ -460,12 +497,11 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
         "off-CPU", "R", "S", "D", "other", "incomplete", "longest", "blocks"
     );
     let _ = writeln!(out, "{}", head.trim_end());
-    for (i, b) in rows {
-        let task = &table.tasks()[i];
-        if let Some(on) = &on {
-            let _ = write!(out, "{:>9} ", t(on[i]));
+    for (name, pid, tid, b, on_cpu) in rows {
+        if on.is_some() {
+            let _ = write!(out, "{:>9} ", t(on_cpu));
         }
-        let id = match (task.pid, task.tid) {
+        let id = match (pid, tid) {
             (Some(p), Some(t)) => format!("{p}/{t}"),
             (None, Some(t)) => t.to_string(),
             _ => "?".to_owned(),
@@ -481,7 +517,7 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
             t(b.incomplete),
             t(b.longest),
             b.blocks,
-            sanitize(&task.comm),
+            sanitize(&name),
         );
     }
     Some(out)

@@ -218,6 +218,43 @@ fn key_of(t: &Task) -> ProcessKey {
     }
 }
 
+/// The index of each task's first sample (by [`TaskId`]), when a thread id has several
+/// tasks among `tasks` (a thread renamed by exec, whose names are ordered by it); else
+/// empty (no scan of the samples).
+fn first_samples<'a>(table: &SampleTable, tasks: impl Iterator<Item = &'a TaskId>) -> Vec<usize> {
+    let mut seen: FxHashMap<i64, TaskId> = FxHashMap::default();
+    let renamed = tasks.into_iter().any(|&id| {
+        table
+            .task_of(id)
+            .and_then(|t| t.tid)
+            .is_some_and(|tid| *seen.entry(tid).or_insert(id) != id)
+    });
+    if !renamed {
+        return Vec::new();
+    }
+    let mut f = vec![usize::MAX; table.tasks().len()];
+    for (i, s) in table.samples().iter().enumerate() {
+        if let Some(x) = f.get_mut(s.task.0 as usize) {
+            *x = (*x).min(i);
+        }
+    }
+    f
+}
+
+/// Every thread with a sample in `totals` (indexed by [`TaskId`]), heaviest first: the
+/// tasks of one thread id are one thread, whatever their names and processes say
+/// (without pids, a renamed thread's names are two processes of [`processes`]).
+pub fn threads(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Thread> {
+    let weight = |id: TaskId| totals.get(id.0 as usize).copied().unwrap_or_default();
+    let sampled: Vec<TaskId> = (0..table.tasks().len())
+        .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
+        .filter(|&id| weight(id).samples > 0)
+        .collect();
+    let first = first_samples(table, sampled.iter());
+    let first = |id: TaskId| first.get(id.0 as usize).copied().unwrap_or(0);
+    threads_of(table, &sampled, weight, &first)
+}
+
 /// The tasks with a sample in `totals` (indexed by [`TaskId`]) gathered into processes,
 /// heaviest first (ties by name, then key).
 pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
@@ -230,31 +267,8 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
         }
     }
     let task = |id: TaskId| table.task_of(id);
-    // The first sample of each task, needed only to order a renamed thread's names.
-    let renamed = {
-        let mut seen: FxHashMap<(ProcessKey, i64), u32> = FxHashMap::default();
-        by_key.iter().any(|(key, ids)| {
-            ids.iter().any(|&id| {
-                task(id).and_then(|t| t.tid).is_some_and(|tid| {
-                    let n = seen.entry((key.clone(), tid)).or_insert(0);
-                    *n += 1;
-                    *n > 1
-                })
-            })
-        })
-    };
-    let firsts: Vec<usize> = if renamed {
-        let mut f = vec![usize::MAX; table.tasks().len()];
-        for (i, s) in table.samples().iter().enumerate() {
-            if let Some(x) = f.get_mut(s.task.0 as usize) {
-                *x = (*x).min(i);
-            }
-        }
-        f
-    } else {
-        Vec::new()
-    };
-    let first = |id: TaskId| firsts.get(id.0 as usize).copied().unwrap_or(0);
+    let first = first_samples(table, by_key.values().flatten());
+    let first = |id: TaskId| first.get(id.0 as usize).copied().unwrap_or(0);
     let mut out: Vec<Process> = by_key
         .into_iter()
         .map(|(key, mut tasks)| {

@@ -714,3 +714,49 @@ fn a_time_range_keeps_the_blocks_that_began_in_it() {
         assert_eq!(total, want, "{range}");
     }
 }
+
+#[test]
+fn a_thread_renamed_by_exec_is_one_row_of_the_printed_thread_table() {
+    // Thread 101 sleeps 2 ms as `sh`, execs, then waits 3 ms on disk as `python3`.
+    let switch = |comm: &str, pid: i64, at: &str, state: &str, next: (&str, i64)| {
+        let stack = if pid == 0 {
+            String::new()
+        } else {
+            "\tffffffff81000000 schedule+0x1 ([kernel.kallsyms])\n".to_owned()
+        };
+        format!(
+            "{comm} {pid} [000] {at}: sched:sched_switch: prev_comm={comm} prev_pid={pid} \
+             prev_prio=120 prev_state={state} ==> next_comm={} next_pid={} next_prio=120\n{stack}\n",
+            next.0, next.1
+        )
+    };
+    let text = [
+        switch("sh", 101, "1.000000", "S", ("swapper/0", 0)),
+        switch("swapper", 0, "1.002000", "R", ("sh", 101)),
+        switch("python3", 101, "1.003000", "D", ("swapper/0", 0)),
+        switch("swapper", 0, "1.006000", "R", ("python3", 101)),
+    ]
+    .concat();
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("offcpu-renamed-{}.txt", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let (out, _) = run_ok(&["--print", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Top 1 thread by off-CPU time"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    let words: Vec<&str> = rows[0].split_whitespace().collect();
+    // off-CPU, R, S, D, other, incomplete, longest, blocks, name, id
+    assert_eq!(
+        words,
+        [
+            "5.00", "ms", "-", "2.00", "ms", "3.00", "ms", "-", "-", "3.00", "ms", "2", "sh", "→",
+            "python3", "101"
+        ],
+        "{out}"
+    );
+}

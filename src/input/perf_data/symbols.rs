@@ -463,6 +463,10 @@ pub struct Elf {
     unwind: std::cell::OnceCell<Option<UnwindSections>>,
     /// The file read was the separate debug file found by build id.
     pub debug_file: bool,
+    /// perf's synthesized `name@plt` symbols of the file itself: kept beside a separate
+    /// debug file's table, whose `.rela.plt` holds no data (perf synthesizes them from
+    /// the binary too).
+    plt: Vec<RawSymbol>,
     /// The symbol table binutils' addr2line sees when perf asks it about this file (the
     /// file's own `.symtab`, else its `.dynsym`), when it is not `symbols` (taken from
     /// the debug file).
@@ -746,7 +750,11 @@ pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Fou
         drop(source);
         let id = build_id.or(own_id.as_deref());
         if let Some((dpath, dsource)) = id.and_then(|id| debug_file(id, search))
-            && let Some(d) = with_elf!(&dsource, |dfile| Some(parse_elf(&dfile, &dpath)), None)
+            && let Some(d) = with_elf!(
+                &dsource,
+                |dfile| Some(parse_elf_with(&dfile, &dpath, elf.plt.clone())),
+                None
+            )
         {
             // perf prefers the debug file's symbol table to the binary's.
             if !d.symbols.is_empty() {
@@ -780,7 +788,17 @@ fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<(PathBuf, Source)>
 
 /// Symbols and segments of one parsed file, and where its DWARF and unwind sections are.
 fn parse_elf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, path: &Path) -> Elf {
-    let mut raw = Vec::new();
+    parse_elf_with(file, path, Vec::new())
+}
+
+/// As [`parse_elf`], with `extra` symbols in its table (a debug file's: the binary's
+/// PLT entries).
+fn parse_elf_with<'d, R: object::ReadRef<'d>>(
+    file: &object::File<'d, R>,
+    path: &Path,
+    extra: Vec<RawSymbol>,
+) -> Elf {
+    let mut raw = extra;
     let mut add = |sym: object::Symbol<'d, '_, R>| {
         // Functions, and labels in code (as perf: assembly entry points like `_start`).
         let func = sym.kind() == object::SymbolKind::Text;
@@ -806,7 +824,9 @@ fn parse_elf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, path: &Path
     } else {
         file.dynamic_symbols().for_each(&mut add);
     }
-    plt_symbols(file, &mut raw);
+    let mut plt = Vec::new();
+    plt_symbols(file, &mut plt);
+    raw.extend(plt.iter().cloned());
     let segments = file
         .segments()
         .filter_map(|s| {
@@ -826,6 +846,7 @@ fn parse_elf<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, path: &Path
         unwind_files: (path.to_path_buf(), None),
         unwind: std::cell::OnceCell::new(),
         debug_file: false,
+        plt,
         a2l_symbols: None,
         a2l_names: std::cell::RefCell::default(),
     }
@@ -849,6 +870,10 @@ fn plt_symbols<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, raw: &mut
         (None, Some(plt)) => (plt.address(), 1),
         (None, None) => return,
     };
+    if skip == 1 && !data.is_empty() {
+        // The header (the lazy binder's stub), which perf names `@plt` too.
+        raw.push((base, 16, Arc::from("@plt"), rank(true, true, false)));
+    }
     let dynsym = file.dynamic_symbol_table();
     for (i, entry) in data.chunks_exact(24).enumerate().take(1 << 20) {
         let info = entry
@@ -1015,6 +1040,54 @@ mod tests {
         for (raw, want) in cases {
             assert_eq!(demangle(raw), want, "{raw}");
         }
+    }
+
+    #[test]
+    fn a_debug_files_table_keeps_the_binarys_plt_entries() {
+        // The tiny program's binary and its `objcopy --only-keep-debug` file, whose
+        // `.rela.plt` is NOBITS: perf names the binary's PLT stubs from the binary even
+        // when the symbols come from the debug file (libc with libc6-dbg installed).
+        let dir = std::env::temp_dir().join(format!("flametui-plt-{}", std::process::id()));
+        let gunzip = |name: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata")
+                .join(name);
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap()),
+                &mut out,
+            )
+            .unwrap();
+            out
+        };
+        let id = "95f4fd7980b85f6472fd9410568a04aa69ec2441";
+        let debug_dir = dir.join("usr/lib/debug/.build-id").join(&id[..2]);
+        std::fs::create_dir_all(&debug_dir).unwrap();
+        std::fs::write(dir.join("tiny"), gunzip("perf-data-tiny.gz")).unwrap();
+        std::fs::write(
+            debug_dir.join(format!("{}.debug", &id[2..])),
+            gunzip("perf-data-tiny-debug.gz"),
+        )
+        .unwrap();
+        let search = SearchPath {
+            symfs: vec![dir.clone()],
+            buildid_cache: None,
+        };
+        let build_id: Vec<u8> = (0..id.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&id[i..i + 2], 16).unwrap())
+            .collect();
+        let found = load_dso("/tiny", Some(&build_id), &search);
+        let _ = std::fs::remove_dir_all(&dir);
+        let Found::Elf(elf) = found else {
+            panic!("not read")
+        };
+        assert!(elf.debug_file);
+        let name = |addr: u64| elf.symbols.find(addr).map(|s| s.0.to_string());
+        // `.plt` at 0x1020: the header, then printf's and strtoul's stubs (.rela.plt).
+        assert_eq!(name(0x1024).as_deref(), Some("@plt"));
+        assert_eq!(name(0x1030).as_deref(), Some("printf@plt"));
+        assert_eq!(name(0x104f).as_deref(), Some("strtoul@plt"));
     }
 
     #[test]

@@ -218,29 +218,6 @@ fn key_of(t: &Task) -> ProcessKey {
     }
 }
 
-/// The index of each task's first sample (by [`TaskId`]), when a thread id has several
-/// tasks among `tasks` (a thread renamed by exec, whose names are ordered by it); else
-/// empty (no scan of the samples).
-fn first_samples<'a>(table: &SampleTable, tasks: impl Iterator<Item = &'a TaskId>) -> Vec<usize> {
-    let mut seen: FxHashMap<i64, TaskId> = FxHashMap::default();
-    let renamed = tasks.into_iter().any(|&id| {
-        table
-            .task_of(id)
-            .and_then(|t| t.tid)
-            .is_some_and(|tid| *seen.entry(tid).or_insert(id) != id)
-    });
-    if !renamed {
-        return Vec::new();
-    }
-    let mut f = vec![usize::MAX; table.tasks().len()];
-    for (i, s) in table.samples().iter().enumerate() {
-        if let Some(x) = f.get_mut(s.task.0 as usize) {
-            *x = (*x).min(i);
-        }
-    }
-    f
-}
-
 /// Every thread with a sample in `totals` (indexed by [`TaskId`]), heaviest first: the
 /// tasks of one thread id are one thread, whatever their names and processes say
 /// (without pids, a renamed thread's names are two processes of [`processes`]).
@@ -250,8 +227,7 @@ pub fn threads(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Thread> {
         .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
         .filter(|&id| weight(id).samples > 0)
         .collect();
-    let first = first_samples(table, sampled.iter());
-    let first = |id: TaskId| first.get(id.0 as usize).copied().unwrap_or(0);
+    let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
     threads_of(table, &sampled, weight, &first)
 }
 
@@ -267,8 +243,7 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
         }
     }
     let task = |id: TaskId| table.task_of(id);
-    let first = first_samples(table, by_key.values().flatten());
-    let first = |id: TaskId| first.get(id.0 as usize).copied().unwrap_or(0);
+    let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
     let mut out: Vec<Process> = by_key
         .into_iter()
         .map(|(key, mut tasks)| {
@@ -335,6 +310,18 @@ pub fn tasks_label(table: &SampleTable, tasks: &BTreeSet<TaskId>) -> String {
             Some(tid) => format!("{} {tid}", only.comm),
             None => only.comm.to_string(),
         };
+    }
+    // One thread renamed by exec: its names in the order it had them.
+    if let Some(tid) = first.tid
+        && all.iter().all(|t| t.tid == Some(tid) && t.pid == first.pid)
+    {
+        let mut ids: Vec<TaskId> = tasks.iter().copied().collect();
+        ids.sort_by_key(|&id| (table.first_sample_of(id).unwrap_or(usize::MAX), id));
+        let names: Vec<&str> = ids
+            .iter()
+            .filter_map(|&id| table.task_of(id).map(|t| &*t.comm))
+            .collect();
+        return format!("{} {tid}", names.join(RENAMED));
     }
     if let Some(pid) = first.pid
         && all.iter().all(|t| t.pid == Some(pid))
@@ -612,6 +599,9 @@ mod tests {
         assert_eq!(thread.tid, Some(5));
         assert_eq!((thread.totals.samples, thread.totals.weight), (5, 50));
         assert_eq!(&*procs[1].threads[0].name, "bash");
+        // Picked in the task list, its breadcrumb names it the same way.
+        let picked: BTreeSet<TaskId> = thread.tasks.iter().copied().collect();
+        assert_eq!(tasks_label(&table, &picked), "sh → python3 5");
     }
 
     #[test]

@@ -165,6 +165,9 @@ pub struct SampleTable {
     /// of pieces are joined piece by piece in input order, so samples of one instant
     /// keep the input's order however the chunks went to the threads.
     pieces: Vec<(u64, usize)>,
+    /// Each task's first sample (its index), by [`TaskId`], once finished: the order a
+    /// thread renamed by exec had its names in.
+    firsts: Vec<u32>,
 }
 
 impl SampleTable {
@@ -446,6 +449,21 @@ impl SampleTable {
             }
             self.sorted = true;
         }
+        self.firsts = vec![u32::MAX; self.tasks.len()];
+        for (i, s) in self.samples.iter().enumerate().rev() {
+            if let Some(f) = self.firsts.get_mut(s.task.index()) {
+                *f = u32::try_from(i).unwrap_or(u32::MAX);
+            }
+        }
+    }
+
+    /// Where task `id` was first sampled among the samples (once finished): tasks in
+    /// this order are in the order they began to run.
+    pub fn first_sample_of(&self, id: TaskId) -> Option<usize> {
+        self.firsts
+            .get(id.index())
+            .filter(|&&f| f != u32::MAX)
+            .map(|&f| f as usize)
     }
 
     /// The samples, in time order once finished.

@@ -235,15 +235,35 @@ pub fn threads(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Thread> {
 /// heaviest first (ties by name, then key).
 pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
     let weight = |id: TaskId| totals.get(id.0 as usize).copied().unwrap_or_default();
-    let mut by_key: FxHashMap<ProcessKey, Vec<TaskId>> = FxHashMap::default();
-    for (i, t) in table.tasks().iter().enumerate() {
-        let id = TaskId(u32::try_from(i).unwrap_or(u32::MAX));
-        if weight(id).samples > 0 {
-            by_key.entry(key_of(t)).or_default().push(id);
+    let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
+    let sampled = || {
+        (0..table.tasks().len())
+            .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
+            .filter(|&id| weight(id).samples > 0)
+    };
+    // Without pids a process is the tasks of one name; a thread renamed by exec goes
+    // with its first name, so that it stays one thread.
+    let mut first_name: FxHashMap<i64, (usize, &str)> = FxHashMap::default();
+    for id in sampled() {
+        if let Some(t) = table.task_of(id).filter(|t| t.pid.is_none())
+            && let Some(tid) = t.tid
+        {
+            let e = first_name.entry(tid).or_insert((first(id), &t.comm));
+            if first(id) < e.0 {
+                *e = (first(id), &t.comm);
+            }
         }
     }
+    let mut by_key: FxHashMap<ProcessKey, Vec<TaskId>> = FxHashMap::default();
+    for id in sampled() {
+        let Some(t) = table.task_of(id) else { continue };
+        let key = match (t.pid, t.tid.and_then(|tid| first_name.get(&tid))) {
+            (None, Some(&(_, name))) => ProcessKey::Comm(name.into()),
+            _ => key_of(t),
+        };
+        by_key.entry(key).or_default().push(id);
+    }
     let task = |id: TaskId| table.task_of(id);
-    let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
     let mut out: Vec<Process> = by_key
         .into_iter()
         .map(|(key, mut tasks)| {
@@ -599,6 +619,17 @@ mod tests {
         assert_eq!(thread.tid, Some(5));
         assert_eq!((thread.totals.samples, thread.totals.weight), (5, 50));
         assert_eq!(&*procs[1].threads[0].name, "bash");
+        // Without pids (perf script's default fields) it is one thread too.
+        let mut bare = SampleTable::default();
+        let py = bare.task("python3", None, Some(5));
+        let sh = bare.task("sh", None, Some(5));
+        for (time, task) in [(1, sh), (2, py), (3, py)] {
+            bare.push(Some(time), task, NodeId::ROOT, 10);
+        }
+        bare.finish();
+        let procs = processes(&bare, &task_totals(&bare, &Slice::default()));
+        assert_eq!(procs.len(), 1, "{procs:?}");
+        assert_eq!(&*procs[0].threads[0].name, "sh → python3");
         // Picked in the task list, its breadcrumb names it the same way.
         let picked: BTreeSet<TaskId> = thread.tasks.iter().copied().collect();
         assert_eq!(tasks_label(&table, &picked), "sh → python3 5");

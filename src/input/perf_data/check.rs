@@ -9,7 +9,7 @@ use linux_perf_data::linux_perf_event_reader::{
     EventRecord, RawEventRecord, ReadFormat, RecordType, SampleFormat,
 };
 
-use super::compressed::{Expander, Report};
+use super::compressed::{Expander, Report, read_up_to};
 
 /// The file header: magic, size, attr size, three sections, 256 feature bits.
 const FILE_HEADER: u64 = 104;
@@ -167,23 +167,6 @@ pub fn check_header<R: Read + Seek>(r: &mut R, len: u64) -> Result<Layout, Strin
         data: (data_off, data_size),
         features,
     })
-}
-
-/// Reads into `buf` until it is full or the reader ends; how many bytes were read.
-///
-/// # Errors
-/// Those of the reader.
-pub fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// Whether an `EVENT_DESC` section's counts fit its bytes: `nr`, `attr_size`, then per

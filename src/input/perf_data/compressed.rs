@@ -284,7 +284,7 @@ impl Expander {
         let mut scrap = [0u8; 8192];
         while self.aux_left > 0 {
             let n = self.aux_left.min(scrap.len() as u64) as usize;
-            let got = super::check::read_up_to(inner, &mut scrap[..n])?;
+            let got = read_up_to(inner, &mut scrap[..n])?;
             if let Some(t) = self.tracing.as_mut()
                 && (t.len() as u64) < MAX_TRACING
             {
@@ -312,7 +312,7 @@ impl Expander {
         }
         let at = self.offset;
         let mut header = [0u8; 8];
-        let got = super::check::read_up_to(inner, &mut header)?;
+        let got = read_up_to(inner, &mut header)?;
         self.offset += got as u64;
         if got == 0 && self.left.is_none() {
             return Ok(Ok(None));
@@ -334,7 +334,7 @@ impl Expander {
         }
         let mut record = vec![0u8; size as usize];
         record[..8].copy_from_slice(&header);
-        let got = super::check::read_up_to(inner, &mut record[8..])?;
+        let got = read_up_to(inner, &mut record[8..])?;
         self.offset += got as u64;
         if got < record.len() - 8 {
             return Ok(Err(format!("cut short in the record at offset {at}")));
@@ -557,4 +557,21 @@ pub fn check_feature(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
         check_method(record.get(16..).unwrap_or_default(), le)?;
     }
     Ok(())
+}
+
+/// Reads into `buf` until it is full or the reader ends; how many bytes were read.
+///
+/// # Errors
+/// Those of the reader.
+pub fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }

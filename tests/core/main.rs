@@ -26,6 +26,7 @@ mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;
+mod structure;
 mod system_wide;
 mod timeline;
 

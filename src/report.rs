@@ -21,9 +21,14 @@ pub enum Figures {
     Exact,
 }
 
+/// Whether `profile`'s weights are times `figures` writes in human units.
+fn human_time(profile: &Profile, figures: Figures) -> bool {
+    figures == Figures::Human && profile.stats.unit == Unit::Nanoseconds
+}
+
 /// One weight of `profile` as `figures` writes it.
 fn figure(profile: &Profile, v: u64, figures: Figures) -> String {
-    if figures == Figures::Human && profile.stats.unit == Unit::Nanoseconds {
+    if human_time(profile, figures) {
         crate::view::tooltip::time_text(v, profile.tree.scale())
     } else {
         thousands_str(&profile.tree.format_weight(v))
@@ -33,7 +38,7 @@ fn figure(profile: &Profile, v: u64, figures: Figures) -> String {
 /// What a total is counted in, after its figure: nothing for a time written in human
 /// units (the figure says it), else the unit (`ns`, `samples`, an event).
 fn unit_after(profile: &Profile, label: &str, figures: Figures) -> String {
-    if figures == Figures::Human && profile.stats.unit == Unit::Nanoseconds && label == "ns" {
+    if human_time(profile, figures) {
         String::new()
     } else {
         format!(" {label}")
@@ -444,17 +449,10 @@ pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
     let mut rows: Vec<ThreadRow> = crate::profile::group::threads(table, &totals)
         .iter()
         .map(|th| {
-            let mut sum = blocks::ThreadBlocks::default();
-            let mut on_cpu = 0u64;
-            for id in &th.tasks {
-                let i = id.0 as usize;
-                if let Some(b) = per_task.get(i) {
-                    sum.add(b);
-                }
-                if let Some(v) = on.as_ref().and_then(|on| on.get(i)) {
-                    on_cpu = on_cpu.saturating_add(*v);
-                }
-            }
+            let sum = blocks::blocks_of(&per_task, &th.tasks);
+            let on_cpu = on
+                .as_deref()
+                .map_or(0, |on| blocks::on_cpu_of(on, &th.tasks));
             let pid = th
                 .tasks
                 .first()

@@ -65,20 +65,8 @@ pub struct OffCpuColumns {
 
 impl OffCpuColumns {
     fn of(&self, ids: &[TaskId]) -> (Option<ThreadBlocks>, Option<u64>) {
-        let blocks = self.blocks.as_ref().map(|b| {
-            let mut sum = ThreadBlocks::default();
-            for id in ids {
-                if let Some(t) = b.get(id.0 as usize) {
-                    sum.add(t);
-                }
-            }
-            sum
-        });
-        let on_cpu = self.on_cpu.as_ref().map(|on| {
-            ids.iter()
-                .filter_map(|id| on.get(id.0 as usize))
-                .fold(0u64, |a, b| a.saturating_add(*b))
-        });
+        let blocks = self.blocks.as_deref().map(|b| blocks::blocks_of(b, ids));
+        let on_cpu = self.on_cpu.as_deref().map(|on| blocks::on_cpu_of(on, ids));
         (blocks, on_cpu)
     }
 }

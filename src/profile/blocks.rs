@@ -80,6 +80,24 @@ impl ThreadBlocks {
     }
 }
 
+/// The blocks of the tasks `ids` together (a thread's names, a process's threads), from
+/// each task's blocks by [`TaskId`] ([`thread_blocks`]).
+pub fn blocks_of(per_task: &[ThreadBlocks], ids: &[TaskId]) -> ThreadBlocks {
+    let mut sum = ThreadBlocks::default();
+    for b in ids.iter().filter_map(|id| per_task.get(id.0 as usize)) {
+        sum.add(b);
+    }
+    sum
+}
+
+/// The on-CPU time of the tasks `ids` together, from each task's by [`TaskId`]
+/// ([`on_cpu_time`]).
+pub fn on_cpu_of(per_task: &[u64], ids: &[TaskId]) -> u64 {
+    ids.iter()
+        .filter_map(|id| per_task.get(id.0 as usize))
+        .fold(0u64, |a, b| a.saturating_add(*b))
+}
+
 /// Each task's blocks in `slice`, by [`TaskId`] of `p`'s table; `None` when `p` is not
 /// the off-CPU metric made from scheduler switches.
 pub fn thread_blocks(p: &Profile, slice: &Slice) -> Option<Vec<ThreadBlocks>> {

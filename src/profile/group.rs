@@ -162,12 +162,11 @@ pub const RENAMED: &str = " → ";
 
 /// `tasks` (a process's, heaviest first) gathered into threads by thread id (tasks
 /// without one are threads of their own), heaviest first; the names of a thread in the
-/// order its tasks were first sampled (`first`: each task's first sample, by [`TaskId`]).
+/// order its tasks were first sampled.
 fn threads_of(
     table: &SampleTable,
     tasks: &[TaskId],
     weight: impl Fn(TaskId) -> TaskTotals,
-    first: &dyn Fn(TaskId) -> usize,
 ) -> Vec<Thread> {
     let mut threads: Vec<Thread> = Vec::new();
     let mut by_tid: FxHashMap<i64, usize> = FxHashMap::default();
@@ -190,15 +189,7 @@ fn threads_of(
         threads[i].totals.add(weight(id));
     }
     for th in &mut threads {
-        if th.tasks.len() > 1 {
-            th.tasks.sort_by_key(|&id| (first(id), id));
-        }
-        let names: Vec<&str> = th
-            .tasks
-            .iter()
-            .filter_map(|&id| table.task_of(id).map(|t| &*t.comm))
-            .collect();
-        th.name = names.join(RENAMED).into();
+        th.name = names_in_order(table, &mut th.tasks).into();
     }
     threads.sort_by(|a, b| {
         b.totals
@@ -209,6 +200,26 @@ fn threads_of(
             .then_with(|| a.name.cmp(&b.name))
     });
     threads
+}
+
+/// The names of the tasks `ids` of one thread in the order it had them (`sh → python3`),
+/// `ids` put in that order: by first sample ([`SampleTable::first_sample_of`]).
+fn names_in_order(table: &SampleTable, ids: &mut [TaskId]) -> String {
+    if ids.len() > 1 {
+        ids.sort_by_key(|&id| (table.first_sample_of(id).unwrap_or(usize::MAX), id));
+    }
+    let names: Vec<&str> = ids
+        .iter()
+        .filter_map(|&id| table.task_of(id).map(|t| &*t.comm))
+        .collect();
+    names.join(RENAMED)
+}
+
+/// The tasks with a sample in `totals` (indexed by [`TaskId`]), in [`TaskId`] order.
+fn sampled(table: &SampleTable, totals: &[TaskTotals]) -> impl Iterator<Item = TaskId> {
+    (0..table.tasks().len())
+        .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
+        .filter(|id| totals.get(id.0 as usize).is_some_and(|t| t.samples > 0))
 }
 
 fn key_of(t: &Task) -> ProcessKey {
@@ -223,12 +234,8 @@ fn key_of(t: &Task) -> ProcessKey {
 /// (without pids, a renamed thread's names are two processes of [`processes`]).
 pub fn threads(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Thread> {
     let weight = |id: TaskId| totals.get(id.0 as usize).copied().unwrap_or_default();
-    let sampled: Vec<TaskId> = (0..table.tasks().len())
-        .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
-        .filter(|&id| weight(id).samples > 0)
-        .collect();
-    let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
-    threads_of(table, &sampled, weight, &first)
+    let tasks: Vec<TaskId> = sampled(table, totals).collect();
+    threads_of(table, &tasks, weight)
 }
 
 /// The tasks with a sample in `totals` (indexed by [`TaskId`]) gathered into processes,
@@ -236,15 +243,10 @@ pub fn threads(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Thread> {
 pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
     let weight = |id: TaskId| totals.get(id.0 as usize).copied().unwrap_or_default();
     let first = |id: TaskId| table.first_sample_of(id).unwrap_or(usize::MAX);
-    let sampled = || {
-        (0..table.tasks().len())
-            .map(|i| TaskId(u32::try_from(i).unwrap_or(u32::MAX)))
-            .filter(|&id| weight(id).samples > 0)
-    };
     // Without pids a process is the tasks of one name; a thread renamed by exec goes
     // with its first name, so that it stays one thread.
     let mut first_name: FxHashMap<i64, (usize, &str)> = FxHashMap::default();
-    for id in sampled() {
+    for id in sampled(table, totals) {
         if let Some(t) = table.task_of(id).filter(|t| t.pid.is_none())
             && let Some(tid) = t.tid
         {
@@ -255,7 +257,7 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
         }
     }
     let mut by_key: FxHashMap<ProcessKey, Vec<TaskId>> = FxHashMap::default();
-    for id in sampled() {
+    for id in sampled(table, totals) {
         let Some(t) = table.task_of(id) else { continue };
         let key = match (t.pid, t.tid.and_then(|tid| first_name.get(&tid))) {
             (None, Some(&(_, name))) => ProcessKey::Comm(name.into()),
@@ -289,7 +291,7 @@ pub fn processes(table: &SampleTable, totals: &[TaskTotals]) -> Vec<Process> {
                 .or_else(|| tasks.first().copied())
                 .and_then(task)
                 .map_or_else(Box::default, |t| t.comm.clone());
-            let threads = threads_of(table, &tasks, weight, &first);
+            let threads = threads_of(table, &tasks, weight);
             Process {
                 key,
                 name,
@@ -336,12 +338,7 @@ pub fn tasks_label(table: &SampleTable, tasks: &BTreeSet<TaskId>) -> String {
         && all.iter().all(|t| t.tid == Some(tid) && t.pid == first.pid)
     {
         let mut ids: Vec<TaskId> = tasks.iter().copied().collect();
-        ids.sort_by_key(|&id| (table.first_sample_of(id).unwrap_or(usize::MAX), id));
-        let names: Vec<&str> = ids
-            .iter()
-            .filter_map(|&id| table.task_of(id).map(|t| &*t.comm))
-            .collect();
-        return format!("{} {tid}", names.join(RENAMED));
+        return format!("{} {tid}", names_in_order(table, &mut ids));
     }
     if let Some(pid) = first.pid
         && all.iter().all(|t| t.pid == Some(pid))

@@ -165,8 +165,8 @@ pub struct SampleTable {
     /// of pieces are joined piece by piece in input order, so samples of one instant
     /// keep the input's order however the chunks went to the threads.
     pieces: Vec<(u64, usize)>,
-    /// Each task's first sample (its index), by [`TaskId`], once finished: the order a
-    /// thread renamed by exec had its names in.
+    /// Each task's first sample (its index), by [`TaskId`], once finished, when a thread
+    /// id has several tasks: the order a thread renamed by exec had its names in.
     firsts: Vec<u32>,
 }
 
@@ -449,16 +449,22 @@ impl SampleTable {
             }
             self.sorted = true;
         }
-        self.firsts = vec![u32::MAX; self.tasks.len()];
-        for (i, s) in self.samples.iter().enumerate().rev() {
-            if let Some(f) = self.firsts.get_mut(s.task.index()) {
-                *f = u32::try_from(i).unwrap_or(u32::MAX);
+        // Only a thread id with several tasks (renamed by exec) needs them: no pass over
+        // the samples otherwise.
+        self.firsts = Vec::new();
+        if !self.more_by_tid.is_empty() {
+            self.firsts = vec![u32::MAX; self.tasks.len()];
+            for (i, s) in self.samples.iter().enumerate().rev() {
+                if let Some(f) = self.firsts.get_mut(s.task.index()) {
+                    *f = u32::try_from(i).unwrap_or(u32::MAX);
+                }
             }
         }
     }
 
-    /// Where task `id` was first sampled among the samples (once finished): tasks in
-    /// this order are in the order they began to run.
+    /// Where task `id` was first sampled among the samples (once finished): tasks of one
+    /// thread in this order are in the order they began to run. `None` when no thread id
+    /// of the table has several tasks (there is nothing to order).
     pub fn first_sample_of(&self, id: TaskId) -> Option<usize> {
         self.firsts
             .get(id.index())

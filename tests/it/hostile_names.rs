@@ -114,3 +114,36 @@ fn the_header_says_when_lines_were_skipped() {
         "{header}"
     );
 }
+
+#[test]
+fn a_renamed_threads_hostile_names_are_escaped_in_the_task_list_and_breadcrumb() {
+    // Thread 7 runs `sh`, then execs into a name with a terminal sequence: one thread,
+    // named `sh → \x1b[2Jevil`, in the task list (`w`) and the breadcrumb after Enter.
+    // (Thread 8 runs too: picking thread 7 is not picking everything.)
+    let sample = |comm: &str, id: &str, at: &str| {
+        format!(
+            "{comm}     {id}     {at}:     250000 cpu-clock: \n\t    1234 work+0x1 (/bin/x)\n\n"
+        )
+    };
+    let text_in = [
+        sample("sh", "7/7", "1.000000"),
+        sample("sh", "7/7", "1.000250"),
+        sample("\u{1b}[2Jevil", "7/7", "1.000500"),
+        sample("other", "8/8", "1.000600"),
+    ]
+    .concat();
+    let loaded = load_reader(text_in.as_bytes(), "renamed.txt", &LoadOptions::default()).unwrap();
+    let app = || App::new(loaded.main().clone(), ColorMode::Mono);
+    for (w, h) in [(80, 24), (160, 45)] {
+        let (buf, _) = session(app(), w, h, typing("w"));
+        let screen = text(&buf);
+        assert!(!screen.chars().any(is_raw_control), "{screen:?}");
+        assert!(screen.contains("sh → \\x1b[2Jevil"), "{screen}");
+        let mut inputs = typing("w");
+        inputs.push(key(KeyCode::Enter));
+        let (buf, _) = session(app(), w, h, inputs);
+        let screen = text(&buf);
+        assert!(!screen.chars().any(is_raw_control), "{screen:?}");
+        assert!(screen.contains("sh → \\x1b[2Jevil 7"), "{screen}");
+    }
+}

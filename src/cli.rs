@@ -224,6 +224,11 @@ pub struct Args {
     #[arg(long)]
     pub collapse_recursion: bool,
 
+    /// Merge inlined frames (perf's '(inlined)') into the function they are inlined into,
+    /// which then gets their self time, as 'perf report --no-children --sort sym' counts it.
+    #[arg(long)]
+    pub merge_inlined: bool,
+
     /// Bottom-up view: leaves become roots.
     #[arg(long)]
     pub invert: bool,
@@ -446,6 +451,9 @@ impl Args {
         if self.collapse_recursion {
             out.push(Transform::CollapseRecursion);
         }
+        if self.merge_inlined {
+            out.push(Transform::MergeInlined);
+        }
         if self.invert {
             out.push(Transform::Invert);
         }
@@ -494,6 +502,7 @@ impl Args {
                 event: self.event.clone(),
                 event_from_metric: false,
                 no_timeline: false,
+                names_only: false,
             },
             threads: self.threads,
             snapshots: None,

@@ -138,6 +138,11 @@ fn run(args: &Args) -> Result<Ending> {
     // however long the recording.
     let viewer = wants_viewer(args);
     opts.perf.no_timeline = slicing.is_empty() && !viewer;
+    // Exports have names only, unless a transform reads the libraries or inlining first.
+    opts.perf.names_only = args.export.is_some()
+        && !transforms
+            .iter()
+            .any(|t| matches!(t, Transform::CollapseLibrary(_) | Transform::MergeInlined));
     if viewer {
         if !slicing.is_empty() && paths.len() != 1 {
             return Err(flametui::Error::SliceUsage(

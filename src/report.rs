@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::Unit;
-use crate::profile::functions::top_functions_in;
+use crate::profile::functions::{function_totals_in, table_label, top_of};
 use crate::profile::libraries::{library_label, library_totals_in};
-use crate::profile::{NodeId, Profile};
+use crate::profile::{NameId, NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
 
 /// How the figures of a text report are written.
@@ -86,9 +86,18 @@ fn top_table_in(
     figures: Figures,
 ) -> String {
     let tree = &profile.tree;
-    let rows: Vec<(u64, u64, &str)> = top_functions_in(tree, scope, n)
-        .into_iter()
-        .map(|r| (r.self_weight, r.total, tree.names().resolve(r.name)))
+    let names = tree.names();
+    let totals = function_totals_in(tree, scope);
+    let weighed = |id: NameId| totals.get(id.0 as usize).is_some_and(|f| f.total > 0);
+    let top = top_of(tree, &totals, n);
+    let labels: Vec<_> = top
+        .iter()
+        .map(|r| table_label(names, r.name, names.resolve(r.name), weighed))
+        .collect();
+    let rows: Vec<(u64, u64, &str)> = top
+        .iter()
+        .zip(&labels)
+        .map(|(r, label)| (r.self_weight, r.total, &**label))
         .collect();
     let count = functions(rows.len());
     weight_table(profile, scope, (&count, "function"), label, &rows, figures)

@@ -7,7 +7,7 @@
 use super::explorer::Explorer;
 use super::sandwich::Sandwich;
 use super::tools::Screen;
-use crate::profile::functions::FunctionTotals;
+use crate::profile::functions::{FunctionTotals, table_label};
 use crate::profile::sandwich::{Impact, impact};
 use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};
 use crate::profile::{CallTree, NameId, NodeId};
@@ -203,8 +203,14 @@ impl Explorer {
             }
         }
         facts.push(impact_fact(&p.tree, &self.functions, name));
+        let weighed = |o: NameId| {
+            self.functions
+                .get(o.0 as usize)
+                .is_some_and(|f| f.total > 0)
+        };
+        let title = table_label(p.tree.names(), name, self.shown(name), weighed);
         Tooltip {
-            title: sanitize(self.shown(name)).into_owned(),
+            title: sanitize(&title).into_owned(),
             facts,
         }
     }

@@ -393,6 +393,14 @@ pub static KEYMAP: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('I')],
+        tool(ToolAction::MergeInlined),
+        "I",
+        "merge inlined frames into their callers",
+        None
+    ),
+    bind!(
+        Normal,
         [ch('u')],
         tool(ToolAction::Undo),
         "u",

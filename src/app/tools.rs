@@ -162,6 +162,8 @@ pub enum ToolAction {
     Hide,
     /// Merge directly recursive frames.
     CollapseRecursion,
+    /// Merge inlined frames into the frames they are inlined into.
+    MergeInlined,
     /// Undo the last transform.
     Undo,
     /// Ask for a path, then write the view there.
@@ -238,6 +240,7 @@ impl ToolAction {
                 | Self::Focus
                 | Self::Hide
                 | Self::CollapseRecursion
+                | Self::MergeInlined
                 | Self::Undo
                 | Self::CopyName
                 | Self::CopyStack
@@ -476,6 +479,7 @@ fn update_explorer(app: &mut App, action: ToolAction) {
         ToolAction::Focus => push_named(ex, view, Transform::Focus),
         ToolAction::Hide => push_named(ex, view, Transform::Hide),
         ToolAction::CollapseRecursion => view.push(Transform::CollapseRecursion),
+        ToolAction::MergeInlined => merge_inlined(ex, view),
         ToolAction::Undo => {
             if !view.undo() {
                 ex.tools.message = Some("Nothing to undo".to_owned());
@@ -559,6 +563,15 @@ fn open_table(ex: &mut Explorer, mode: &mut Mode, by_library: bool) {
     t.selected = 0;
     t.offset = 0;
     *mode = Mode::Table;
+}
+
+/// `I`: inlined frames merge into their callers, or a profile without any says so.
+fn merge_inlined(ex: &mut Explorer, view: &mut TransformStack) {
+    if ex.profile.tree.names().has_inlined() {
+        view.push(Transform::MergeInlined);
+    } else {
+        ex.tools.message = Some(crate::profile::transform::NO_INLINED.to_owned());
+    }
 }
 
 /// `L`: the table by library; in the table, functions ⇄ libraries. An input that names no

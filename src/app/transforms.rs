@@ -385,6 +385,7 @@ fn same_transform(a: &Transform, b: &Transform) -> bool {
             x.as_str() == y.as_str()
         }
         (Transform::CollapseRecursion, Transform::CollapseRecursion)
+        | (Transform::MergeInlined, Transform::MergeInlined)
         | (Transform::Invert, Transform::Invert) => true,
         _ => false,
     }
@@ -452,6 +453,7 @@ pub fn label(t: &Transform) -> String {
         Transform::Hide(re) => named("hide", re),
         Transform::CollapseLibrary(re) => named("collapse lib", re),
         Transform::CollapseRecursion => "collapse recursion".to_owned(),
+        Transform::MergeInlined => "merge inlined".to_owned(),
         Transform::Invert => "bottom-up".to_owned(),
     }
 }

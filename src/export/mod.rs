@@ -3,6 +3,7 @@
 //! ([`for_terminal`]), and SVG through inferno's flamegraph module, its names through the
 //! XML sink ([`for_xml`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -14,8 +15,16 @@ pub mod stream;
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
     let mut out = Vec::new();
-    each_folded_line(tree, |line| out.push(line.to_owned()));
+    each_folded_line(&text_tree(tree), |line| out.push(line.to_owned()));
     out
+}
+
+/// `tree` as its text reads, for the formats that have only names: a function's frames
+/// in two libraries under one caller (two nodes) are one stack there
+/// ([`CallTree::merged_by_text`]).
+fn text_tree(tree: &CallTree) -> Cow<'_, CallTree> {
+    tree.merged_by_text()
+        .map_or(Cow::Borrowed(tree), Cow::Owned)
 }
 
 /// Calls `f` with each folded line (without its newline), sorted bytewise, building one
@@ -46,7 +55,7 @@ fn each_folded_line(tree: &CallTree, mut f: impl FnMut(&str)) {
 /// Writing failed.
 pub fn write_folded<W: Write>(out: W, tree: &CallTree, to: Destination) -> io::Result<()> {
     let threads = crate::profile::worker_threads();
-    write_folded_with(out, tree, to, threads, PARALLEL_NODES)
+    write_folded_with(out, &text_tree(tree), to, threads, PARALLEL_NODES)
 }
 
 /// [`write_folded`] on `threads` threads for trees of at least `parallel_nodes` nodes
@@ -129,7 +138,10 @@ pub fn write_folded_parts<W: Write>(
         return write_folded(out, tree, to);
     }
     let trees: Vec<&CallTree> = std::iter::once(tree).chain(parts).collect();
-    if !trees.iter().all(|t| sorted_by_text(t)) {
+    if !trees
+        .iter()
+        .all(|t| sorted_by_text(t) && !t.has_same_text_siblings())
+    {
         let mut whole = tree.clone();
         for p in parts {
             whole.merge_from(p);
@@ -261,11 +273,17 @@ pub fn diff_folded_lines(before: &CallTree, after: &CallTree) -> Vec<String> {
 pub fn diff_folded(before: &CallTree, after: &CallTree, normalize: bool) -> Vec<String> {
     let factor = normalize_factor(before, after, normalize);
     let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for (s, w) in before.stacks() {
-        all.entry(s).or_default().0 = normalized(w, factor);
+    // Stacks of one text (a task and a function of one name side by side) add up.
+    for (s, w) in text_tree(before).stacks() {
+        let b = &mut all.entry(s).or_default().0;
+        *b = b.saturating_add(w);
     }
-    for (s, w) in after.stacks() {
-        all.entry(s).or_default().1 = w;
+    for (s, w) in text_tree(after).stacks() {
+        let a = &mut all.entry(s).or_default().1;
+        *a = a.saturating_add(w);
+    }
+    for (b, _) in all.values_mut() {
+        *b = normalized(*b, factor);
     }
     all.into_iter()
         .filter(|&(_, (b, a))| b > 0 || a > 0)
@@ -288,7 +306,10 @@ pub fn write_diff_folded<W: Write>(
     normalize: bool,
     to: Destination,
 ) -> io::Result<()> {
-    if !sorted_by_text(before) || !sorted_by_text(after) {
+    if [before, after]
+        .iter()
+        .any(|t| !sorted_by_text(t) || t.has_same_text_siblings())
+    {
         return write_lines(out, &diff_folded(before, after, normalize), to);
     }
     let factor = normalize_factor(before, after, normalize);
@@ -378,10 +399,11 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
     // their callers, whose width is the same. The SVG is the same; its input is bounded by
     // what it shows, not by the profile's distinct stacks.
     let pruned;
-    let tree = match profile.tree.total() / SVG_UNSEEN {
-        0 => &profile.tree,
+    let whole = text_tree(&profile.tree);
+    let tree = match whole.total() / SVG_UNSEEN {
+        0 => &*whole,
         min => {
-            pruned = profile.tree.pruned(min).0;
+            pruned = whole.pruned(min).0;
             &pruned
         }
     };

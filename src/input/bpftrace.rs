@@ -425,16 +425,13 @@ impl BpftraceParser {
         for (side, frames) in ordered {
             for (name, module) in frames.iter().rev() {
                 let kernel = side == Side::Kernel;
-                let id = if kernel && self.opts.annotate_kernel {
-                    out.tree.intern(&format!("{name}_[k]"))
-                } else {
-                    out.tree.intern(name)
-                };
                 let lib = module.as_deref().or(kernel.then_some(KERNEL_LIBRARY));
-                if let Some(lib) = lib {
-                    out.tree.names_mut().set_library(id, lib);
-                }
-                ids.push(id);
+                let names = out.tree.names_mut();
+                ids.push(if kernel && self.opts.annotate_kernel {
+                    names.intern_in(&format!("{name}_[k]"), lib)
+                } else {
+                    names.intern_in(name, lib)
+                });
             }
         }
         if ids.is_empty() {

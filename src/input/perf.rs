@@ -25,6 +25,7 @@ use super::common::{full, hex, uint};
 use super::{Collector, ParseState};
 use rustc_hash::FxHashMap;
 
+use crate::profile::intern::Kind;
 use crate::profile::{CallTree, NameId, Switch, TaskId, TaskState, Unit};
 use nom::IResult;
 use nom::Parser;
@@ -154,6 +155,10 @@ pub struct PerfOptions {
     /// Keep no sample records (time, task): outputs of the whole profile do not need
     /// them, and they cost 24 bytes a sample.
     pub no_timeline: bool,
+    /// A function is its name alone, without its library or whether it is inlined:
+    /// exports to formats of names only (folded, SVG) then need no merge of the frames
+    /// of one name in two libraries.
+    pub names_only: bool,
 }
 
 /// The parts of an event line flametui uses.
@@ -680,8 +685,11 @@ pub struct PerfParser {
     frames: Vec<NameId>,
     /// Inlined frames of the current sample waiting for the DSO of the frame they are
     /// inlined into, and their address.
-    inlined: Vec<NameId>,
+    inlined: Vec<usize>,
     inlined_pc: String,
+    /// An inlined function's id in the library of the frame it is inlined into, by its
+    /// id without a library and that frame's DSO number.
+    inlined_in: FxHashMap<(NameId, u32), NameId>,
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
     /// sample. Looked up by the line's own bytes, without building a key.
     cache: SymbolCache,
@@ -920,6 +928,9 @@ impl PerfParser {
     fn frame(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let before = self.frames.len();
         self.frame_names(sl, tree);
+        if self.opts.names_only {
+            return;
+        }
         // An inlined frame (perf's `(inlined)` DSO) is in the library of the frame it is
         // inlined into: the line after it at the same address with a DSO of its own.
         // Without one (perf 6.1 marks some libc functions `(inlined)` alone, the next
@@ -931,13 +942,23 @@ impl PerfParser {
                 self.inlined_pc.clear();
                 self.inlined_pc.push_str(sl.pc);
             }
-            self.inlined.extend_from_slice(&self.frames[before..]);
+            self.inlined.extend(before..self.frames.len());
         } else if !self.inlined.is_empty() {
             if self.inlined_pc == sl.pc
                 && let Some(lib) = library_name(sl.dso)
             {
-                for &id in &self.inlined {
-                    tree.names_mut().set_library(id, lib);
+                let dso = self.dso_number(sl.dso);
+                let names = tree.names_mut();
+                for &at in &self.inlined {
+                    let id = self.frames[at];
+                    self.frames[at] = *self.inlined_in.entry((id, dso)).or_insert_with(|| {
+                        let kind = Kind {
+                            library: Some(lib),
+                            inlined: true,
+                        };
+                        let text: Box<str> = names.resolve(id).into();
+                        names.intern_kind(&text, kind)
+                    });
                 }
             }
             self.inlined.clear();
@@ -1024,11 +1045,15 @@ impl PerfParser {
             } else if self.opts.annotate_jit && is_jit(sl.dso) && !func.contains("_[j]") {
                 func.push_str("_[j]");
             }
-            let id = tree.intern(func);
-            if let Some(lib) = library_name(sl.dso) {
-                tree.names_mut().set_library(id, lib);
-            }
-            ids.push(id);
+            let kind = if self.opts.names_only {
+                Kind::default()
+            } else {
+                Kind {
+                    library: library_name(sl.dso),
+                    inlined: sl.dso == INLINED,
+                }
+            };
+            ids.push(tree.names_mut().intern_kind(func, kind));
         }
         ids
     }

@@ -161,16 +161,19 @@ impl StapParser {
             (true, false) => Some(ON_CPU),
             (true, true) => Some(OFF_CPU),
         };
-        let frames = marker
+        // Each frame is a function of its own module (the kernel's, or a user binary's).
+        let ids: Vec<_> = marker
+            .map(|m| out.tree.intern(m))
             .into_iter()
-            .chain(self.frames.iter().rev().map(String::as_str));
-        out.tree.insert(frames, count);
-        for (name, module) in self.frames.iter().zip(&self.modules) {
-            if let Some(module) = module {
-                let id = out.tree.intern(name);
-                out.tree.names_mut().set_library(id, module);
-            }
-        }
+            .chain(
+                self.frames
+                    .iter()
+                    .zip(&self.modules)
+                    .rev()
+                    .map(|(name, module)| out.tree.names_mut().intern_in(name, module.as_deref())),
+            )
+            .collect();
+        out.tree.insert_ids(ids, count);
         self.modules.clear();
         out.stats.samples += 1;
         out.stats.line_counts.in_samples += self.block_lines + 1;

@@ -185,8 +185,10 @@ pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta
                 let e = by_name
                     .entry((half, tree.names().resolve(f.name)))
                     .or_default();
-                e.0[side] = f.total;
-                e.1[side] = f.self_weight;
+                // Functions of one name in several libraries count as one here: the
+                // other profile may name no libraries (folded text).
+                e.0[side] = e.0[side].saturating_add(f.total);
+                e.1[side] = e.1[side].saturating_add(f.self_weight);
             }
         }
     }

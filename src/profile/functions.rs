@@ -3,7 +3,9 @@
 //! (perf script's process and thread roots) are not functions: they have no totals here,
 //! so a process `rec` never adds to the function `rec` (`perf report --sort sym` agrees).
 
-use super::intern::NameId;
+use std::borrow::Cow;
+
+use super::intern::{Interner, NameId};
 use super::tree::{CallTree, NodeId};
 
 /// Totals for one distinct function name.
@@ -15,6 +17,32 @@ pub struct FunctionTotals {
     pub self_weight: u64,
     /// Weight of samples with this function anywhere on the stack (counted once).
     pub total: u64,
+}
+
+/// How a table names function `id` shown as `shown`: marked ` (inlined)` when its frames
+/// are inlined into their callers (it has no symbol of its own: perf writes
+/// `mix (inlined)`), and with its library when another function of its text in another
+/// library has weight (`weighed`), so that the kernel's `strlen` and ld.so's are told
+/// apart: `strlen (ld-linux-x86-64.so.2)`, `mix (inlined in tiny)`.
+pub fn table_label<'a>(
+    names: &Interner,
+    id: NameId,
+    shown: &'a str,
+    weighed: impl Fn(NameId) -> bool,
+) -> Cow<'a, str> {
+    let inlined = names.is_inlined(id);
+    let lib = names.library(id);
+    let shared = names.is_ambiguous(id)
+        && names
+            .lookup_all(names.resolve(id))
+            .any(|o| o != id && names.library(o) != lib && weighed(o));
+    let lib = || lib.map_or("no library", |l| names.library_name(l));
+    match (inlined, shared) {
+        (false, false) => Cow::Borrowed(shown),
+        (true, false) => Cow::Owned(format!("{shown} (inlined)")),
+        (false, true) => Cow::Owned(format!("{shown} ({})", lib())),
+        (true, true) => Cow::Owned(format!("{shown} (inlined in {})", lib())),
+    }
 }
 
 /// Self and inclusive totals of every function in the tree (the root excluded),
@@ -67,8 +95,14 @@ pub fn top_functions(tree: &CallTree, n: usize) -> Vec<FunctionTotals> {
 
 /// As [`top_functions`], below `scope`.
 pub fn top_functions_in(tree: &CallTree, scope: NodeId, n: usize) -> Vec<FunctionTotals> {
-    let mut all: Vec<FunctionTotals> = function_totals_in(tree, scope)
-        .into_iter()
+    top_of(tree, &function_totals_in(tree, scope), n)
+}
+
+/// The `n` heaviest of `totals` (of `tree`), ordered as [`top_functions_in`] orders them.
+pub fn top_of(tree: &CallTree, totals: &[FunctionTotals], n: usize) -> Vec<FunctionTotals> {
+    let mut all: Vec<FunctionTotals> = totals
+        .iter()
+        .copied()
         .filter(|f| f.total > 0 || f.self_weight > 0)
         .collect();
     all.sort_by(|a, b| {

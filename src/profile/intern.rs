@@ -31,13 +31,23 @@ impl NameSource for Interner {
 }
 
 /// A string interner: each distinct name (of a function, or of a task) is stored once.
+///
+/// A function is its name *and* the library its frames were found in, and whether those
+/// frames are inlined (perf's `(inlined)`): the kernel's `strlen` and ld.so's `strlen` are
+/// two functions with one text, as in `perf report --sort dso,sym`. So a frame's library
+/// belongs to the frame, and does not depend on which other frames share its name.
 #[derive(Debug, Default, Clone)]
 pub struct Interner {
+    /// The first function id of each text (the others follow in `same_text`).
     ids: FxHashMap<Box<str>, NameId>,
     task_ids: FxHashMap<Box<str>, NameId>,
     names: Vec<Box<str>>,
     /// Ids of task names, sorted (they are few: one per process or thread).
     tasks: Vec<NameId>,
+    /// Ids of inlined functions, sorted.
+    inlined: Vec<NameId>,
+    /// The next function id with the same text as the key (another library or kind).
+    same_text: FxHashMap<NameId, NameId>,
     /// The library (DSO, module) of each function name, by [`LibId`]; shorter than
     /// `names` when the last names have none.
     library_of: Vec<u32>,
@@ -51,6 +61,27 @@ pub struct LibId(pub u32);
 
 /// No library.
 const NO_LIB: u32 = u32::MAX;
+
+/// What a function is besides its text: where its frames are, and whether they are
+/// inlined into their caller.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kind<'a> {
+    /// Its library (a DSO's file name, a module), if the input said.
+    pub library: Option<&'a str>,
+    /// Inlined into the frame below it (it has no symbol of its own).
+    pub inlined: bool,
+}
+
+impl<'a> Kind<'a> {
+    /// A function of library `library`, not inlined.
+    #[must_use]
+    pub fn of(library: Option<&'a str>) -> Self {
+        Kind {
+            library,
+            inlined: false,
+        }
+    }
+}
 
 impl Interner {
     /// The id of the task (process or thread) name `name`, adding it on first sight; never
@@ -71,45 +102,123 @@ impl Interner {
         self.tasks.binary_search(&id).is_ok()
     }
 
-    /// The id in this interner of name `id` of `from`, of the same kind, added on first
-    /// sight.
+    /// The id in this interner of name `id` of `from`, of the same kind (task, or
+    /// function of the same library, inlined or not), added on first sight.
     pub fn intern_like(&mut self, from: &Interner, id: NameId) -> NameId {
         if from.is_task(id) {
             self.intern_task(from.resolve(id))
         } else {
-            let new = self.intern(from.resolve(id));
-            if let Some(lib) = from.library(id) {
-                self.set_library(new, from.library_name(lib));
-            }
-            new
+            self.intern_kind(from.resolve(id), from.kind(id))
         }
     }
 
-    /// Records that function `id` lives in library `lib` (a DSO's file name, a module).
-    /// A name met in several libraries keeps the first of them in byte order, whatever
-    /// the order of reading (chunks are parsed in parallel).
-    pub fn set_library(&mut self, id: NameId, lib: &str) {
-        let i = id.0 as usize;
-        if i >= self.names.len() || self.is_task(id) {
-            return;
-        }
-        if let Some(old) = self.library(id)
-            && *self.library_name(old) <= *lib
-        {
-            return;
-        }
-        let lib = if let Some(&l) = self.library_ids.get(lib) {
-            l
-        } else {
-            let l = u32::try_from(self.libraries.len()).unwrap_or(NO_LIB);
-            self.libraries.push(lib.into());
-            self.library_ids.insert(lib.into(), l);
-            l
+    /// The id of function `name` of kind `kind`, adding it on first sight.
+    pub fn intern_kind(&mut self, name: &str, kind: Kind<'_>) -> NameId {
+        let lib = match kind.library {
+            None => NO_LIB,
+            Some(l) => self.library_ids.get(l).copied().unwrap_or_else(|| {
+                let n = u32::try_from(self.libraries.len()).unwrap_or(NO_LIB);
+                self.libraries.push(l.into());
+                self.library_ids.insert(l.into(), n);
+                n
+            }),
         };
-        if self.library_of.len() <= i {
-            self.library_of.resize(i + 1, NO_LIB);
+        let Some(&first) = self.ids.get(name) else {
+            let id = self.push_function(name, lib, kind.inlined);
+            self.ids.insert(name.into(), id);
+            return id;
+        };
+        let mut at = first;
+        loop {
+            if self.lib_of(at) == lib && self.is_inlined(at) == kind.inlined {
+                return at;
+            }
+            match self.same_text.get(&at) {
+                Some(&next) => at = next,
+                None => break,
+            }
         }
-        self.library_of[i] = lib;
+        let id = self.push_function(name, lib, kind.inlined);
+        self.same_text.insert(at, id);
+        id
+    }
+
+    /// The id of function `name` of library `library` (not inlined), added on first sight.
+    pub fn intern_in(&mut self, name: &str, library: Option<&str>) -> NameId {
+        self.intern_kind(name, Kind::of(library))
+    }
+
+    fn push_function(&mut self, name: &str, lib: u32, inlined: bool) -> NameId {
+        let id = NameId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
+        self.names.push(name.into());
+        if lib != NO_LIB {
+            let i = id.0 as usize;
+            self.library_of.resize(i + 1, NO_LIB);
+            self.library_of[i] = lib;
+        }
+        if inlined {
+            self.inlined.push(id);
+        }
+        id
+    }
+
+    fn lib_of(&self, id: NameId) -> u32 {
+        self.library_of
+            .get(id.0 as usize)
+            .copied()
+            .unwrap_or(NO_LIB)
+    }
+
+    /// True when function `id`'s frames are inlined into their callers.
+    pub fn is_inlined(&self, id: NameId) -> bool {
+        self.inlined.binary_search(&id).is_ok()
+    }
+
+    /// True when some function's frames are inlined.
+    pub fn has_inlined(&self) -> bool {
+        !self.inlined.is_empty()
+    }
+
+    /// The kind of function `id` (a task's is the default).
+    pub fn kind(&self, id: NameId) -> Kind<'_> {
+        Kind {
+            library: self.library(id).map(|l| self.library_name(l)),
+            inlined: self.is_inlined(id),
+        }
+    }
+
+    /// Every function id whose text is `name` (one per library and kind), first the first
+    /// interned.
+    pub fn lookup_all<'s>(&'s self, name: &str) -> impl Iterator<Item = NameId> + 's {
+        let mut next = self.ids.get(name).copied();
+        std::iter::from_fn(move || {
+            let at = next?;
+            next = self.same_text.get(&at).copied();
+            Some(at)
+        })
+    }
+
+    /// True when some text names several functions (in several libraries, or inlined and
+    /// not).
+    pub fn has_same_text(&self) -> bool {
+        !self.same_text.is_empty()
+    }
+
+    /// Per id, whether another function has its text ([`Interner::is_ambiguous`] of
+    /// every id at once).
+    pub fn ambiguous_ids(&self) -> Vec<bool> {
+        let mut out = vec![false; self.names.len()];
+        for (a, b) in &self.same_text {
+            out[a.0 as usize] = true;
+            out[b.0 as usize] = true;
+        }
+        out
+    }
+
+    /// True when another function has the text of function `id` (in another library, or
+    /// inlined where this one is not): the screens then add its library to its name.
+    pub fn is_ambiguous(&self, id: NameId) -> bool {
+        !self.is_task(id) && self.lookup_all(self.resolve(id)).nth(1).is_some()
     }
 
     /// The library of function `id`, if its input said.
@@ -140,18 +249,18 @@ impl Interner {
         self.task_ids.get(name).copied()
     }
 
-    /// The id of `name`, adding it on first sight.
+    /// The id of function `name` with no library, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> NameId {
-        if let Some(&id) = self.ids.get(name) {
+        if let Some(&id) = self.ids.get(name)
+            && self.lib_of(id) == NO_LIB
+            && !self.is_inlined(id)
+        {
             return id;
         }
-        let id = NameId(u32::try_from(self.names.len()).unwrap_or(u32::MAX));
-        self.names.push(name.into());
-        self.ids.insert(name.into(), id);
-        id
+        self.intern_kind(name, Kind::default())
     }
 
-    /// The id of `name` if it was interned: the function's, else the task's.
+    /// The id of `name` if it was interned: the (first) function's, else the task's.
     pub fn lookup(&self, name: &str) -> Option<NameId> {
         self.ids
             .get(name)
@@ -213,26 +322,51 @@ mod tests {
 
     #[test]
     #[allow(clippy::many_single_char_names)]
-    fn libraries_follow_names_and_do_not_depend_on_order() {
+    fn a_function_is_its_name_library_and_kind() {
         let mut i = Interner::default();
         let f = i.intern("f");
-        let g = i.intern("g");
-        let t = i.intern_task("proc");
+        let t = i.intern_task("strlen");
+        // One text in two libraries: two functions, whatever the order of reading.
+        let k = i.intern_in("strlen", Some("[kernel.kallsyms]"));
+        let l = i.intern_in("strlen", Some("ld-linux-x86-64.so.2"));
+        assert_ne!(k, l);
+        assert_eq!(i.intern_in("strlen", Some("[kernel.kallsyms]")), k);
+        assert_eq!(i.intern_in("strlen", Some("ld-linux-x86-64.so.2")), l);
+        let lib = |i: &Interner, id| i.library(id).map(|l| i.library_name(l).to_owned());
+        assert_eq!(lib(&i, k).as_deref(), Some("[kernel.kallsyms]"));
+        assert_eq!(lib(&i, l).as_deref(), Some("ld-linux-x86-64.so.2"));
         assert_eq!(i.library(f), None);
-        i.set_library(g, "libz.so");
-        i.set_library(t, "libz.so");
         assert_eq!(i.library(t), None, "tasks have no library");
-        i.set_library(f, "libz.so");
-        i.set_library(f, "liba.so");
-        i.set_library(f, "libq.so");
-        assert_eq!(i.library_name(i.library(f).unwrap()), "liba.so");
-        assert_eq!(i.library_name(i.library(g).unwrap()), "libz.so");
-        assert_eq!(i.library_count(), 2);
+        // Inlined frames of a function are apart from its called frames.
+        let mix = i.intern_in("mix", Some("tiny"));
+        let inl = i.intern_kind(
+            "mix",
+            Kind {
+                library: Some("tiny"),
+                inlined: true,
+            },
+        );
+        assert_ne!(mix, inl);
+        assert!(i.is_inlined(inl) && !i.is_inlined(mix) && i.has_inlined());
+        assert_eq!(i.lookup_all("strlen").collect::<Vec<_>>(), [k, l]);
+        assert_eq!(i.lookup("strlen"), Some(k));
+        assert!(i.is_ambiguous(k) && i.is_ambiguous(mix) && !i.is_ambiguous(f));
+        assert!(!i.is_ambiguous(t));
+        // Without a library, `intern` is its own function, found again.
+        let none = i.intern("strlen");
+        assert!(none != k && none != l && i.intern("strlen") == none);
+        assert_eq!(i.library_count(), 3);
+        // Another interner keeps each function apart, with its library and kind.
         let mut j = Interner::default();
         j.intern("other");
-        let f2 = j.intern_like(&i, f);
-        assert_eq!(j.library_name(j.library(f2).unwrap()), "liba.so");
-        assert_eq!(j.lookup_library("liba.so"), j.library(f2));
+        let (l2, k2, inl2) = (
+            j.intern_like(&i, l),
+            j.intern_like(&i, k),
+            j.intern_like(&i, inl),
+        );
+        assert_eq!(lib(&j, l2).as_deref(), Some("ld-linux-x86-64.so.2"));
+        assert_eq!(lib(&j, k2).as_deref(), Some("[kernel.kallsyms]"));
+        assert!(j.is_inlined(inl2) && lib(&j, inl2).as_deref() == Some("tiny"));
         assert_eq!(j.lookup_library("libz.so"), None);
     }
 }

@@ -111,23 +111,20 @@ pub const NO_LIBRARY: &str = "(no library)";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::NameId;
 
     /// A tree of `stacks` whose frames are `lib:func` (or `func` without a library).
     fn tree(stacks: &[(&str, u64)]) -> CallTree {
         let mut t = CallTree::new();
         for (stack, w) in stacks {
-            let frames: Vec<&str> = stack.split(';').collect();
-            let names: Vec<&str> = frames
-                .iter()
-                .map(|f| f.split_once(':').map_or(*f, |(_, n)| n))
+            let ids: Vec<NameId> = stack
+                .split(';')
+                .map(|f| match f.split_once(':') {
+                    Some((lib, name)) => t.names_mut().intern_in(name, Some(lib)),
+                    None => t.intern(f),
+                })
                 .collect();
-            t.insert(names.iter().copied(), *w);
-            for f in &frames {
-                if let Some((lib, name)) = f.split_once(':') {
-                    let id = t.intern(name);
-                    t.names_mut().set_library(id, lib);
-                }
-            }
+            t.insert_ids(ids, *w);
         }
         t.finish();
         t
@@ -162,6 +159,28 @@ mod tests {
     }
 
     #[test]
+    fn a_name_in_two_libraries_charges_each_frame_to_its_own() {
+        // ld.so's `strlen` and the kernel's: each frame's library is its own, so both
+        // libraries get their share, whatever order the frames were read in.
+        for stacks in [
+            [
+                ("ld:_dl_start;ld:strlen", 3),
+                ("ld:_dl_start;[kernel]:page_fault;[kernel]:strlen", 2),
+            ],
+            [
+                ("ld:_dl_start;[kernel]:page_fault;[kernel]:strlen", 2),
+                ("ld:_dl_start;ld:strlen", 3),
+            ],
+        ] {
+            let t = tree(&stacks);
+            assert_eq!(
+                rows(&t),
+                [("ld".to_owned(), 3, 5), ("[kernel]".to_owned(), 2, 2)]
+            );
+        }
+    }
+
+    #[test]
     fn kernel_libraries() {
         for lib in [
             "[kernel.kallsyms]",
@@ -181,8 +200,7 @@ mod tests {
     fn tasks_are_no_library_and_scopes_are_respected() {
         let mut t = CallTree::new();
         let p = t.intern_task("proc");
-        let f = t.intern("f");
-        t.names_mut().set_library(f, "libf.so");
+        let f = t.names_mut().intern_in("f", Some("libf.so"));
         t.insert_ids([p, f], 4);
         t.insert_ids([p], 1);
         t.finish();

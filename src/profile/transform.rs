@@ -28,6 +28,10 @@ pub enum Transform {
     CollapseLibrary(Regex),
     /// Repeated consecutive frames of one function become one.
     CollapseRecursion,
+    /// Inlined frames (perf's `(inlined)`) merge into the frame they are inlined into,
+    /// their self weight with it: the self of `perf report --no-children --sort sym`,
+    /// which charges the enclosing symbol.
+    MergeInlined,
     /// Leaves become roots (bottom-up view).
     Invert,
 }
@@ -40,10 +44,14 @@ impl fmt::Display for Transform {
             Transform::Hide(r) => write!(f, "hide /{r}/"),
             Transform::CollapseLibrary(r) => write!(f, "collapse library /{r}/"),
             Transform::CollapseRecursion => f.write_str("collapse recursion"),
+            Transform::MergeInlined => f.write_str("merge inlined"),
             Transform::Invert => f.write_str("inverted"),
         }
     }
 }
+
+/// What merging inlined frames says of a profile that has none.
+pub const NO_INLINED: &str = "No inlined frames in this profile: nothing to merge";
 
 /// Which names match `re`, indexed by `NameId`: a name matches as the input spells it or
 /// demangled (so `--exclude 'do_command\('` and the viewer's `X` find what the screen
@@ -65,7 +73,10 @@ pub fn renamed(tree: &CallTree, rename: impl Fn(&str) -> Cow<'_, str>) -> CallTr
     let map: Vec<NameId> = names
         .iter()
         .map(|(id, name)| match rename(name) {
-            Cow::Owned(new) if !names.is_task(id) => out.intern(&new),
+            // A renamed function keeps its library and kind.
+            Cow::Owned(new) if !names.is_task(id) => {
+                out.names_mut().intern_kind(&new, names.kind(id))
+            }
             _ => id,
         })
         .collect();
@@ -134,11 +145,8 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
             let frames: Vec<Option<NameId>> = (0..names.library_count())
                 .map(|l| {
                     let lib = names.library_name(LibId(u32::try_from(l).unwrap_or(u32::MAX)));
-                    re.is_match(lib).then(|| {
-                        let id = out.intern(lib);
-                        out.names_mut().set_library(id, lib);
-                        id
-                    })
+                    re.is_match(lib)
+                        .then(|| out.names_mut().intern_in(lib, Some(lib)))
                 })
                 .collect();
             let collapsed = |id: NameId| -> Option<NameId> {
@@ -164,6 +172,14 @@ pub fn apply(tree: &CallTree, t: &Transform) -> CallTree {
                     }
                 }
                 emit(&mut out, head, &mut kept.iter().copied(), w, n);
+            });
+        }
+        Transform::MergeInlined => {
+            let names = tree.names();
+            tree.for_each_stack(|s, w, n| {
+                let (head, rest) = split(s, pinned);
+                let kept = &mut rest.iter().copied().filter(|&id| !names.is_inlined(id));
+                emit(&mut out, head, kept, w, n);
             });
         }
         Transform::CollapseRecursion => tree.for_each_stack(|s, w, n| {
@@ -255,13 +271,7 @@ mod tests {
     fn collapse_library_merges_each_run_of_a_matching_library() {
         let mut t = CallTree::new();
         let p = t.intern_task("rustc");
-        let mut f = |name: &str, lib: Option<&str>| {
-            let id = t.intern(name);
-            if let Some(lib) = lib {
-                t.names_mut().set_library(id, lib);
-            }
-            id
-        };
+        let mut f = |name: &str, lib: Option<&str>| t.names_mut().intern_in(name, lib);
         let main = f("main", Some("rustc"));
         let opt = f("opt", Some("libLLVM.so"));
         let pass = f("pass", Some("libLLVM.so"));
@@ -299,6 +309,32 @@ mod tests {
                 "rustc;rustc;libLLVM.so;rustc;libLLVM.so;libc.so.6 5",
             ]
         );
+    }
+
+    #[test]
+    fn merge_inlined_charges_the_enclosing_function() {
+        // perf script of a DWARF recording: `mix` and `twice` inlined into `main`.
+        let mut t = CallTree::new();
+        let p = t.intern_task("tiny");
+        let inl = |t: &mut CallTree, name: &str| {
+            let kind = crate::profile::intern::Kind {
+                library: Some("tiny"),
+                inlined: true,
+            };
+            t.names_mut().intern_kind(name, kind)
+        };
+        let main = t.names_mut().intern_in("main", Some("tiny"));
+        let mix = inl(&mut t, "mix");
+        let twice = inl(&mut t, "twice");
+        let spin = t.names_mut().intern_in("spin", Some("tiny"));
+        t.insert_ids([p, main, twice, mix], 5);
+        t.insert_ids([p, main, twice, spin], 3);
+        t.insert_ids([p, main], 2);
+        t.finish();
+        let out = apply(&t, &Transform::MergeInlined);
+        assert_eq!(folded_lines(&out), ["tiny;main 7", "tiny;main;spin 3"]);
+        assert_eq!(out.total(), t.total());
+        assert_eq!(Transform::MergeInlined.to_string(), "merge inlined");
     }
 
     #[test]

@@ -651,6 +651,61 @@ impl CallTree {
     /// in this tree of `other`'s node `i` is at index `i` (sample tables of `other` are
     /// remapped with it).
     pub fn merge_from_mapped(&mut self, other: &CallTree) -> Vec<NodeId> {
+        // Each of `other`'s names is interned here once, not once per node (with distinct
+        // stacks, nodes outnumber names a hundred to one).
+        let mut names: Vec<Option<NameId>> = vec![None; other.names.len()];
+        self.merge_renamed(other, |mine, theirs, id| {
+            *names[id.0 as usize].get_or_insert_with(|| mine.intern_like(theirs, id))
+        })
+    }
+
+    /// True when two children of one node have the same text (a function's name in two
+    /// libraries, or inlined in one place and called in another).
+    pub fn has_same_text_siblings(&self) -> bool {
+        if !self.names.has_same_text() {
+            return false;
+        }
+        let ambiguous = self.names.ambiguous_ids();
+        self.ids().skip(1).any(|id| {
+            let n = self.slots[id.index()];
+            ambiguous[n.name.0 as usize]
+                && self
+                    .names
+                    .lookup_all(self.names.resolve(n.name))
+                    .any(|o| o != n.name && self.child(NodeId(n.parent), o).is_some())
+        })
+    }
+
+    /// This tree with the children of each node that have the same text merged into one
+    /// (of the first function of that text), weights summed: the tree of the text, for
+    /// the formats that have only names (folded stacks, SVG). `None` when no two
+    /// siblings have the same text (the tree is its own text tree).
+    #[must_use]
+    pub fn merged_by_text(&self) -> Option<CallTree> {
+        if !self.has_same_text_siblings() {
+            return None;
+        }
+        let mut out = CallTree::with_scale(self.scale);
+        out.names = self.names.clone();
+        out.slots[0].name = self.slots[0].name;
+        out.merge_renamed(self, |mine, _, id| {
+            if mine.is_task(id) {
+                id
+            } else {
+                mine.lookup(mine.resolve(id)).unwrap_or(id)
+            }
+        });
+        out.finish();
+        Some(out)
+    }
+
+    /// Adds every sample of `other` to this tree, each node under the name
+    /// `name(self's names, other's names, its name)`.
+    fn merge_renamed(
+        &mut self,
+        other: &CallTree,
+        mut name: impl FnMut(&mut Interner, &Interner, NameId) -> NameId,
+    ) -> Vec<NodeId> {
         if other.scale > self.scale {
             self.rescale(other.scale - self.scale);
         }
@@ -661,17 +716,12 @@ impl CallTree {
         // At most every node of `other` is new here: one exact reservation instead of the
         // doubling growth, whose slack is most of the peak memory with distinct stacks.
         self.slots.reserve_exact(other.slots.len());
-        // Each of `other`'s names is interned here once, not once per node (with distinct
-        // stacks, nodes outnumber names a hundred to one).
-        let mut names: Vec<Option<NameId>> = vec![None; other.names.len()];
         // Parents come before their children in id order.
         for (i, old) in other.slots.iter().enumerate() {
             let new = if old.parent == NONE {
                 NodeId::ROOT
             } else {
-                let slot = &mut names[old.name.0 as usize];
-                let name =
-                    *slot.get_or_insert_with(|| self.names.intern_like(&other.names, old.name));
+                let name = name(&mut self.names, &other.names, old.name);
                 self.child_or_insert(map[old.parent as usize], name)
             };
             map[i] = new;
@@ -891,10 +941,22 @@ impl CallTree {
         (0..u32::try_from(self.slots.len()).unwrap_or(u32::MAX)).map(NodeId)
     }
 
-    /// The child of `parent` called `name`, if any.
+    /// The child of `parent` called `name`, if any: a function's (of any library, the
+    /// heaviest when several), else a task's.
     pub fn child_named(&self, parent: NodeId, name: &str) -> Option<NodeId> {
-        let child = |id: Option<NameId>| id.and_then(|id| self.child(parent, id));
-        child(self.names.lookup(name)).or_else(|| child(self.names.lookup_task(name)))
+        let mut best: Option<NodeId> = None;
+        for id in self.names.lookup_all(name) {
+            if let Some(c) = self.child(parent, id)
+                && best.is_none_or(|b| self.node(c).total > self.node(b).total)
+            {
+                best = Some(c);
+            }
+        }
+        best.or_else(|| {
+            self.names
+                .lookup_task(name)
+                .and_then(|id| self.child(parent, id))
+        })
     }
 
     /// Ids from the root's first child down to `id` (the root itself excluded).
@@ -1631,6 +1693,64 @@ mod tests {
         assert_eq!(t.lightest_of_heaviest(4), 2);
         assert_eq!(t.lightest_of_heaviest(100), 1);
         assert!(t.pruned(t.lightest_of_heaviest(3)).0.len() <= 3 + 1);
+    }
+
+    #[test]
+    #[allow(clippy::many_single_char_names)]
+    fn frames_of_one_name_in_two_libraries_are_two_nodes_and_one_text_stack() {
+        // A binary's `_start` and ld.so's under one process, each with a callee of one
+        // name: two nodes apart in the tree, one stack of text.
+        let mut t = CallTree::new();
+        let p = t.intern_task("true");
+        let names = t.names_mut();
+        let (bin, ld) = (Some("true"), Some("ld-linux-x86-64.so.2"));
+        let (start_bin, start_ld) = (
+            names.intern_in("_start", bin),
+            names.intern_in("_start", ld),
+        );
+        let (main, f, g) = (
+            names.intern_in("main", bin),
+            names.intern_in("f", ld),
+            names.intern("g"),
+        );
+        t.insert_ids([p, start_bin, main], 5);
+        t.insert_ids([p, start_ld, f], 2);
+        t.insert_ids([p, start_ld, main], 1);
+        t.insert_ids([p, start_bin], 1);
+        t.insert_ids([p, g], 1);
+        t.finish();
+        let proc_node = t.child_named(NodeId::ROOT, "true").unwrap();
+        assert_eq!(t.children(proc_node).count(), 3);
+        assert!(t.has_same_text_siblings());
+        // `child_named` finds the heavier of the two.
+        let start = t.child_named(proc_node, "_start").unwrap();
+        assert_eq!(t.node(start).name, start_bin);
+        let merged = t.merged_by_text().unwrap();
+        assert!(!merged.has_same_text_siblings());
+        assert_eq!(
+            merged.stacks(),
+            vec![
+                ("true;_start".to_owned(), 1),
+                ("true;_start;f".to_owned(), 2),
+                ("true;_start;main".to_owned(), 6),
+                ("true;g".to_owned(), 1),
+            ]
+        );
+        assert_eq!(merged.total(), t.total());
+        assert_eq!(merged.node(NodeId::ROOT).samples, 5);
+        assert_eq!(merged.max_depth(), t.max_depth());
+        // One name in two libraries under different callers needs no merge.
+        let mut u = CallTree::new();
+        let (a, b) = (u.intern("a"), u.intern("b"));
+        let names = u.names_mut();
+        let (s1, s2) = (
+            names.intern_in("s", Some("x")),
+            names.intern_in("s", Some("y")),
+        );
+        u.insert_ids([a, s1], 1);
+        u.insert_ids([b, s2], 1);
+        u.finish();
+        assert!(!u.has_same_text_siblings() && u.merged_by_text().is_none());
     }
 
     #[test]

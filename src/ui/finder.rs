@@ -13,8 +13,10 @@ use super::{fill, put};
 use crate::app::Explorer;
 use crate::app::compare::Compare;
 use crate::app::finder::{FinderState, LIMIT, popup_area};
-use crate::profile::NameSource;
 use crate::profile::finder::FinderHit;
+use crate::profile::functions::table_label;
+use crate::profile::{NameId, NameSource};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::profile::scope::OFF_CPU;
@@ -47,7 +49,12 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             }
             text
         };
-        (shares, ex.shown(hit.name))
+        // Marked as the function table marks it: `(inlined)`, or its library when
+        // another library has a function of its text. The matched characters are in
+        // the name, which comes first.
+        let weighed = |o: NameId| ex.functions.get(o.0 as usize).is_some_and(|f| f.total > 0);
+        let label = table_label(tree.names(), hit.name, ex.shown(hit.name), weighed);
+        (shares, label)
     });
 }
 
@@ -66,7 +73,7 @@ pub fn render_compare(cmp: &Compare, colors: ColorMode, buf: &mut Buffer) {
         });
         (
             format!("{before:>6.2}% → {after:>6.2}%  "),
-            cf.shown.text(hit.name),
+            Cow::Borrowed(cf.shown.text(hit.name)),
         )
     });
 }
@@ -79,7 +86,7 @@ fn popup<'a>(
     f: &FinderState,
     colors: ColorMode,
     buf: &mut Buffer,
-    row: impl Fn(&FinderHit) -> (String, &'a str),
+    row: impl Fn(&FinderHit) -> (String, Cow<'a, str>),
 ) {
     if rect.width < 12 || rect.height < 4 {
         return;
@@ -136,7 +143,7 @@ fn popup<'a>(
             buf,
             (x, y),
             room,
-            name,
+            &name,
             &hit.indices,
             (base, mark(colors, base)),
         );

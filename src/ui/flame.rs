@@ -74,6 +74,8 @@ fn draw_cell(
                         {
                             Hue::Kernel
                         }
+                        // Inlined frames (perf's `(inlined)`) as inferno's `_[i]`.
+                        Hue::Hot if names.is_inlined(tree.node(id).name) => Hue::Inline,
                         hue => hue,
                     };
                     (name, name, hue)

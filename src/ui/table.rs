@@ -2,13 +2,16 @@
 //! column, then one row per function — self and total weight, each with its share of the
 //! scope (the zoomed frame) — the selection in reverse video. Only visible rows are drawn.
 
+use std::borrow::Cow;
+
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
 use super::{fill, put};
 use crate::app::Explorer;
 use crate::app::table::SortKey;
-use crate::profile::{NodeId, Profile};
+use crate::profile::functions::table_label;
+use crate::profile::{NameId, NodeId, Profile};
 use crate::text::{sanitize, share, thousands, thousands_str};
 use crate::view::color::{self, ColorMode};
 use crate::view::tooltip::{display_width, ellipsize, time_text};
@@ -33,7 +36,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     };
     let tree = &ex.profile.tree;
     // (self, total, name) of the rows from the first shown on.
-    let (title, rows): (String, Vec<(u64, u64, &str)>) = if t.by_library {
+    let (title, rows): (String, Vec<(u64, u64, Cow<'_, str>)>) = if t.by_library {
         let title = format!(
             "Library{} ({}{scope} · Enter collapses)",
             arrow(SortKey::Name).trim(),
@@ -41,7 +44,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         );
         let rows = t.libraries.iter().skip(t.offset).map(|r| {
             let name = crate::profile::libraries::library_label(tree, r.lib);
-            (r.self_weight, r.total, name)
+            (r.self_weight, r.total, Cow::Borrowed(name))
         });
         (title, rows.take(usize::from(area.height)).collect())
     } else {
@@ -53,7 +56,11 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
             if n == 1 { "" } else { "s" }
         );
         let rows = t.rows.iter().skip(t.offset);
-        let rows = rows.map(|f| (f.self_weight, f.total, ex.shown(f.name)));
+        let weighed = |o: NameId| ex.functions.get(o.0 as usize).is_some_and(|f| f.total > 0);
+        let rows = rows.map(|f| {
+            let label = table_label(tree.names(), f.name, ex.shown(f.name), weighed);
+            (f.self_weight, f.total, label)
+        });
         (title, rows.take(usize::from(area.height)).collect())
     };
     let width = usize::from(area.width);
@@ -66,7 +73,7 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     put(buf, area.x, area.y, &head, width, head_style);
     let p = &ex.profile;
     for ((i, (self_weight, total, name)), y) in (t.offset..)
-        .zip(rows.iter().copied())
+        .zip(rows.iter().map(|(s, t, n)| (*s, *t, &**n)))
         .zip(area.y + 1..area.bottom())
     {
         let name = ellipsize(&sanitize(name), name_w);

@@ -121,7 +121,14 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             w(tree.self_weight(id)),
             share(tree.self_weight(id), base)
         ));
-        if tree.names().is_task(node.name) {
+        let names = tree.names();
+        if names.is_inlined(node.name) {
+            facts.push("inlined into its caller: no symbol of its own".to_owned());
+        }
+        if let Some(lib) = names.library(node.name) {
+            facts.push(format!("in {}", sanitize(names.library_name(lib))));
+        }
+        if names.is_task(node.name) {
             facts.push("a process or thread, not a function".to_owned());
         } else if halved {
             facts.push(format!(

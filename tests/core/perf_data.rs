@@ -121,12 +121,22 @@ fn frames_are_named_from_the_binary_found_through_symfs() {
     );
     // Its library is the binary it is inlined into, not `inlined` (issue 30.2).
     let twice = load("perf-data-dwarf.data.gz", true);
-    let id = twice.tree.names().lookup("twice").unwrap();
+    // Every frame of `twice` is marked inlined (issue 30.3).
     let names = twice.tree.names();
-    assert_eq!(
-        names.library(id).map(|l| names.library_name(l)),
-        Some("tiny")
-    );
+    let frames: Vec<_> = twice
+        .tree
+        .ids()
+        .map(|n| twice.tree.node(n).name)
+        .filter(|&id| names.resolve(id) == "twice")
+        .collect();
+    assert!(!frames.is_empty());
+    for id in frames {
+        assert_eq!(
+            names.library(id).map(|l| names.library_name(l)),
+            Some("tiny")
+        );
+        assert!(names.is_inlined(id));
+    }
     // Without the binary: its frames are named after it, as perf script does.
     let bare = stacks(&load("perf-data-fp.data.gz", false));
     assert!(bare.iter().all(|(s, _)| !s.contains("spin")), "{bare:?}");

@@ -822,3 +822,152 @@ fn inlined_is_not_a_library() {
     assert!(!out.contains("inlined"), "{out}");
     assert!(rows.contains(&("0", "python3.11")), "{out}");
 }
+
+/// The rows of a `--top` table (after its two heading lines): the label after the
+/// figures, and the self and total figures (`--exact`).
+fn top_rows(table: &str) -> BTreeMap<String, (u64, u64)> {
+    let num = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
+    table
+        .lines()
+        .skip(2)
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            (words[4..].join(" "), (num(words[0]), num(words[2])))
+        })
+        .collect()
+}
+
+/// A frame's library is its own, not its name's (issue 30.1). In a real recording of
+/// `sh -c 'for i in $(seq 40); do /bin/true; done'` (cpu-clock, `-g`), `strcmp` and
+/// `strncmp` have frames in ld.so and in libc. Before, every `strcmp` frame went to
+/// one library: ld.so had 20.54% self, libc 2.87%.
+///
+/// `perf report --no-children --sort dso` (662 samples, 26,480,000 ns):
+/// `[kernel.kallsyms]` 75.68%, `ld-linux-x86-64.so.2` 20.39%, `libc.so.6` 3.02%,
+/// `dash` 0.45%, `true` 0.45%. `perf report --children --sort sym` lists each library's
+/// `strcmp` apart: ld.so's 1.21% total, 0.60% self; libc's 0.15% total, 0 self; each
+/// `strncmp` 0.15% / 0.15%.
+#[test]
+fn a_frame_is_in_its_own_library_not_its_names() {
+    let path = testdata("perf-two-libs.txt.gz");
+    let libs = top_rows(&stdout(
+        &["--top", "100", "--top-by", "library", "--exact", &path],
+        None,
+    ));
+    let self_of = |lib: &str| libs.get(lib).map(|r| r.0);
+    assert_eq!(self_of("[kernel.kallsyms]"), Some(20_040_000), "{libs:?}");
+    assert_eq!(self_of("ld-linux-x86-64.so.2"), Some(5_400_000), "{libs:?}");
+    assert_eq!(self_of("libc.so.6"), Some(800_000), "{libs:?}");
+    assert_eq!(self_of("dash"), Some(120_000), "{libs:?}");
+    assert_eq!(self_of("true"), Some(120_000), "{libs:?}");
+    let funcs = top_rows(&stdout(&["--top", "100000", "--exact", &path], None));
+    let row = |name: &str| funcs.get(name).copied();
+    assert_eq!(
+        row("strcmp (ld-linux-x86-64.so.2)"),
+        Some((160_000, 320_000))
+    );
+    assert_eq!(row("strcmp (libc.so.6)"), Some((0, 40_000)));
+    assert_eq!(
+        row("strncmp (ld-linux-x86-64.so.2)"),
+        Some((40_000, 40_000))
+    );
+    assert_eq!(row("strncmp (libc.so.6)"), Some((40_000, 40_000)));
+    // A name in one library only is shown as it is.
+    assert_eq!(row("__strcmp_avx2"), Some((40_000, 40_000)));
+    // The same figures whatever the number of parser threads and the chunks they get.
+    let totals = |threads: usize, chunk_size: Option<usize>| {
+        let opts = LoadOptions {
+            threads: Some(threads),
+            chunk_size,
+            ..LoadOptions::default()
+        };
+        let Ok(Loaded::Single(p)) = input::load_path(&path, &opts) else {
+            panic!("{path}")
+        };
+        let tree = &p.tree;
+        flametui::profile::libraries::library_totals_in(tree, flametui::profile::NodeId::ROOT)
+            .into_iter()
+            .map(|r| {
+                let label = flametui::profile::libraries::library_label(tree, r.lib);
+                (label.to_owned(), r.self_weight, r.total)
+            })
+            .collect::<BTreeSet<_>>()
+    };
+    let one = totals(1, None);
+    for chunk in [4096, 10_000, 65_536] {
+        assert_eq!(totals(2, Some(chunk)), one, "chunks of {chunk}");
+    }
+    // The folded export has only names: the two libraries' frames of one stack are one
+    // line, as inferno writes it.
+    let lines = folded(&[], "perf-two-libs.txt.gz");
+    let stacks: Vec<&str> = lines
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().0)
+        .collect();
+    let unique: BTreeSet<&str> = stacks.iter().copied().collect();
+    assert_eq!(unique.len(), stacks.len(), "a stack written twice");
+    let mut sorted = stacks.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, stacks, "folded lines out of order");
+    // An export reads names only; one whose transform needs the libraries reads them,
+    // and merges the two libraries' frames at export: the same lines.
+    let with_libraries = folded(
+        &["--collapse-lib", "^no such library$"],
+        "perf-two-libs.txt.gz",
+    );
+    assert_eq!(with_libraries, lines);
+}
+
+/// Inlined frames are marked, and merge into their caller on demand (issue 30.3). A
+/// real `--call-graph dwarf` recording of a program whose `main` calls the static
+/// inline `twice`, which calls the inline `mix`, and the out-of-line `spin` (287
+/// samples of 1 ms; the binary's path rewritten).
+///
+/// `perf report --children --sort sym`: `main` 100%, `twice (inlined)` 88.11%,
+/// `mix (inlined)` 65.03%, `spin` 11.19%. `perf report --no-children --sort sym`
+/// charges self time to the enclosing symbol: `main` 88.81%, `spin` 11.19%.
+#[test]
+fn inlined_frames_are_marked_and_merge_into_their_caller() {
+    let path = testdata("perf-inlined-dwarf.txt.gz");
+    let shares = |args: &[&str]| -> BTreeMap<String, (String, String)> {
+        let mut all = vec!["--top", "20"];
+        all.extend_from_slice(args);
+        all.push(&path);
+        stdout(&all, None)
+            .lines()
+            .skip(2)
+            .map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                // `186 ms  65.03%  186 ms  65.03%  mix (inlined)`
+                (w[6..].join(" "), (w[2].to_owned(), w[5].to_owned()))
+            })
+            .collect()
+    };
+    let marked = shares(&[]);
+    let share = |t: &BTreeMap<String, (String, String)>, name: &str| t.get(name).cloned();
+    // As perf script and inferno: self time in the innermost inlined function.
+    assert_eq!(
+        share(&marked, "mix (inlined)"),
+        Some(("65.03%".into(), "65.03%".into())),
+        "{marked:?}"
+    );
+    assert_eq!(
+        share(&marked, "twice (inlined)"),
+        Some(("23.08%".into(), "88.11%".into()))
+    );
+    assert_eq!(
+        share(&marked, "main"),
+        Some(("0.70%".into(), "100.00%".into()))
+    );
+    let merged = shares(&["--merge-inlined"]);
+    assert_eq!(
+        share(&merged, "main"),
+        Some(("88.81%".into(), "100.00%".into())),
+        "{merged:?}"
+    );
+    assert_eq!(
+        share(&merged, "spin"),
+        Some(("11.19%".into(), "11.19%".into()))
+    );
+    assert!(!merged.keys().any(|k| k.contains("inlined")), "{merged:?}");
+}

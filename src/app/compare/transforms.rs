@@ -41,6 +41,10 @@ impl Compare {
                 view.push(Transform::CollapseRecursion);
                 true
             }
+            ToolAction::MergeInlined => {
+                view.push(Transform::MergeInlined);
+                true
+            }
             ToolAction::Undo => view.undo(),
             ToolAction::Invert => {
                 view.toggle_invert();

@@ -255,11 +255,8 @@ fn forest(
         if parent[i].is_none() && f.function_name == "(root)" {
             continue;
         }
-        let id = out.tree.intern(&frame_name(f));
-        let lib = script_name(&f.url);
-        if !lib.is_empty() {
-            out.tree.names_mut().set_library(id, lib);
-        }
+        let lib = Some(script_name(&f.url)).filter(|l| !l.is_empty());
+        let id = out.tree.names_mut().intern_in(&frame_name(f), lib);
         entry[i] = Some(u32::try_from(entries.len()).unwrap_or(u32::MAX));
         entries.push(ForestEntry {
             parent: parent[i].and_then(|p| entry[p]),

@@ -250,11 +250,8 @@ pub(crate) fn build(doc: Document, keep: bool, out: &mut Collector) -> Result<()
     let names: Vec<NameId> = frames
         .iter()
         .map(|f| {
-            let id = out.tree.intern(&frame_name(f));
-            if let Some(file) = f.file.as_deref().filter(|f| !f.is_empty()) {
-                out.tree.names_mut().set_library(id, file_name(file));
-            }
-            id
+            let lib = f.file.as_deref().filter(|f| !f.is_empty()).map(file_name);
+            out.tree.names_mut().intern_in(&frame_name(f), lib)
         })
         .collect();
     drop(frames);

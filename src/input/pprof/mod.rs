@@ -354,6 +354,8 @@ fn location_frames(d: &Decoded<'_>, out: &mut Collector) -> std::result::Result<
                 )
             })?;
             let name = d.string(*name, "a function")?;
+            // Lines inlined into the next are not marked: `go tool pprof -top` counts a
+            // function inlined at some call sites and not at others as one.
             frames.names.push(frame(out, name, lib));
         }
         if frames.names.len() == start {
@@ -367,14 +369,10 @@ fn location_frames(d: &Decoded<'_>, out: &mut Collector) -> std::result::Result<
     Ok(frames)
 }
 
-/// Interns a frame and records its library.
+/// Interns a frame of library `lib`.
 fn frame(out: &mut Collector, name: &str, lib: Option<&str>) -> NameId {
     let name = if name.is_empty() { "[unknown]" } else { name };
-    let id = out.tree.intern(name);
-    if let Some(lib) = lib {
-        out.tree.names_mut().set_library(id, lib);
-    }
-    id
+    out.tree.names_mut().intern_in(name, lib)
 }
 
 /// The task of a sample with no string label, in a profile where others have some.

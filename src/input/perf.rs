@@ -42,7 +42,8 @@ use nom::sequence::{delimited, preceded, terminated};
 /// - the symbol is without its offset (with `\0` and the address for an unknown symbol
 ///   when addresses are kept);
 /// - `dso` is the DSO's number, and [`JAVA`] when read in a Java process (whose names are
-///   tidied differently);
+///   tidied differently), and [`INLINE`] for an inlined frame of perf.data (one of text
+///   has its own DSO, `(inlined)`);
 /// - `ids` is the frame name (most symbols), or [`MANY`] and the index of its names (Java
 ///   inlining).
 #[derive(Debug, Default)]
@@ -124,6 +125,7 @@ impl SymbolCache {
 }
 
 const JAVA: u32 = 1 << 31;
+const INLINE: u32 = 1 << 30;
 
 fn cache_hash(key: &[u8], dso: u32) -> u64 {
     use std::hash::Hasher;
@@ -194,6 +196,10 @@ pub struct StackLine<'a> {
     pub symbol: &'a str,
     /// The DSO inside the parentheses.
     pub dso: &'a str,
+    /// An inlined frame: perf script's `(inlined)` DSO (`dso` is then that word, and the
+    /// frame's library the next line's at its address), or one of perf.data, whose `dso`
+    /// is its address's mapping.
+    pub inlined: bool,
 }
 
 /// `id := "-"? [0-9]+` — perf prints -1 for a task that has exited.
@@ -426,7 +432,12 @@ pub fn stack_line(line: &str) -> Option<StackLine<'_>> {
         "" => " ",
         s => s,
     };
-    Some(StackLine { pc, symbol, dso })
+    Some(StackLine {
+        pc,
+        symbol,
+        dso,
+        inlined: dso == INLINED,
+    })
 }
 
 /// The DSO group that ends a stack line: the outermost parenthesised group at its end,
@@ -969,7 +980,9 @@ impl PerfParser {
     fn frame_names(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let symbol = strip_offset(sl.symbol);
         let java = self.pname.starts_with("java");
-        let dso = self.dso_number(sl.dso) | if java { JAVA } else { 0 };
+        let dso = self.dso_number(sl.dso)
+            | if java { JAVA } else { 0 }
+            | if sl.inlined { INLINE } else { 0 };
         let key = if self.opts.include_addrs && symbol == "[unknown]" {
             self.key.clear();
             self.key.push_str(symbol);
@@ -992,7 +1005,7 @@ impl PerfParser {
         self.cache.insert(hash, &key, dso, ids);
     }
 
-    /// The number of a DSO name, for the symbol cache's keys (below [`JAVA`]).
+    /// The number of a DSO name, for the symbol cache's keys (below [`INLINE`]).
     fn dso_number(&mut self, dso: &str) -> u32 {
         if let Some(name) = self.dso_names.get(self.last_dso as usize)
             && **name == *dso
@@ -1002,7 +1015,7 @@ impl PerfParser {
         let n = if let Some(&n) = self.dsos.get(dso) {
             n
         } else {
-            let n = u32::try_from(self.dso_names.len()).unwrap_or(u32::MAX) & !JAVA;
+            let n = u32::try_from(self.dso_names.len()).unwrap_or(u32::MAX) & !(JAVA | INLINE);
             self.dsos.insert(dso.into(), n);
             self.dso_names.push(dso.into());
             n
@@ -1050,7 +1063,7 @@ impl PerfParser {
             } else {
                 Kind {
                     library: library_name(sl.dso),
-                    inlined: sl.dso == INLINED,
+                    inlined: sl.inlined,
                 }
             };
             ids.push(tree.names_mut().intern_kind(func, kind));
@@ -1151,6 +1164,7 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn switch_and_lost_records_are_read() {
@@ -1298,6 +1312,69 @@ mod tests {
         p.finish(&mut bare);
         assert!(bare.samples.is_empty() && bare.samples.tasks().is_empty());
         assert_eq!(bare.tree.stacks(), out.tree.stacks());
+    }
+
+    /// An inlined frame of perf.data has its address's DSO: its library, even where no
+    /// frame of that DSO follows at its address (the chain's outermost function is not the
+    /// symbol table's, as libc's `__libc_start_main_impl`). One of text takes the next
+    /// line's at its address, else none. Inlined and called frames of one name are apart.
+    #[test]
+    fn inlined_frames_have_a_library_from_perf_data_or_from_the_next_line() {
+        let mut p = PerfParser::new(PerfOptions::default());
+        let mut out = Collector::default();
+        let mut state = ParseState::default();
+        p.line("app 1 1.0: 5 cpu-clock: ", &mut state, &mut out);
+        let frame = |symbol, dso, inlined| StackLine {
+            pc: "",
+            symbol,
+            dso,
+            inlined,
+        };
+        for sl in [
+            frame("mix", "/bin/app", true),
+            frame("main", "/bin/app", false),
+            frame("__libc_start_main_impl", "/lib/libc.so.6", true),
+            frame("_start", "/bin/app", false),
+        ] {
+            p.push_frame(sl, &mut out);
+        }
+        p.end_sample(&mut out);
+        for line in [
+            "app 1 2.0: 5 cpu-clock: ",
+            "\t10 mix+0x4 (inlined)",
+            "\t10 main+0x9 (/bin/app)",
+            "\t20 memcpy+0x1 (inlined)",
+            "\t30 _start+0x2 (/bin/app)",
+            "",
+            "app 1 3.0: 5 cpu-clock: ",
+            "\t40 mix+0x1 (/bin/app)",
+            "",
+        ] {
+            p.line(line, &mut state, &mut out);
+        }
+        p.finish(&mut out);
+        let names = out.tree.names();
+        let kinds: BTreeSet<(&str, Option<&str>, bool)> = out
+            .tree
+            .ids()
+            .skip(1)
+            .map(|id| out.tree.node(id).name)
+            .filter(|&n| !names.is_task(n))
+            .map(|n| {
+                let k = names.kind(n);
+                (names.resolve(n), k.library, k.inlined)
+            })
+            .collect();
+        let want: BTreeSet<(&str, Option<&str>, bool)> = [
+            ("mix", Some("app"), true),
+            ("mix", Some("app"), false),
+            ("main", Some("app"), false),
+            ("__libc_start_main_impl", Some("libc.so.6"), true),
+            ("memcpy", None, true),
+            ("_start", Some("app"), false),
+        ]
+        .into();
+        assert_eq!(kinds, want);
     }
 
     /// The folded stacks of perf script `lines` read with `opts`.

@@ -187,6 +187,9 @@ struct Frame {
     pc: u64,
     symbol: Arc<str>,
     dso: Arc<str>,
+    /// Inlined at `pc` (perf script writes `(inlined)` for its DSO): its library is still
+    /// `dso`, the mapping of its address.
+    inlined: bool,
 }
 
 /// The reader's state over the records.
@@ -210,7 +213,6 @@ struct Reader<'o> {
     kernel: Arc<str>,
     /// perf's name of the idle task (pid and tid 0).
     swapper: Arc<str>,
-    inlined: Arc<str>,
     pc: String,
     regs_user: Vec<u64>,
     notes: Vec<String>,
@@ -354,7 +356,6 @@ impl<'o> Reader<'o> {
             unknown: Arc::from("[unknown]"),
             kernel: Arc::from("[kernel.kallsyms]"),
             swapper: Arc::from("swapper"),
-            inlined: Arc::from("inlined"),
             pc: String::new(),
             regs_user,
             notes: Vec::new(),
@@ -739,6 +740,7 @@ impl Reader<'_> {
                 pc: &self.pc,
                 symbol: &f.symbol,
                 dso: &f.dso,
+                inlined: f.inlined,
             };
             self.perf.push_frame(sl, out);
         }
@@ -820,6 +822,7 @@ impl Reader<'_> {
             pc: ip,
             symbol: self.unknown.clone(),
             dso: self.kernel.clone(),
+            inlined: false,
         });
     }
 
@@ -891,6 +894,7 @@ impl Reader<'_> {
                     pc: ip,
                     symbol: name.clone(),
                     dso,
+                    inlined: false,
                 }
             })
         });
@@ -898,6 +902,7 @@ impl Reader<'_> {
             pc: ip,
             symbol: self.unknown.clone(),
             dso: self.kernel.clone(),
+            inlined: false,
         })
     }
 
@@ -912,6 +917,7 @@ impl Reader<'_> {
                 pc: addr,
                 symbol: self.unknown.clone(),
                 dso: self.unknown.clone(),
+                inlined: false,
             });
             return;
         };
@@ -922,12 +928,13 @@ impl Reader<'_> {
             return;
         }
         let path = self.dsos[map.dso as usize].path.clone();
-        let (unknown, inlined) = (self.unknown.clone(), self.inlined.clone());
+        let unknown = self.unknown.clone();
         let resolved: Vec<Frame> = match self.elf(map.dso) {
             None => vec![Frame {
                 pc: offset,
                 symbol: unknown,
                 dso: path,
+                inlined: false,
             }],
             Some(elf) => {
                 let pc = elf.address_of_offset(offset).unwrap_or(offset);
@@ -936,6 +943,7 @@ impl Reader<'_> {
                         pc,
                         symbol: unknown,
                         dso: path,
+                        inlined: false,
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
@@ -949,16 +957,14 @@ impl Reader<'_> {
                                 pc,
                                 symbol: name,
                                 dso: path,
+                                inlined: false,
                             }]
                         } else {
                             // perf: an entry named as the symbol is the symbol's own frame.
                             let frame = |n: Arc<str>| Frame {
                                 pc,
-                                dso: if n == name {
-                                    path.clone()
-                                } else {
-                                    inlined.clone()
-                                },
+                                inlined: n != name,
+                                dso: path.clone(),
                                 symbol: n,
                             };
                             chain.into_iter().map(frame).collect()

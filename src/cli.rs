@@ -229,6 +229,13 @@ pub struct Args {
     #[arg(long)]
     pub merge_inlined: bool,
 
+    /// What the counts of folded stacks are, as flamegraph.pl's and inferno's --countname:
+    /// 'ns' (or 'nanoseconds') shows them as times (1.23 s), as a folded export of a
+    /// cpu-clock or off-CPU profile holds; another name labels them ('bytes'). Without it
+    /// they are samples. Other formats say what their weights are.
+    #[arg(long, value_name = "NAME")]
+    pub countname: Option<String>,
+
     /// Bottom-up view: leaves become roots.
     #[arg(long)]
     pub invert: bool,
@@ -513,6 +520,7 @@ impl Args {
                 kallsyms: self.kallsyms.clone(),
                 buildid_dir: self.buildid_dir.clone().or_else(default_buildid_dir),
             },
+            count_name: self.countname.clone(),
         }
     }
 }

@@ -23,7 +23,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek};
 
 use crate::error::{Error, Result};
-use crate::profile::{CallTree, Format, Profile, SampleTable, Stats};
+use crate::profile::{CallTree, Format, Profile, SampleTable, Stats, Unit};
 use common::LineReader;
 pub use live::Snapshots;
 use live::{LineSource, Live, Next, Tick};
@@ -82,6 +82,10 @@ pub struct LoadOptions {
     pub metric: Option<String>,
     /// perf.data: where its binaries and kernel symbols are found.
     pub perf_data: perf_data::PerfDataOptions,
+    /// Folded stacks: what their counts are (`--countname`, as flamegraph.pl's): `ns` or
+    /// `nanoseconds` makes them times; another name labels them. Without it they are
+    /// samples, as flamegraph.pl and inferno call them.
+    pub count_name: Option<String>,
 }
 
 /// The default number of parser threads.
@@ -407,6 +411,34 @@ pub fn load_path(path: &str, opts: &LoadOptions) -> Result<Loaded> {
     load_path_into(path, opts, None)
 }
 
+/// Names the counts of folded input `--countname` names (see [`LoadOptions::count_name`]);
+/// the other formats say what their weights are.
+fn with_count_name(mut loaded: Loaded, name: Option<&str>) -> Loaded {
+    let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+        return loaded;
+    };
+    let name_it = |p: &mut Profile| {
+        let folded = matches!(p.stats.format, Some(Format::Folded | Format::DiffFolded));
+        if folded && p.stats.unit == Unit::Samples {
+            p.stats.unit = match name {
+                "ns" | "nanoseconds" => Unit::Nanoseconds,
+                _ => Unit::Metric {
+                    name: name.to_owned(),
+                    unit: "count".to_owned(),
+                },
+            };
+        }
+    };
+    match &mut loaded {
+        Loaded::Single(p) => name_it(p),
+        Loaded::Diff { before, after } => {
+            name_it(before);
+            name_it(after);
+        }
+    }
+    loaded
+}
+
 /// As [`load_path`], except that an input parsed on several threads (perf script, or a
 /// folded file with `threads` set) may leave the trees of its workers unmerged: the
 /// profile's tree then holds the stacks of one worker, and the others' trees are returned
@@ -541,6 +573,7 @@ fn load_reader_into<R: Read + Send>(
     mut parts: Option<&mut Vec<CallTree>>,
 ) -> Result<Loaded> {
     let loaded = read_any(reader, name, opts, parts.as_deref_mut())?;
+    let loaded = with_count_name(loaded, opts.count_name.as_deref());
     refuse_weightless(loaded, name, parts.as_deref().map_or(&[], |p| &p[..]))
 }
 

@@ -98,6 +98,8 @@ impl fmt::Display for Unit {
             Unit::Nanoseconds => f.write_str("ns"),
             Unit::Events(e) => write!(f, "{e} (event period)"),
             Unit::OnOffCpu => f.write_str("samples on-CPU / script units off-CPU"),
+            // A count's name is its unit (`bytes` from --countname).
+            Unit::Metric { name, unit } if unit == "count" => f.write_str(name),
             Unit::Metric { name, unit } => write!(f, "{name} ({unit})"),
         }
     }

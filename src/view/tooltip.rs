@@ -91,10 +91,17 @@ fn describe_frame(cx: &Context<'_>, id: NodeId) -> Tooltip {
             Unit::Samples => w(node.total),
             Unit::OnOffCpu => format!("{} in {}", w(node.total), count(node.samples, "stack")),
             Unit::Nanoseconds | Unit::Events(_) | Unit::Metric { .. } => {
-                // The off-CPU metric's samples are blocks.
+                // The off-CPU metric's samples are blocks; a folded file's records are
+                // stacks (lines), whatever their counts are (`--countname`).
+                let folded = matches!(
+                    cx.profile.stats.format,
+                    Some(crate::profile::Format::Folded | crate::profile::Format::DiffFolded)
+                );
                 let what =
                     if cx.profile.stats.event.as_deref() == Some(crate::profile::offcpu::METRIC) {
                         "block"
+                    } else if folded {
+                        "stack"
                     } else {
                         "sample"
                     };

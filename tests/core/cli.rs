@@ -768,3 +768,42 @@ fn a_fifo_is_read_as_the_same_bytes_in_a_file() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "a;b 2\na;c 1\n");
 }
+
+/// Folded counts are samples unless `--countname` says what they are (issue 30.7): a
+/// folded export of a cpu-clock profile holds nanoseconds, shown as times with `ns`;
+/// another name labels them. Formats that say their unit keep it.
+#[test]
+fn countname_says_what_folded_counts_are() {
+    let folded = b"main;work 1500000000\nmain 500000000\n";
+    let top = |extra: &[&str]| {
+        let mut args = vec!["--top", "1"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = run(&args, Some(folded));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        top(&[]).ends_with("(total 2,000,000,000 samples)"),
+        "{}",
+        top(&[])
+    );
+    let ns = top(&["--countname", "ns"]);
+    assert!(ns.ends_with("(total 2.00 s)"), "{ns}");
+    let exact = top(&["--countname", "ns", "--exact"]);
+    assert!(exact.ends_with("(total 2,000,000,000 ns)"), "{exact}");
+    let bytes = top(&["--countname", "bytes"]);
+    assert!(bytes.ends_with("(total 2,000,000,000 bytes)"), "{bytes}");
+    // perf script says its unit (cpu-clock: time); the flag leaves it alone.
+    let perf = crate::testdata("perf-inlined-dwarf.txt.gz");
+    let out = run(&["--top", "1", "--countname", "bytes", &perf], None);
+    let first = text(&out.stdout);
+    assert!(
+        first.starts_with("Top 1 function by self weight (total 287 ms)"),
+        "{first}"
+    );
+}

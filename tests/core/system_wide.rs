@@ -943,31 +943,26 @@ fn inlined_frames_are_marked_and_merge_into_their_caller() {
             })
             .collect()
     };
-    let marked = shares(&[]);
-    let share = |t: &BTreeMap<String, (String, String)>, name: &str| t.get(name).cloned();
+    let check = |table: &BTreeMap<String, (String, String)>, rows: &[(&str, &str, &str)]| {
+        for &(name, own, total) in rows {
+            let want = (own.to_owned(), total.to_owned());
+            assert_eq!(table.get(name), Some(&want), "{name}: {table:?}");
+        }
+    };
     // As perf script and inferno: self time in the innermost inlined function.
-    assert_eq!(
-        share(&marked, "mix (inlined)"),
-        Some(("65.03%".into(), "65.03%".into())),
-        "{marked:?}"
-    );
-    assert_eq!(
-        share(&marked, "twice (inlined)"),
-        Some(("23.08%".into(), "88.11%".into()))
-    );
-    assert_eq!(
-        share(&marked, "main"),
-        Some(("0.70%".into(), "100.00%".into()))
+    let marked = shares(&[]);
+    check(
+        &marked,
+        &[
+            ("mix (inlined)", "65.03%", "65.03%"),
+            ("twice (inlined)", "23.08%", "88.11%"),
+            ("main", "0.70%", "100.00%"),
+        ],
     );
     let merged = shares(&["--merge-inlined"]);
-    assert_eq!(
-        share(&merged, "main"),
-        Some(("88.81%".into(), "100.00%".into())),
-        "{merged:?}"
-    );
-    assert_eq!(
-        share(&merged, "spin"),
-        Some(("11.19%".into(), "11.19%".into()))
+    check(
+        &merged,
+        &[("main", "88.81%", "100.00%"), ("spin", "11.19%", "11.19%")],
     );
     assert!(!merged.keys().any(|k| k.contains("inlined")), "{merged:?}");
 }

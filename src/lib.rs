@@ -8,6 +8,22 @@
 //!       ─▶ view::layout(&CallTree, &Viewport) ─▶ FrameLayout ─▶ ui::draw(&App) ─▶ terminal
 //! keys/mouse ─▶ app::keymap ─▶ Action ─▶ app::update(&mut App)
 //! ```
+//!
+//! Inside `app/`, imports run one way (a test fails on any circle, and on a screen that
+//! reaches another's logic), top to bottom:
+//!
+//! ```text
+//! app::update, app::dispatch          the App: loading, compare mode, where an action goes
+//!   app::jobs, app::compare           background views; two profiles side by side
+//!   app::tools, app::screens,         the router of one explorer's screens; the status line
+//!   app::impact, app::keymap, …
+//!   app::{table,finder,sandwich,      one screen each: its logic (mod.rs), taking the explorer
+//!         heat,tasks,search}
+//!   app::explore, app::navigate, …    graph keys on one explorer
+//!   app::explorer                     a loaded profile on screen, holding app::state::Tools
+//!   app::state, app::*::state,        plain data: each screen's state, the prompt, the
+//!   app::action, app::transforms::state  actions, the view (transform stack)
+//! ```
 #![forbid(unsafe_code)]
 
 pub mod app;

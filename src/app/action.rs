@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use super::Progress;
-use super::tools::ToolAction;
+use super::heat::state::HeatKey;
+use super::tasks::state::TaskKey;
 use crate::profile::Profile;
 
 /// A direction on screen (what it means in the tree depends on flame vs icicle).
@@ -118,4 +119,121 @@ pub enum Action {
     Tool(ToolAction),
     /// Background job `id` (see `app::jobs`) has been running this long.
     Computing(u64, Duration),
+}
+
+/// A verb of the analysis tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolAction {
+    /// Open or close the function table.
+    Table,
+    /// Open the table of libraries (DSOs, modules), or switch the table between functions
+    /// and libraries.
+    Libraries,
+    /// Open the fuzzy finder.
+    Finder,
+    /// Open or close the callers / callees of the selected function.
+    Sandwich,
+    /// Bottom-up (inverted) view on or off.
+    Invert,
+    /// Siblings alphabetical or heaviest first.
+    Order,
+    /// Drop the stacks through the selected function.
+    Exclude,
+    /// Ask for a regex, then drop the stacks with a matching frame.
+    ExcludeRegex,
+    /// Keep only the stacks through the selected function, re-rooted at it.
+    Focus,
+    /// Remove the selected function's frames (its callees move up to its callers).
+    Hide,
+    /// Merge directly recursive frames.
+    CollapseRecursion,
+    /// Merge inlined frames into the frames they are inlined into.
+    MergeInlined,
+    /// Undo the last transform.
+    Undo,
+    /// Ask for a path, then write the view there.
+    Export,
+    /// Open or close the heat map.
+    Heat,
+    /// A key of the heat map.
+    HeatKey(HeatKey),
+    /// Open or close the task list.
+    Tasks,
+    /// A key of the task list.
+    TaskKey(TaskKey),
+    /// Group the towers by the next of thread name, process, thread, folded name.
+    Group,
+    /// Copy the selected function's name.
+    CopyName,
+    /// Copy the selected frame's stack, root first, joined by `;`.
+    CopyStack,
+    /// Lists: move the selection by rows.
+    Step(i32),
+    /// Lists: a page down (`true`) or up.
+    Page(bool),
+    /// Lists: the last (`true`) or first row.
+    Edge(bool),
+    /// Table: next sort column.
+    Sort,
+    /// Table and finder: show the function in the graph. Prompt: do it.
+    Accept,
+    /// Callers / callees: keys go to the other pane.
+    Pane,
+    /// Callers / callees: move the selection.
+    Move(Dir),
+    /// Callers / callees: show the selected frame's function instead.
+    Recenter,
+    /// Close the table, finder, callers / callees or prompt.
+    Close,
+    /// Type into the finder or prompt.
+    Type(char),
+    /// Paste into the finder or prompt (a bracketed paste: one edit).
+    Paste(String),
+    /// Delete the last character.
+    Backspace,
+    /// Clear the input.
+    ClearLine,
+    /// Scroll the help by rows.
+    HelpScroll(i32),
+    /// The shell's report on an effect (what was copied or written, or why not).
+    Notify(String),
+    /// The shell kept a file that an export would have replaced: ask before replacing it.
+    Exists(String),
+}
+
+impl ToolAction {
+    /// Whether the action does something while two profiles are compared: the transforms
+    /// (applied to both, a typed regex too), copying, the finder (over both) and its keys,
+    /// the export of the differential view, and the help. The function table, callers /
+    /// callees, heat map, task list and grouping work on one profile.
+    pub fn works_while_comparing(&self) -> bool {
+        matches!(
+            self,
+            Self::Finder
+                | Self::Step(_)
+                | Self::Page(_)
+                | Self::Edge(_)
+                | Self::Accept
+                | Self::Close
+                | Self::Type(_)
+                | Self::Paste(_)
+                | Self::Backspace
+                | Self::ClearLine
+                | Self::Invert
+                | Self::Order
+                | Self::Exclude
+                | Self::Focus
+                | Self::Hide
+                | Self::CollapseRecursion
+                | Self::MergeInlined
+                | Self::Undo
+                | Self::CopyName
+                | Self::CopyStack
+                | Self::HelpScroll(_)
+                | Self::Notify(_)
+                | Self::ExcludeRegex
+                | Self::Export
+                | Self::Exists(_)
+        )
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
-use super::search::SearchState;
+use super::search::state::SearchState;
 use super::{Mode, Size};
 use crate::profile::NameId;
 use crate::profile::Profile;
@@ -99,7 +99,7 @@ pub struct Explorer {
     /// Status lines about the selection, wrapped.
     pub status: Vec<TipLine>,
     /// Function table, finder, callers / callees, transforms, prompt and messages.
-    pub tools: super::tools::Tools,
+    pub tools: super::state::Tools,
     /// The last action scrolled the graph itself (wheel, page, top / bottom): a selection
     /// scrolled out of view follows onto the screen, rather than the screen onto it.
     pub(crate) scrolled: bool,
@@ -172,7 +172,7 @@ impl Explorer {
             layout,
             areas: Areas::default(),
             status: Vec::new(),
-            tools: super::tools::Tools::default(),
+            tools: super::state::Tools::default(),
             scrolled: false,
             names,
             library_colors: false,

@@ -6,7 +6,7 @@
 
 use super::explorer::Explorer;
 use super::sandwich::Sandwich;
-use super::tools::Screen;
+use super::state::Screen;
 use crate::profile::functions::{FunctionTotals, table_label};
 use crate::profile::sandwich::{Impact, impact};
 use crate::profile::scope::{OFF_CPU, is_halved, scope_label, scope_of, unit_scopes};

@@ -4,11 +4,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::action::ToolAction;
 use super::action::{Action, Dir};
-use super::heat::HeatKey;
+use super::heat::state::HeatKey;
 use super::mode::Mode;
-use super::tasks::TaskKey;
-use super::tools::ToolAction;
+use super::tasks::state::TaskKey;
 
 /// A key with its modifiers (Shift is ignored for characters: `N` is `N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use super::Mode;
 use super::explorer::Explorer;
 use super::sandwich::Sandwich;
-use super::tools::{Screen, Tools};
+use super::state::{Screen, Tools};
 use super::transforms::TransformStack;
 use crate::input::stap::ON_CPU;
 use crate::profile::diff::{find_path, path_names};

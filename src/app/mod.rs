@@ -11,7 +11,9 @@
 
 pub mod action;
 pub mod compare;
+pub mod dispatch;
 pub mod effects;
+mod explore;
 pub mod explorer;
 pub mod finder;
 pub mod heat;
@@ -25,6 +27,7 @@ mod navigate;
 pub mod sandwich;
 mod screens;
 pub mod search;
+pub mod state;
 pub mod table;
 pub mod tasks;
 pub mod text_input;
@@ -34,11 +37,12 @@ pub mod update;
 
 use std::time::Duration;
 
+pub use action::ToolAction;
 pub use action::{Action, Dir};
 pub use effects::Effect;
 pub use explorer::{Areas, Explorer};
 pub use mode::Mode;
-pub use tools::{Screen, ToolAction};
+pub use state::Screen;
 pub use transforms::TransformStack;
 pub use update::{finish, update};
 

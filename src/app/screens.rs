@@ -3,7 +3,7 @@
 //! a chosen function in the graph.
 
 use super::explorer::Explorer;
-use super::tools::Screen;
+use super::state::Screen;
 use super::{Action, Mode};
 use crate::profile::NameId;
 use crate::view::Target;

@@ -3,255 +3,21 @@
 //! towers, bottom-up view and sibling order, export and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
 //! the explorer keeps their state in [`Tools`].
 
-use std::sync::Arc;
-
 use regex::Regex;
 
+use super::action::ToolAction;
 use super::effects::{copy_name, default_export_name};
 use super::explorer::Explorer;
-use super::finder::FinderState;
-use super::sandwich::Sandwich;
 pub(crate) use super::screens::intercept;
-use super::table::TableState;
+use super::state::{Prompt, PromptKind, Screen};
 use super::text_input::{self, Inserted};
 use super::transforms::{TransformStack, exact};
-use super::{App, Dir, Mode, Phase};
+use super::{App, Mode, Phase};
 use crate::profile::scope::{scope_label, unit_scopes};
 use crate::profile::transform::Transform;
-use crate::profile::{NameId, NodeId, Profile};
+use crate::profile::{NameId, NodeId};
 use crate::text::share;
 use crate::view::Target;
-
-/// What fills the graph area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Screen {
-    /// The flame graph.
-    #[default]
-    Graph,
-    /// The function table.
-    Table,
-    /// Callers and callees of one function.
-    Sandwich,
-    /// The heat map of the samples over time.
-    Heat,
-    /// The processes and threads that ran.
-    Tasks,
-}
-
-/// What a one-line prompt asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
-    /// A path to export the view to.
-    Export,
-    /// A regex of frames whose stacks are excluded.
-    Exclude,
-}
-
-impl PromptKind {
-    /// Text before the input.
-    pub fn label(self) -> &'static str {
-        match self {
-            PromptKind::Export => "Export to (.svg / .folded): ",
-            PromptKind::Exclude => "Exclude stacks matching: ",
-        }
-    }
-
-    /// What the input is called in the status line.
-    pub fn what(self) -> &'static str {
-        match self {
-            PromptKind::Export => "The export path",
-            PromptKind::Exclude => "The exclude regex",
-        }
-    }
-}
-
-/// A one-line prompt in the footer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    /// What it asks for.
-    pub kind: PromptKind,
-    /// What was typed.
-    pub text: String,
-    /// `text` is the suggestion it opened with: typing replaces it, ⌫ edits it.
-    pub suggested: bool,
-    /// Export: the file named by `text` is there, and Enter replaces it (set when the
-    /// shell found it; editing the name clears it).
-    pub replace: bool,
-}
-
-/// State of the tools, per explorer.
-#[derive(Debug, Default)]
-pub struct Tools {
-    /// What fills the graph area.
-    pub screen: Screen,
-    /// The profile as read, when the view differs from it.
-    pub original: Option<Arc<Profile>>,
-    /// The view the profile is shown through (breadcrumbs in the header).
-    pub applied: TransformStack,
-    /// Bumped whenever the tree is recomputed.
-    pub generation: u64,
-    /// Function table.
-    pub table: TableState,
-    /// Fuzzy finder.
-    pub finder: FinderState,
-    /// Callers / callees, when open.
-    pub sandwich: Option<Box<Sandwich>>,
-    /// Callers / callees asked for and not shown yet (`app::jobs` builds them).
-    pub wanted_sandwich: Option<NameId>,
-    /// The heat map, once opened (its cursor and ranges are kept while it is closed).
-    pub heat: Option<super::heat::HeatState>,
-    /// The task list (its marks and filter are kept while it is closed).
-    pub tasks: super::tasks::TaskState,
-    /// The timeline strip of the graph view.
-    pub strip: super::heat::Strip,
-    /// The open prompt.
-    pub prompt: Option<Prompt>,
-    /// One-line report for the status area (what was copied or written, or why not).
-    pub message: Option<String>,
-    /// The queries searched for, for `/` and ↑/↓ in its prompt.
-    pub searches: super::search::SearchHistory,
-}
-
-impl Tools {
-    /// The mode keys return to when a prompt or the help closes.
-    pub fn home_mode(&self) -> Mode {
-        match self.screen {
-            Screen::Graph => Mode::Normal,
-            Screen::Table => Mode::Table,
-            Screen::Sandwich => Mode::Sandwich,
-            Screen::Heat => Mode::Heat,
-            Screen::Tasks => Mode::Tasks,
-        }
-    }
-
-    /// The tree was recomputed: everything derived from it is stale.
-    pub(crate) fn rebuilt(&mut self) {
-        self.generation += 1;
-        self.table.invalidate();
-        self.finder = FinderState::default();
-        self.sandwich = None;
-        if self.screen == Screen::Sandwich {
-            self.screen = Screen::Graph;
-        }
-    }
-}
-
-/// A verb of the analysis tools.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolAction {
-    /// Open or close the function table.
-    Table,
-    /// Open the table of libraries (DSOs, modules), or switch the table between functions
-    /// and libraries.
-    Libraries,
-    /// Open the fuzzy finder.
-    Finder,
-    /// Open or close the callers / callees of the selected function.
-    Sandwich,
-    /// Bottom-up (inverted) view on or off.
-    Invert,
-    /// Siblings alphabetical or heaviest first.
-    Order,
-    /// Drop the stacks through the selected function.
-    Exclude,
-    /// Ask for a regex, then drop the stacks with a matching frame.
-    ExcludeRegex,
-    /// Keep only the stacks through the selected function, re-rooted at it.
-    Focus,
-    /// Remove the selected function's frames (its callees move up to its callers).
-    Hide,
-    /// Merge directly recursive frames.
-    CollapseRecursion,
-    /// Merge inlined frames into the frames they are inlined into.
-    MergeInlined,
-    /// Undo the last transform.
-    Undo,
-    /// Ask for a path, then write the view there.
-    Export,
-    /// Open or close the heat map.
-    Heat,
-    /// A key of the heat map.
-    HeatKey(super::heat::HeatKey),
-    /// Open or close the task list.
-    Tasks,
-    /// A key of the task list.
-    TaskKey(super::tasks::TaskKey),
-    /// Group the towers by the next of thread name, process, thread, folded name.
-    Group,
-    /// Copy the selected function's name.
-    CopyName,
-    /// Copy the selected frame's stack, root first, joined by `;`.
-    CopyStack,
-    /// Lists: move the selection by rows.
-    Step(i32),
-    /// Lists: a page down (`true`) or up.
-    Page(bool),
-    /// Lists: the last (`true`) or first row.
-    Edge(bool),
-    /// Table: next sort column.
-    Sort,
-    /// Table and finder: show the function in the graph. Prompt: do it.
-    Accept,
-    /// Callers / callees: keys go to the other pane.
-    Pane,
-    /// Callers / callees: move the selection.
-    Move(Dir),
-    /// Callers / callees: show the selected frame's function instead.
-    Recenter,
-    /// Close the table, finder, callers / callees or prompt.
-    Close,
-    /// Type into the finder or prompt.
-    Type(char),
-    /// Paste into the finder or prompt (a bracketed paste: one edit).
-    Paste(String),
-    /// Delete the last character.
-    Backspace,
-    /// Clear the input.
-    ClearLine,
-    /// Scroll the help by rows.
-    HelpScroll(i32),
-    /// The shell's report on an effect (what was copied or written, or why not).
-    Notify(String),
-    /// The shell kept a file that an export would have replaced: ask before replacing it.
-    Exists(String),
-}
-
-impl ToolAction {
-    /// Whether the action does something while two profiles are compared: the transforms
-    /// (applied to both, a typed regex too), copying, the finder (over both) and its keys,
-    /// the export of the differential view, and the help. The function table, callers /
-    /// callees, heat map, task list and grouping work on one profile.
-    pub fn works_while_comparing(&self) -> bool {
-        matches!(
-            self,
-            Self::Finder
-                | Self::Step(_)
-                | Self::Page(_)
-                | Self::Edge(_)
-                | Self::Accept
-                | Self::Close
-                | Self::Type(_)
-                | Self::Paste(_)
-                | Self::Backspace
-                | Self::ClearLine
-                | Self::Invert
-                | Self::Order
-                | Self::Exclude
-                | Self::Focus
-                | Self::Hide
-                | Self::CollapseRecursion
-                | Self::MergeInlined
-                | Self::Undo
-                | Self::CopyName
-                | Self::CopyStack
-                | Self::HelpScroll(_)
-                | Self::Notify(_)
-                | Self::ExcludeRegex
-                | Self::Export
-                | Self::Exists(_)
-        )
-    }
-}
 
 /// What a key of a single-profile tool says while comparing (after the key).
 pub const NOT_WHILE_COMPARING: &str =
@@ -262,124 +28,8 @@ fn fit_message(text: &str) -> String {
     crate::view::tooltip::ellipsize(text, 78)
 }
 
-/// Applies a tool action (in compare mode, the transforms apply to both profiles).
-pub fn update(app: &mut App, action: ToolAction) {
-    // Two ranges of one recording: the comparison replaces the explorer, and `T` brings
-    // it back.
-    if action == ToolAction::HeatKey(super::heat::HeatKey::Compare) {
-        if let Err(m) = super::heat::compare_ranges(app)
-            && let Phase::Ready(ex) = &mut app.phase
-        {
-            ex.tools.message = Some(m);
-        }
-        return;
-    }
-    if action == ToolAction::Heat && super::heat::go_home(app) {
-        return;
-    }
-    if let Phase::Compare(cmp) = &mut app.phase
-        && !matches!(action, ToolAction::HelpScroll(_))
-    {
-        if app.mode == Mode::Help {
-            return;
-        }
-        if app.mode == Mode::Finder {
-            let rows = super::compare::finder::list_rows(cmp);
-            cmp.finder_key(&action, &mut app.mode, rows);
-            return;
-        }
-        if app.mode == Mode::Prompt || matches!(action, ToolAction::Exists(_)) {
-            let App {
-                mode,
-                view,
-                effects,
-                size,
-                ..
-            } = app;
-            compare_prompt_key(cmp, mode, (view, effects), action, size.width);
-            return;
-        }
-        let ex = cmp.driver_mut();
-        ex.tools.message = None;
-        match action {
-            ToolAction::Finder => cmp.open_finder(&mut app.mode),
-            ToolAction::Notify(message) => ex.tools.message = Some(message),
-            ToolAction::ExcludeRegex => {
-                open_prompt(ex, &mut app.mode, PromptKind::Exclude, String::new());
-            }
-            ToolAction::Export => {
-                let name = cmp.export_name();
-                open_prompt(cmp.driver_mut(), &mut app.mode, PromptKind::Export, name);
-            }
-            ToolAction::CopyName | ToolAction::CopyStack => {
-                match ex.copy_effect(action == ToolAction::CopyStack) {
-                    Ok(e) => app.effects.push(e),
-                    Err(m) => ex.tools.message = Some(m),
-                }
-            }
-            a if a.works_while_comparing() => {
-                // What is shown follows the view (`app::jobs`), which says what it shows.
-                if !cmp.transform(&mut app.view, &a) && a == ToolAction::Undo {
-                    cmp.driver_mut().tools.message = Some("Nothing to undo".to_owned());
-                }
-            }
-            other => {
-                let key = super::keymap::key_of(&other);
-                ex.tools.message = Some(format!("{key}: {NOT_WHILE_COMPARING}"));
-            }
-        }
-        return;
-    }
-    update_explorer(app, action);
-}
-
-/// A key of the prompt while comparing (typed in the pane keys go to): `X` excludes the
-/// regex from both profiles, `e` writes the differential view; and the shell's report that
-/// the export's file is there.
-fn compare_prompt_key(
-    cmp: &mut super::compare::Compare,
-    mode: &mut Mode,
-    (view, effects): (&mut TransformStack, &mut Vec<super::effects::Effect>),
-    action: ToolAction,
-    width: u16,
-) {
-    let ex = cmp.driver_mut();
-    if !matches!(action, ToolAction::Exists(_)) {
-        ex.tools.message = None;
-    }
-    match action {
-        ToolAction::Exists(_) => shell_report(ex, mode, action, width),
-        ToolAction::Type(_)
-        | ToolAction::Paste(_)
-        | ToolAction::Backspace
-        | ToolAction::ClearLine => text_key(ex, *mode, action),
-        ToolAction::Close => close(ex, mode),
-        ToolAction::Accept => {
-            let Some(p) = ex.tools.prompt.clone() else {
-                *mode = Mode::Normal;
-                return;
-            };
-            let done = match p.kind {
-                PromptKind::Export => cmp
-                    .export_effect(p.text.trim(), p.replace)
-                    .map(|e| effects.push(e)),
-                PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
-            };
-            let ex = cmp.driver_mut();
-            match done {
-                Ok(()) => {
-                    ex.tools.prompt = None;
-                    *mode = Mode::Normal;
-                }
-                Err(m) => ex.tools.message = Some(m),
-            }
-        }
-        _ => {}
-    }
-}
-
 /// The transform a regex typed after `X` asks for.
-fn typed_exclude(text: &str) -> Result<Transform, String> {
+pub(crate) fn typed_exclude(text: &str) -> Result<Transform, String> {
     Regex::new(text)
         .map(Transform::Exclude)
         .map_err(|e| format!("Invalid regex: {}", super::search::short_error(&e)))
@@ -421,7 +71,7 @@ fn toggle_heat(ex: &mut Explorer, mode: &mut Mode) {
     *mode = Mode::Heat;
 }
 
-fn update_explorer(app: &mut App, action: ToolAction) {
+pub(crate) fn update_explorer(app: &mut App, action: ToolAction) {
     let App {
         mode,
         phase,
@@ -528,7 +178,7 @@ fn update_explorer(app: &mut App, action: ToolAction) {
 
 /// What the shell said about an effect: a message, or that the export's file is there —
 /// then the prompt opens again on its name, and Enter replaces it.
-fn shell_report(ex: &mut Explorer, mode: &mut Mode, report: ToolAction, width: u16) {
+pub(crate) fn shell_report(ex: &mut Explorer, mode: &mut Mode, report: ToolAction, width: u16) {
     let path = match report {
         ToolAction::Exists(path) => path,
         ToolAction::Notify(message) => {
@@ -603,7 +253,7 @@ fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {
     ex.tools.wanted_sandwich = Some(name);
 }
 
-fn close(ex: &mut Explorer, mode: &mut Mode) {
+pub(crate) fn close(ex: &mut Explorer, mode: &mut Mode) {
     match *mode {
         Mode::Finder | Mode::Prompt => {
             ex.tools.prompt = None;
@@ -621,7 +271,7 @@ fn close(ex: &mut Explorer, mode: &mut Mode) {
     }
 }
 
-fn open_prompt(ex: &mut Explorer, mode: &mut Mode, kind: PromptKind, text: String) {
+pub(crate) fn open_prompt(ex: &mut Explorer, mode: &mut Mode, kind: PromptKind, text: String) {
     let suggested = !text.is_empty();
     ex.tools.prompt = Some(Prompt {
         kind,
@@ -797,7 +447,7 @@ fn recenter(ex: &mut Explorer) {
 }
 
 /// A key that edits the finder's or the prompt's text.
-fn text_key(ex: &mut Explorer, mode: Mode, action: ToolAction) {
+pub(crate) fn text_key(ex: &mut Explorer, mode: Mode, action: ToolAction) {
     match action {
         ToolAction::Type(c) => type_char(ex, mode, c),
         ToolAction::Paste(text) => paste(ex, mode, &text),

@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::*;
 use crate::app::effects::Effect;
 use crate::app::keymap::action_for;
-use crate::app::{Action, Size, update};
+use crate::app::{Action, Dir, Size, update};
 use crate::export::folded_lines;
 use crate::input::{LoadOptions, load_reader};
 use crate::view::color::ColorMode;

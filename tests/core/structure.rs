@@ -4,8 +4,8 @@
 //! module's declarations and re-exports of its own children are a facade, not an edge.
 //! Test modules (`#[cfg(test)]` and on, `*_tests.rs`) are left out.
 //!
-//! One circle is known and may only shrink: the 18 files of `app/` that reach each other
-//! (issue 31 takes it apart). Any other circle fails, and so does that one growing.
+//! There is no circle: any fails. (`app/` had one of 18 files until issue 31 moved each
+//! screen's state below the explorer that holds it.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -176,24 +176,15 @@ fn circles(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<BTreeSet
 }
 
 #[test]
-fn no_import_circle_but_the_known_one_and_it_does_not_grow() {
+fn no_import_circle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mods = modules(&src);
     let found = circles(&edges(&mods));
     let names =
         |c: &BTreeSet<Vec<String>>| -> Vec<String> { c.iter().map(|m| m.join("/")).collect() };
-    for c in &found {
-        let in_app = c.iter().all(|m| m.first().is_some_and(|f| f == "app"));
-        assert!(
-            in_app && c.len() <= 18,
-            "an import circle of {} files: {:?}",
-            c.len(),
-            names(c)
-        );
-    }
     assert!(
-        found.len() <= 1,
-        "circles: {:?}",
+        found.is_empty(),
+        "import circles: {:?}",
         found.iter().map(names).collect::<Vec<_>>()
     );
 }
@@ -211,4 +202,54 @@ fn the_circle_finder_finds_a_circle() {
     .into_iter()
     .collect();
     assert_eq!(circles(&edges), [BTreeSet::from([m("a"), m("b"), m("c")])]);
+}
+
+/// The viewer's screens, each a directory of `app/` (its logic in `mod.rs`, its plain data
+/// in `state.rs`).
+const SCREENS: [&str; 7] = [
+    "table", "finder", "sandwich", "heat", "tasks", "search", "compare",
+];
+
+/// The screen a module belongs to, if any.
+fn screen_of(module: &[String]) -> Option<&str> {
+    match module {
+        [app, screen, ..] if app == "app" => SCREENS.iter().copied().find(|s| s == screen),
+        _ => None,
+    }
+}
+
+/// A screen reaches no other screen's logic: it may read another's plain data (its
+/// `state` module: the comparison's finder is the finder's state), never call into it.
+/// The router (`app::tools`, `app::dispatch`, `app::screens`) is the one place that knows
+/// them all. Each screen's state lies below the explorer that holds it.
+#[test]
+fn a_screen_imports_no_other_screen() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mods = modules(&src);
+    let mut wrong = Vec::new();
+    for (from, tos) in &edges(&mods) {
+        let Some(a) = screen_of(from) else { continue };
+        for to in tos {
+            let other = screen_of(to).filter(|&b| b != a);
+            let is_state = to.last().is_some_and(|m| m == "state");
+            if other.is_some() && !is_state {
+                wrong.push(format!("{} → {}", from.join("/"), to.join("/")));
+            }
+            // A screen's state never reaches up to the explorer or a screen's logic.
+            let from_state = from.last().is_some_and(|m| m == "state");
+            if from_state
+                && (to.as_slice() == ["app", "explorer"] || (screen_of(to).is_some() && !is_state))
+            {
+                wrong.push(format!("{} → {}", from.join("/"), to.join("/")));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // Every screen is there (a renamed one must be named here too).
+    for s in SCREENS {
+        assert!(
+            mods.contains_key(&vec!["app".to_owned(), s.to_owned()]),
+            "no screen {s}"
+        );
+    }
 }

@@ -4,10 +4,10 @@
 //! the graph as the delta table's Enter does, switching to the side that has it.
 
 use super::Compare;
-use crate::app::finder::{FinderState, LIMIT};
+use crate::app::Mode;
+use crate::app::action::ToolAction;
+use crate::app::finder::state::{FinderState, LIMIT};
 use crate::app::text_input::{self, Inserted};
-use crate::app::tools::ToolAction;
-use crate::app::{Mode, finder};
 use crate::profile::finder::find_in;
 use crate::profile::{Interner, NameId, NameSource};
 
@@ -143,5 +143,5 @@ impl CompareFinder {
 
 /// Hits the popup over the compare region lists.
 pub fn list_rows(cmp: &Compare) -> usize {
-    finder::list_rows(cmp.areas.body)
+    crate::app::finder::state::list_rows(cmp.areas.body)
 }

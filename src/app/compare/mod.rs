@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! Action ─▶ Compare::apply ─▶ view keys, delta table, mouse
-//!                          ─▶ graph keys: update::explore(driver)
+//!                          ─▶ graph keys: explore::explore(driver)
 //!        ─▶ Compare::refresh ─▶ areas ─▶ driver layout ─▶ follow (other side, by path)
 //!                            ─▶ status: both sides' weights, shares, Δ pp, self
 //! ```
@@ -26,9 +26,9 @@ use ratatui::layout::Rect;
 
 use self::place::pick;
 pub use self::table::DeltaTable;
+use super::explore::explore;
 use super::explorer::{Explorer, Hover};
 use super::transforms::TransformStack;
-use super::update::explore;
 use super::{Action, Dir, Mode, Size};
 use crate::profile::diff::{function_deltas, points_by_node};
 use crate::profile::{CallTree, NodeId, Profile};
@@ -445,7 +445,7 @@ impl Compare {
         self.table.scroll_to_selection(rows);
         if let Some(f) = self.finder.as_mut() {
             f.state
-                .scroll_into_view(crate::app::finder::list_rows(self.areas.body));
+                .scroll_into_view(crate::app::finder::state::list_rows(self.areas.body));
         }
         let status = self.status.clone();
         self.driver_mut().status = status;

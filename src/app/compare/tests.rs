@@ -298,7 +298,7 @@ fn compare_keys_only_when_comparing() {
 
 #[test]
 fn transforms_apply_to_both_sides_and_undo() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let mut a = app();
     // main → insert (the widest child in AFTER, the side keys go to).
     run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
@@ -325,7 +325,8 @@ fn transforms_apply_to_both_sides_and_undo() {
 #[test]
 fn one_profile_tools_say_so_and_copy_works_while_comparing() {
     use crate::app::Effect;
-    use crate::app::tools::{NOT_WHILE_COMPARING, ToolAction};
+    use crate::app::action::ToolAction;
+    use crate::app::tools::NOT_WHILE_COMPARING;
     let mut a = app();
     run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
     for tool in [ToolAction::Table, ToolAction::Sandwich, ToolAction::Group] {
@@ -353,7 +354,7 @@ fn one_profile_tools_say_so_and_copy_works_while_comparing() {
 
 #[test]
 fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let mut a = app();
     let message = |a: &App| {
         let c = cmp(a);
@@ -384,7 +385,7 @@ fn a_message_lasts_until_the_next_key_in_any_view_or_side() {
 
 #[test]
 fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let mut a = app();
     // A case-insensitive search before does not widen what Enter highlights.
     run(
@@ -434,7 +435,7 @@ fn the_finder_ranks_both_sides_and_shows_the_pick_where_it_is() {
 
 #[test]
 fn undo_takes_back_toggles_too_and_says_what_is_shown() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let mut a = app();
     run(&mut a, [Action::Move(Dir::Down), Action::Move(Dir::Down)]);
     run(
@@ -460,7 +461,7 @@ fn undo_takes_back_toggles_too_and_says_what_is_shown() {
 
 #[test]
 fn a_resize_keeps_the_finders_selection_on_screen() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let lines: Vec<String> = (0..40).map(|i| format!("main;f{i:02} {}", i + 1)).collect();
     let text = lines.join("\n");
     let mut a = App::compare(
@@ -486,7 +487,7 @@ fn a_resize_keeps_the_finders_selection_on_screen() {
 
 /// Types `text` into the open prompt (over its suggestion) and presses Enter.
 fn answer(app: &mut App, text: &str) {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     run(app, [Action::Tool(ToolAction::ClearLine)]);
     run(app, text.chars().map(|c| Action::Tool(ToolAction::Type(c))));
     run(app, [Action::Tool(ToolAction::Accept)]);
@@ -494,7 +495,8 @@ fn answer(app: &mut App, text: &str) {
 
 #[test]
 fn x_excludes_a_typed_regex_from_both_sides_and_u_undoes_it() {
-    use crate::app::tools::{PromptKind, ToolAction};
+    use crate::app::action::ToolAction;
+    use crate::app::state::PromptKind;
     let mut a = app();
     run(&mut a, [Action::Tool(ToolAction::ExcludeRegex)]);
     assert_eq!(a.mode, Mode::Prompt);
@@ -551,7 +553,8 @@ fn written(app: &mut App) -> (std::path::PathBuf, String, bool) {
 
 #[test]
 fn e_exports_the_differential_folded_view_of_the_transformed_trees() {
-    use crate::app::tools::{PromptKind, ToolAction};
+    use crate::app::action::ToolAction;
+    use crate::app::state::PromptKind;
     let mut a = app();
     run(&mut a, [Action::Tool(ToolAction::ExcludeRegex)]);
     answer(&mut a, "^commit$");
@@ -597,7 +600,7 @@ fn e_exports_the_differential_folded_view_of_the_transformed_trees() {
 
 #[test]
 fn e_exports_a_differential_svg_that_parses() {
-    use crate::app::tools::ToolAction;
+    use crate::app::action::ToolAction;
     let mut a = app();
     run(&mut a, [Action::Tool(ToolAction::Export)]);
     run(&mut a, [Action::Tool(ToolAction::Accept)]);

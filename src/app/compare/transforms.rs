@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Compare;
-use crate::app::tools::ToolAction;
+use crate::app::action::ToolAction;
 use crate::app::transforms::TransformStack;
 use crate::profile::transform::Transform;
 use crate::profile::{NodeId, Profile};

@@ -9,98 +9,13 @@ use std::fmt::Write as _;
 use super::Dir;
 use super::explorer::Explorer;
 use super::transforms::TransformStack;
-use crate::profile::Profile;
-use crate::profile::group::{Group, regroup};
 use crate::profile::heatmap::{density, heat_map, heat_map_of, under_marked};
 use crate::profile::slice::{Slice, range_label, seconds};
 use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row_ns_for};
 
-/// The heat map screen.
-#[derive(Debug, Clone, Default)]
-pub struct HeatState {
-    /// Seconds per column and the first second shown (`None` until placed: fit to the
-    /// screen then).
-    pub scale: Option<TimeScale>,
-    /// The cursor: column and row.
-    pub cursor: (u16, u32),
-    /// Where a range being marked starts (ns from the first sample).
-    pub mark: Option<u64>,
-    /// The range marked: `[start, end)` ns from the first sample.
-    pub range: Option<(u64, u64)>,
-    /// The range kept as the baseline of a comparison (`b`).
-    pub baseline: Option<(u64, u64)>,
-    /// The cells on screen.
-    pub grid: Option<Grid>,
-    /// Matching samples per cell while a search is on.
-    pub matches: Option<Vec<u64>>,
-    /// The line under the map.
-    pub info: String,
-}
+pub use state::*;
 
-/// A key of the heat map.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeatKey {
-    /// Move the cursor by a cell.
-    Move(Dir),
-    /// Finer (`true`) or coarser time scale.
-    Zoom(bool),
-    /// Start a range at the cursor, or end it there.
-    Mark,
-    /// Keep the range marked as the baseline.
-    Baseline,
-    /// Compare the baseline with the range marked.
-    Compare,
-    /// Show the range marked (or the whole recording) as a flame graph.
-    Show,
-    /// Show the whole recording (the time range dropped, undoable).
-    Whole,
-}
-
-impl HeatState {
-    /// The time range the cursor and the pending mark span, or the range marked.
-    pub fn shown_range(&self) -> Option<(u64, u64)> {
-        match (self.mark, &self.grid) {
-            (Some(m), Some(g)) => {
-                let (c, r) = self.cursor;
-                let here = g.start(c, r);
-                Some((m.min(here), m.max(here) + g.row_ns))
-            }
-            _ => self.range,
-        }
-    }
-}
-
-/// Why a profile has no heat map, if it has none.
-pub fn unavailable(original: &Profile) -> Option<&'static str> {
-    if original.samples.is_empty() {
-        Some("No timeline: this input has no timestamps (perf script input has them)")
-    } else if original.stats.format == Some(crate::profile::Format::Pprof) {
-        Some("No timeline: pprof samples carry no times (a profile sums them over its duration)")
-    } else if !original.samples.has_timeline() {
-        Some("No timeline: perf script printed no time field (perf script -F +time)")
-    } else {
-        None
-    }
-}
-
-/// The timeline strip of the graph view: samples per column over the whole recording
-/// (of the view's tasks), and the range shown.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Strip {
-    /// Terminal columns it was made for.
-    pub width: u16,
-    /// The task set it counts.
-    pub tasks: Option<std::collections::BTreeSet<crate::profile::samples::TaskId>>,
-    /// The samples it counts (a streamed input grows).
-    pub samples: usize,
-    /// Nanoseconds of recording the strip spans (its duration plus one).
-    pub span: u64,
-    /// Samples per column.
-    pub counts: Vec<u64>,
-}
-
-/// Width of the strip's label (` time `).
-pub const STRIP_LABEL: u16 = 6;
+pub mod state;
 
 impl Explorer {
     /// Counts the strip's columns for `width` terminal columns, unless they are counted.
@@ -317,85 +232,4 @@ pub(crate) fn mouse(ex: &mut Explorer, action: &super::Action) {
         }
         _ => {}
     }
-}
-
-/// The profile of `range` of the recording `original` (for the view's tasks, its towers
-/// grouped as the view's), named after it: `perf.txt [37.20–37.40 s]`.
-fn range_profile(original: &Profile, range: (u64, u64), tasks: &Slice, group: Group) -> Profile {
-    let slice = Slice {
-        range: Some(range),
-        tasks: tasks.tasks.clone(),
-    };
-    Profile {
-        metrics: crate::profile::metrics::Metrics::default(),
-        source: format!("{} [{}]", original.source, range_label(range)),
-        tree: regroup(&original.tree, &original.samples, &slice, group),
-        stats: original.stats.clone(),
-        samples: std::sync::Arc::default(),
-    }
-}
-
-/// Opens compare mode on the baseline range (BEFORE) and the range marked (AFTER) of the
-/// explorer's recording, normalised by their totals as any comparison; `T` comes back.
-///
-/// # Errors
-/// No explorer, no baseline or no range marked.
-pub fn compare_ranges(app: &mut super::App) -> Result<(), String> {
-    let super::Phase::Ready(ex) = &app.phase else {
-        return Err("Not while comparing".to_owned());
-    };
-    let heat = ex
-        .tools
-        .heat
-        .as_ref()
-        .ok_or("Open the heat map first (T)")?;
-    let after = heat
-        .shown_range()
-        .ok_or("Mark a range to compare with the baseline (space, move, space)")?;
-    let before = heat
-        .baseline
-        .ok_or("Mark the baseline range first: mark a range, then b")?;
-    let original = std::sync::Arc::clone(ex.original_shared());
-    let tasks = app.view.slice.clone();
-    let pair = (
-        range_profile(&original, before, &tasks, app.view.group),
-        range_profile(&original, after, &tasks, app.view.group),
-    );
-    app.source = format!("{} → {}", pair.0.source, pair.1.source);
-    let mut cmp = super::compare::Compare::new(pair.0, pair.1);
-    // Both sides are slices already, grouped: the view keeps its transforms but not its
-    // slice and grouping.
-    let mut view = app.view.clone();
-    view.slice = Slice::default();
-    view.group = Group::default();
-    let home_view = std::mem::replace(&mut app.view, view);
-    let super::Phase::Ready(explorer) = std::mem::replace(
-        &mut app.phase,
-        super::Phase::Loading(super::Progress::default()),
-    ) else {
-        return Ok(());
-    };
-    cmp.home = Some(super::compare::Home {
-        explorer,
-        view: home_view,
-    });
-    cmp.before.tools.message = Some("Two ranges compared · T goes back to the heat map".to_owned());
-    app.phase = super::Phase::Compare(Box::new(cmp));
-    app.mode = super::Mode::Normal;
-    Ok(())
-}
-
-/// Back from a comparison of two ranges to the recording's heat map.
-pub fn go_home(app: &mut super::App) -> bool {
-    let super::Phase::Compare(cmp) = &mut app.phase else {
-        return false;
-    };
-    let Some(home) = cmp.home.take() else {
-        return false;
-    };
-    app.source.clone_from(&home.explorer.profile.source);
-    app.view = home.view;
-    app.phase = super::Phase::Ready(home.explorer);
-    app.mode = super::Mode::Heat;
-    true
 }

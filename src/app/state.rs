@@ -1,0 +1,129 @@
+//! Stage: application state — what the explorer keeps of its tools: which screen fills
+//! the graph area, the open prompt, and each screen's own state ([`Tools`]). Plain data,
+//! below the explorer that holds it and the screens that change it.
+
+use std::sync::Arc;
+
+use crate::app::Mode;
+use crate::app::finder::state::FinderState;
+use crate::app::heat::state::{HeatState, Strip};
+use crate::app::sandwich::state::Sandwich;
+use crate::app::search::state::SearchHistory;
+use crate::app::table::state::TableState;
+use crate::app::tasks::state::TaskState;
+use crate::app::transforms::state::TransformStack;
+use crate::profile::{NameId, Profile};
+
+/// What fills the graph area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Screen {
+    /// The flame graph.
+    #[default]
+    Graph,
+    /// The function table.
+    Table,
+    /// Callers and callees of one function.
+    Sandwich,
+    /// The heat map of the samples over time.
+    Heat,
+    /// The processes and threads that ran.
+    Tasks,
+}
+
+/// What a one-line prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// A path to export the view to.
+    Export,
+    /// A regex of frames whose stacks are excluded.
+    Exclude,
+}
+
+impl PromptKind {
+    /// Text before the input.
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::Export => "Export to (.svg / .folded): ",
+            PromptKind::Exclude => "Exclude stacks matching: ",
+        }
+    }
+
+    /// What the input is called in the status line.
+    pub fn what(self) -> &'static str {
+        match self {
+            PromptKind::Export => "The export path",
+            PromptKind::Exclude => "The exclude regex",
+        }
+    }
+}
+
+/// A one-line prompt in the footer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it asks for.
+    pub kind: PromptKind,
+    /// What was typed.
+    pub text: String,
+    /// `text` is the suggestion it opened with: typing replaces it, ⌫ edits it.
+    pub suggested: bool,
+    /// Export: the file named by `text` is there, and Enter replaces it (set when the
+    /// shell found it; editing the name clears it).
+    pub replace: bool,
+}
+
+/// State of the tools, per explorer.
+#[derive(Debug, Default)]
+pub struct Tools {
+    /// What fills the graph area.
+    pub screen: Screen,
+    /// The profile as read, when the view differs from it.
+    pub original: Option<Arc<Profile>>,
+    /// The view the profile is shown through (breadcrumbs in the header).
+    pub applied: TransformStack,
+    /// Bumped whenever the tree is recomputed.
+    pub generation: u64,
+    /// Function table.
+    pub table: TableState,
+    /// Fuzzy finder.
+    pub finder: FinderState,
+    /// Callers / callees, when open.
+    pub sandwich: Option<Box<Sandwich>>,
+    /// Callers / callees asked for and not shown yet (`app::jobs` builds them).
+    pub wanted_sandwich: Option<NameId>,
+    /// The heat map, once opened (its cursor and ranges are kept while it is closed).
+    pub heat: Option<HeatState>,
+    /// The task list (its marks and filter are kept while it is closed).
+    pub tasks: TaskState,
+    /// The timeline strip of the graph view.
+    pub strip: Strip,
+    /// The open prompt.
+    pub prompt: Option<Prompt>,
+    /// One-line report for the status area (what was copied or written, or why not).
+    pub message: Option<String>,
+    /// The queries searched for, for `/` and ↑/↓ in its prompt.
+    pub searches: SearchHistory,
+}
+
+impl Tools {
+    /// The mode keys return to when a prompt or the help closes.
+    pub fn home_mode(&self) -> Mode {
+        match self.screen {
+            Screen::Graph => Mode::Normal,
+            Screen::Table => Mode::Table,
+            Screen::Sandwich => Mode::Sandwich,
+            Screen::Heat => Mode::Heat,
+            Screen::Tasks => Mode::Tasks,
+        }
+    }
+
+    /// The tree was recomputed: everything derived from it is stale.
+    pub(crate) fn rebuilt(&mut self) {
+        self.generation += 1;
+        self.table.invalidate();
+        self.finder = FinderState::default();
+        self.sandwich = None;
+        if self.screen == Screen::Sandwich {
+            self.screen = Screen::Graph;
+        }
+    }
+}

@@ -40,5 +40,6 @@ pub mod text;
 pub mod timeline;
 pub mod ui;
 pub mod view;
+pub mod widget;
 
 pub use error::{Error, Result};

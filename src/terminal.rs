@@ -222,7 +222,7 @@ fn perform_effects<B: RawOutput>(backend: &mut B, app: &mut App) {
     }
 }
 
-/// Performs one effect; returns the status line about it (see [`report`]). A file is
+/// Performs one effect; returns the status line about it (see `report`). A file is
 /// never written over one of `inputs`.
 pub fn perform<B: RawOutput>(
     backend: &mut B,

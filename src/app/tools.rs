@@ -1,7 +1,7 @@
 //! Stage: application state — the analysis tools around the graph: function table, fuzzy
 //! finder, callers / callees, heat map, task list, transforms with undo, grouping of the
-//! towers, bottom-up view and sibling order, export and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`] variant), applied here;
-//! the explorer keeps their state in [`Tools`].
+//! towers, bottom-up view and sibling order, export and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`](super::Action::Tool) variant), applied here;
+//! the explorer keeps their state in [`Tools`](super::state::Tools).
 
 use regex::Regex;
 

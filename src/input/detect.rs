@@ -29,7 +29,7 @@ pub struct Prefix {
 /// Reads the first lines of the input (up to a line or byte limit). A read error ends
 /// the prefix early; it is returned beside what was read.
 ///
-/// The first line is read whole even past [`FIRST_LINE_BYTES`] when what came of it so
+/// The first line is read whole even past `FIRST_LINE_BYTES` when what came of it so
 /// far has no NUL byte (text, not a binary file): a folded line's count is at its end, and
 /// the parser holds that one line whole anyway, so no more memory than parsing is used.
 pub fn read_prefix<R: BufRead>(reader: &mut R) -> Prefix {

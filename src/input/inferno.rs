@@ -22,7 +22,7 @@
 //!   partial profile exists then. A read error of the input (a truncated gzip) ends it
 //!   early instead: inferno's stacks of what was read load, and the error is reported as
 //!   for every format. A collapser that panics on hostile input is caught and reported as
-//!   an error, silently (see [`quiet_panics`]).
+//!   an error, silently (see `quiet_panics`).
 //! * inferno's `recursive` collapser is not a format but a transform of folded stacks:
 //!   flametui's `--collapse-recursion` ([`crate::profile::transform::Transform`]) merges
 //!   directly recursive frames the same way, for every format.

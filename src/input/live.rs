@@ -259,7 +259,7 @@ pub struct Live<'a> {
     /// Samples in the last snapshot sent.
     pub sent: u64,
     /// The least time between two snapshots while lines flow: `every`, or more when a
-    /// snapshot is dear (see [`SNAPSHOT_SHARE`]).
+    /// snapshot is dear (see `SNAPSHOT_SHARE`).
     pub gap: std::time::Duration,
 }
 

@@ -10,7 +10,7 @@
 mod compare;
 mod delta_table;
 mod finder;
-mod flame;
+pub(crate) mod flame;
 mod header;
 pub mod heatmap;
 mod help;

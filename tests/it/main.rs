@@ -18,3 +18,4 @@ mod sinks;
 mod snapshots;
 mod support;
 mod tasks;
+mod widget;

@@ -198,7 +198,7 @@ pub fn event_desc_ok(data: &[u8], le: bool) -> bool {
 }
 
 /// A record parsed by `linux-perf-data`, after the checks of what it reads unchecked
-/// ([`sample_fits`], [`mmap2_fits`]); `None` for a record that does not pass them or
+/// (`sample_fits`, `mmap2_fits`); `None` for a record that does not pass them or
 /// does not parse.
 pub fn parse_record<'a>(record: &RawEventRecord<'a>) -> Option<EventRecord<'a>> {
     if sample_fits(record) && mmap2_fits(record) {
@@ -296,7 +296,7 @@ fn check_record(kind: u32, record: &[u8], le: bool) -> Result<(), String> {
 }
 
 /// A pipe-mode stream that passes records through whole, after checking what the parser
-/// would allocate from ([`check_record`]: a refusal ends the stream with an error), with
+/// would allocate from (`check_record`: a refusal ends the stream with an error), with
 /// its compressed records (`perf record -z`) replaced by the records they hold.
 pub struct PipeGuard<R> {
     inner: R,

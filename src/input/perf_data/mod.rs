@@ -1,5 +1,5 @@
 //! Stage: a perf.data recording (file or pipe mode) → samples, named as `perf script`
-//! names them, fed to the same [`PerfParser`](super::perf::PerfParser) that reads
+//! names them, fed to the same [`PerfParser`] that reads
 //! `perf script` text, so both give the same tree and sample table.
 //!
 //! The records (`linux-perf-data`): the event attributes (one event per attribute), then

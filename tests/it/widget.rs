@@ -1,0 +1,181 @@
+//! The flame graph as a widget of another program (`flametui::widget`): it draws only in
+//! the rectangle it is given, answers events with outcomes, and keeps its place when the
+//! host feeds it new data.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use flametui::profile::Profile;
+use flametui::widget::{Action, Dir, FlameGraph, FlameState, Outcome};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::{Block, Paragraph};
+
+use crate::support::{profile, text};
+
+const HOST_TEXT: &str = "host list\n> one\n  two\n  three";
+
+/// A host's frame: its own text on the left, the graph in a bordered pane on the right,
+/// a line of its own under both.
+fn host_frame(state: &mut FlameState, w: u16, h: u16) -> (Buffer, Rect) {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let mut pane = Rect::default();
+    terminal
+        .draw(|f| {
+            let [top, bottom] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(f.area());
+            let [left, right] =
+                Layout::horizontal([Constraint::Length(14), Constraint::Fill(1)]).areas(top);
+            f.render_widget(Paragraph::new(HOST_TEXT), left);
+            f.render_widget(Paragraph::new("host status line"), bottom);
+            pane = right;
+            let graph = FlameGraph::default().block(Block::bordered().title(" flame graph "));
+            f.render_stateful_widget(graph, right, state);
+        })
+        .unwrap();
+    (terminal.backend().buffer().clone(), pane)
+}
+
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn click(column: u16, row: u16, kind: MouseEventKind) -> Event {
+    Event::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    })
+}
+
+#[test]
+fn the_graph_draws_only_in_its_pane_and_the_host_text_stays() {
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    let (buf, pane) = host_frame(&mut state, 80, 16);
+    // Every cell outside the pane is what the host drew (or blank).
+    let mut host = Terminal::new(TestBackend::new(80, 16)).unwrap();
+    host.draw(|f| {
+        let [top, bottom] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(f.area());
+        let [left, _] =
+            Layout::horizontal([Constraint::Length(14), Constraint::Fill(1)]).areas(top);
+        f.render_widget(Paragraph::new(HOST_TEXT), left);
+        f.render_widget(Paragraph::new("host status line"), bottom);
+    })
+    .unwrap();
+    let alone = host.backend().buffer();
+    for y in 0..16 {
+        for x in 0..80 {
+            if !pane.contains((x, y).into()) {
+                assert_eq!(buf[(x, y)], alone[(x, y)], "cell {x},{y} outside the pane");
+            }
+        }
+    }
+    insta::assert_snapshot!("widget_in_a_pane_80x16", text(&buf));
+}
+
+#[test]
+fn keys_and_clicks_give_outcomes_and_the_host_keeps_its_keys() {
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    let (_, pane) = host_frame(&mut state, 80, 16);
+    // Down from the root selects the first tower.
+    let Outcome::Selected(path) = state.handle_event(&key(KeyCode::Down)) else {
+        panic!("no selection")
+    };
+    assert_eq!(path, state.selected_path());
+    assert_eq!(path.len(), 1);
+    assert_eq!(state.tooltip().title, path[0]);
+    // A key the graph has no use for, and one the host took back, are the host's.
+    assert_eq!(
+        state.handle_event(&key(KeyCode::Char('q'))),
+        Outcome::Ignored
+    );
+    state.keymap_mut().unbind(KeyCode::Char('j'));
+    assert_eq!(
+        state.handle_event(&key(KeyCode::Char('j'))),
+        Outcome::Ignored
+    );
+    state.keymap_mut().bind(
+        KeyCode::Char('J'),
+        KeyModifiers::NONE,
+        Action::Move(Dir::Down),
+    );
+    assert!(matches!(
+        state.handle_event(&key(KeyCode::Char('J'))),
+        Outcome::Selected(p) if p.len() == 2
+    ));
+    // Zooming changes the view, not the selection.
+    assert_eq!(state.zoom_in(), Outcome::Changed);
+    // A click outside the pane is the host's; inside, on the first graph row (the
+    // block's border takes one row), it selects.
+    let outside = click(2, 2, MouseEventKind::Down(MouseButton::Left));
+    assert_eq!(state.handle_event(&outside), Outcome::Ignored);
+    let (_, pane2) = host_frame(&mut state, 80, 16);
+    assert_eq!(pane, pane2);
+    let inside = click(
+        pane.x + 2,
+        pane.y + 1,
+        MouseEventKind::Down(MouseButton::Left),
+    );
+    assert!(matches!(state.handle_event(&inside), Outcome::Selected(_)));
+}
+
+#[test]
+fn search_and_select_by_path() {
+    let mut state = FlameState::new(
+        Profile::from_folded("main;work;spin 7\nmain;idle 3\nmain;work 2\n").unwrap(),
+    );
+    assert_eq!(state.search("^(spin|idle)$", false), Ok(2));
+    assert!(state.search("(", false).is_err());
+    assert_eq!(state.search("", false), Ok(0));
+    assert!(state.select_path(&["main", "work", "spin"]));
+    assert!(!state.select_path(&["main", "nope"]));
+    assert_eq!(state.selected_path(), ["main", "work", "spin"]);
+    let tip = state.tooltip();
+    assert_eq!(tip.title, "spin");
+    assert!(tip.facts.iter().any(|f| f == "58.33% of total"), "{tip:?}");
+}
+
+/// Live data: a new profile keeps the selection and the zoom where their paths are still
+/// there, and the search.
+#[test]
+fn replacing_the_profile_keeps_selection_zoom_and_search() {
+    let first = Profile::from_folded("main;work;spin 7\nmain;idle 3\n").unwrap();
+    let mut state = FlameState::new(first);
+    let _ = host_frame(&mut state, 60, 10);
+    assert!(state.select_path(&["main", "work"]));
+    state.zoom_in();
+    assert!(state.select_path(&["main", "work", "spin"]));
+    assert_eq!(state.search("idle", false), Ok(1));
+    let later = Profile::from_folded("main;work;spin 70\nmain;idle 30\nmain;new 5\n").unwrap();
+    state.replace_profile(later);
+    let _ = host_frame(&mut state, 60, 10);
+    assert_eq!(state.selected_path(), ["main", "work", "spin"]);
+    assert_eq!(state.profile().tree.total(), 105);
+    // Zoomed into `work`: the zoom's share is the frame's whole.
+    let tip = state.tooltip();
+    assert!(tip.facts.iter().any(|f| f == "100.00% of zoom"), "{tip:?}");
+    assert_eq!(state.search("idle", false), Ok(1));
+    // A path that is gone leaves the root selected.
+    state.replace_profile(Profile::from_folded("other 1\n").unwrap());
+    assert!(state.selected_path().is_empty());
+}
+
+/// Differential colours: frames that grew and shrank are painted apart from the rest.
+#[test]
+fn a_baseline_paints_by_change() {
+    let before = Profile::from_folded("main;grew 1\nmain;shrank 9\n").unwrap();
+    let after = Profile::from_folded("main;grew 9\nmain;shrank 1\n").unwrap();
+    let mut state = FlameState::new(after);
+    let (plain, _) = host_frame(&mut state, 60, 8);
+    state.set_baseline(Some(&before));
+    let (painted, _) = host_frame(&mut state, 60, 8);
+    assert_eq!(text(&plain), text(&painted), "the same frames");
+    assert_ne!(plain, painted, "other colours");
+    state.set_baseline(None);
+    let (back, _) = host_frame(&mut state, 60, 8);
+    assert_eq!(back, plain);
+}

@@ -1,91 +1,18 @@
 //! Stage: application state — the keymap as data. One table drives key handling, the footer
-//! hints and the `?` help overlay, so the three never disagree. A new key is one row here,
-//! one [`Action`] and one `update` arm.
+//! hints and the `?` help overlay, so the three never disagree; each screen owns its rows
+//! (its `keys.rs`), and this file puts them in order with the graph's own. A new key is one
+//! row, one [`Action`] and one `update` arm.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::ToolAction;
 use super::action::{Action, Dir};
-use super::heat::state::HeatKey;
+pub use super::keys::{Binding, Key};
+use super::keys::{bind, ch, ctrl, key, tool};
 use super::mode::Mode;
-use super::tasks::state::TaskKey;
 
-/// A key with its modifiers (Shift is ignored for characters: `N` is `N`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key {
-    /// The key.
-    pub code: KeyCode,
-    /// Ctrl, Alt…
-    pub mods: KeyModifiers,
-}
-
-const fn ch(c: char) -> Key {
-    Key {
-        code: KeyCode::Char(c),
-        mods: KeyModifiers::NONE,
-    }
-}
-
-const fn ctrl(c: char) -> Key {
-    Key {
-        code: KeyCode::Char(c),
-        mods: KeyModifiers::CONTROL,
-    }
-}
-
-const fn key(code: KeyCode) -> Key {
-    Key {
-        code,
-        mods: KeyModifiers::NONE,
-    }
-}
-
-#[allow(clippy::unnecessary_wraps)] // rows hold an `Option<Action>`
-const fn tool(t: ToolAction) -> Option<Action> {
-    Some(Action::Tool(t))
-}
-
-/// One row of the keymap.
-#[derive(Debug)]
-pub struct Binding {
-    /// Mode the row applies in.
-    pub mode: Mode,
-    /// Keys that trigger it; empty for mouse rows, which only document.
-    pub keys: &'static [Key],
-    /// What the keys do.
-    pub action: Option<Action>,
-    /// Keys as shown in help and footer; empty to share the row above in the help.
-    pub label: &'static str,
-    /// Help text.
-    pub help: &'static str,
-    /// Footer hint (keys, word), for the keys worth one.
-    pub hint: Option<(&'static str, &'static str)>,
-    /// Only in compare mode (two profiles).
-    pub compare: bool,
-}
-
-macro_rules! bind {
-    ($mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
-        bind!(@ false, $mode, [$($k),*], $action, $label, $help, $hint)
-    };
-    (compare $mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
-        bind!(@ true, $mode, [$($k),*], $action, $label, $help, $hint)
-    };
-    (@ $compare:expr, $mode:ident, [$($k:expr),*], $action:expr, $label:expr, $help:expr, $hint:expr) => {
-        Binding {
-            mode: Mode::$mode,
-            keys: &[$($k),*],
-            action: $action,
-            label: $label,
-            help: $help,
-            hint: $hint,
-            compare: $compare,
-        }
-    };
-}
-
-/// The keymap.
-pub static KEYMAP: &[Binding] = &[
+/// The graph's keys.
+static GRAPH: &[Binding] = &[
     bind!(
         Normal,
         [key(KeyCode::Left), ch('h')],
@@ -424,796 +351,18 @@ pub static KEYMAP: &[Binding] = &[
         None
     ),
     bind!(Normal, [ch('Y')], tool(ToolAction::CopyStack), "", "", None),
-    bind!(
-        compare Normal,
-        [ch('v')],
-        Some(Action::CycleView),
-        "v",
-        "next view (panes, Δ, table)",
-        Some(("v", "view"))
-    ),
-    bind!(
-        compare Normal,
-        [key(KeyCode::Tab)],
-        Some(Action::SwitchPane),
-        "Tab",
-        "keys to the other pane",
-        None
-    ),
-    bind!(
-        compare Normal,
-        [ch('b')],
-        Some(Action::SwapShape),
-        "b",
-        "Δ graph: the other shape",
-        None
-    ),
+];
+
+/// The graph's mouse (rows that only document).
+static GRAPH_MOUSE: &[Binding] = &[
     bind!(Normal, [], None, "click", "select a frame", None),
     bind!(Normal, [], None, "double-click", "zoom into it", None),
     bind!(Normal, [], None, "hover", "show its tooltip", None),
     bind!(Normal, [], None, "wheel", "scroll", None),
-    bind!(
-        Search,
-        [key(KeyCode::Enter)],
-        Some(Action::SearchAccept),
-        "Enter",
-        "keep the search",
-        Some(("Enter", "keep"))
-    ),
-    bind!(
-        Search,
-        [key(KeyCode::Esc)],
-        Some(Action::SearchCancel),
-        "Esc",
-        "clear the search",
-        Some(("Esc", "clear"))
-    ),
-    bind!(
-        Search,
-        [key(KeyCode::Tab)],
-        Some(Action::ToggleCase),
-        "Tab",
-        "case-insensitive on/off",
-        Some(("Tab", "case"))
-    ),
-    bind!(
-        Search,
-        [key(KeyCode::Backspace)],
-        Some(Action::SearchDelete),
-        "⌫",
-        "delete a character (edit the query shown)",
-        None
-    ),
-    bind!(
-        Search,
-        [key(KeyCode::Up)],
-        Some(Action::SearchRecall(true)),
-        "↑↓",
-        "older / newer query (typing replaces it)",
-        Some(("↑↓", "history"))
-    ),
-    bind!(
-        Search,
-        [key(KeyCode::Down)],
-        Some(Action::SearchRecall(false)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Search,
-        [ctrl('c')],
-        Some(Action::Quit),
-        "Ctrl-C",
-        "quit",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::Up), ch('k')],
-        Some(Action::Move(Dir::Up)),
-        "↑↓ k j",
-        "previous / next function",
-        Some(("↑↓", "move"))
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::Down), ch('j')],
-        Some(Action::Move(Dir::Down)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::PageUp), ctrl('b')],
-        Some(Action::PageUp),
-        "PgUp PgDn",
-        "scroll a page",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::PageDown), ctrl('f')],
-        Some(Action::PageDown),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('g'), key(KeyCode::Home)],
-        Some(Action::Top),
-        "g G",
-        "first / last function",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('G'), key(KeyCode::End)],
-        Some(Action::Bottom),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::Enter)],
-        Some(Action::ShowInGraph),
-        "Enter",
-        "show the function in the graph",
-        Some(("Enter", "show"))
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('/')],
-        Some(Action::SearchStart),
-        "/",
-        "filter names (regex)",
-        Some(("/", "filter"))
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('p'), ctrl('p')],
-        tool(ToolAction::Finder),
-        "p Ctrl-P",
-        "find a function (fuzzy)",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('v')],
-        Some(Action::CycleView),
-        "v",
-        "next view",
-        Some(("v", "view"))
-    ),
-    bind!(
-        compare DeltaTable,
-        [key(KeyCode::Esc)],
-        Some(Action::Escape),
-        "Esc",
-        "clear the filter, else back to the graph",
-        None
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('d')],
-        Some(Action::ToggleDemangle),
-        "d S",
-        "demangle / short names",
-        None
-    ),
-    bind!(compare DeltaTable, [ch('S')], Some(Action::ToggleShortNames), "", "", None),
-    bind!(
-        compare DeltaTable,
-        [ch('?'), key(KeyCode::F(1))],
-        Some(Action::ToggleHelp),
-        "?",
-        "help",
-        Some(("?", "help"))
-    ),
-    bind!(
-        compare DeltaTable,
-        [ch('q'), ctrl('c')],
-        Some(Action::Quit),
-        "q",
-        "quit",
-        Some(("q", "quit"))
-    ),
-    bind!(
-        Table,
-        [key(KeyCode::Up), ch('k')],
-        tool(ToolAction::Step(-1)),
-        "↑↓ k j",
-        "previous / next function",
-        Some(("↑↓", "move"))
-    ),
-    bind!(
-        Table,
-        [key(KeyCode::Down), ch('j')],
-        tool(ToolAction::Step(1)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Table,
-        [key(KeyCode::PageUp), ctrl('b')],
-        tool(ToolAction::Page(false)),
-        "PgUp PgDn",
-        "scroll a page",
-        None
-    ),
-    bind!(
-        Table,
-        [key(KeyCode::PageDown), ctrl('f')],
-        tool(ToolAction::Page(true)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('g'), key(KeyCode::Home)],
-        tool(ToolAction::Edge(false)),
-        "g G",
-        "first / last function",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('G'), key(KeyCode::End)],
-        tool(ToolAction::Edge(true)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Table,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::Accept),
-        "Enter",
-        "show it in the graph",
-        Some(("Enter", "show"))
-    ),
-    bind!(
-        Table,
-        [ch('L')],
-        tool(ToolAction::Libraries),
-        "L",
-        "functions / libraries",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('o')],
-        tool(ToolAction::Sort),
-        "o",
-        "sort: self/total/name",
-        Some(("o", "sort"))
-    ),
-    bind!(
-        Table,
-        [ch('d')],
-        Some(Action::ToggleDemangle),
-        "d S",
-        "demangle / short names",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('S')],
-        Some(Action::ToggleShortNames),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('/')],
-        Some(Action::SearchStart),
-        "/",
-        "filter (regex search)",
-        Some(("/", "filter"))
-    ),
-    bind!(
-        Table,
-        [ch('s')],
-        tool(ToolAction::Sandwich),
-        "s",
-        "callers / callees",
-        Some(("s", "callers"))
-    ),
-    bind!(
-        Table,
-        [ch('y')],
-        tool(ToolAction::CopyName),
-        "y",
-        "copy the name",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('t'), key(KeyCode::Esc)],
-        tool(ToolAction::Close),
-        "t Esc",
-        "back to the graph",
-        Some(("t", "close"))
-    ),
-    bind!(
-        Table,
-        [ch('?'), key(KeyCode::F(1))],
-        Some(Action::ToggleHelp),
-        "?",
-        "help",
-        None
-    ),
-    bind!(
-        Table,
-        [ch('q'), ctrl('c')],
-        Some(Action::Quit),
-        "q",
-        "quit",
-        None
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::Up), ctrl('p'), ctrl('k')],
-        tool(ToolAction::Step(-1)),
-        "↑↓ ^P ^N",
-        "previous / next match",
-        Some(("↑↓", "move"))
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::Down), ctrl('n'), ctrl('j')],
-        tool(ToolAction::Step(1)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::PageUp)],
-        tool(ToolAction::Page(false)),
-        "PgUp PgDn",
-        "scroll a page",
-        None
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::PageDown)],
-        tool(ToolAction::Page(true)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::Accept),
-        "Enter",
-        "highlight in the graph",
-        Some(("Enter", "pick"))
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::Esc)],
-        tool(ToolAction::Close),
-        "Esc",
-        "close",
-        Some(("Esc", "close"))
-    ),
-    bind!(
-        Finder,
-        [key(KeyCode::Backspace)],
-        tool(ToolAction::Backspace),
-        "⌫ Ctrl-U",
-        "delete a char / all",
-        None
-    ),
-    bind!(
-        Finder,
-        [ctrl('u')],
-        tool(ToolAction::ClearLine),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Finder,
-        [ctrl('c')],
-        Some(Action::Quit),
-        "Ctrl-C",
-        "quit",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Left), ch('h')],
-        tool(ToolAction::Move(Dir::Left)),
-        "←↓↑→ hjkl",
-        "move in the pane",
-        Some(("←↓↑→", "move"))
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Right), ch('l')],
-        tool(ToolAction::Move(Dir::Right)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Up), ch('k')],
-        tool(ToolAction::Move(Dir::Up)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Down), ch('j')],
-        tool(ToolAction::Move(Dir::Down)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Tab)],
-        tool(ToolAction::Pane),
-        "Tab",
-        "callers / callees pane",
-        Some(("Tab", "pane"))
-    ),
-    bind!(
-        Sandwich,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::Recenter),
-        "Enter",
-        "centre on that function",
-        Some(("Enter", "centre"))
-    ),
-    bind!(
-        Sandwich,
-        [ch('y')],
-        tool(ToolAction::CopyName),
-        "y",
-        "copy the name",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [ch('s'), key(KeyCode::Esc)],
-        tool(ToolAction::Close),
-        "s Esc",
-        "back to the graph",
-        Some(("Esc", "back"))
-    ),
-    bind!(
-        Sandwich,
-        [ch('?'), key(KeyCode::F(1))],
-        Some(Action::ToggleHelp),
-        "?",
-        "help",
-        None
-    ),
-    bind!(
-        Sandwich,
-        [ch('q'), ctrl('c')],
-        Some(Action::Quit),
-        "q",
-        "quit",
-        None
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Left), ch('h')],
-        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Left))),
-        "←↓↑→ hjkl",
-        "move the cursor",
-        Some(("←↓↑→", "move"))
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Right), ch('l')],
-        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Right))),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Up), ch('k')],
-        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Up))),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Down), ch('j')],
-        tool(ToolAction::HeatKey(HeatKey::Move(Dir::Down))),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Char(' ')), ch('m')],
-        tool(ToolAction::HeatKey(HeatKey::Mark)),
-        "Space m",
-        "mark range start / end",
-        Some(("Space", "range"))
-    ),
-    bind!(
-        Heat,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::HeatKey(HeatKey::Show)),
-        "Enter",
-        "flame graph of range",
-        Some(("Enter", "show"))
-    ),
-    bind!(
-        Heat,
-        [ch('+'), ch('=')],
-        tool(ToolAction::HeatKey(HeatKey::Zoom(true))),
-        "+ -",
-        "finer / coarser time",
-        Some(("+-", "zoom"))
-    ),
-    bind!(
-        Heat,
-        [ch('-')],
-        tool(ToolAction::HeatKey(HeatKey::Zoom(false))),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Heat,
-        [ch('b')],
-        tool(ToolAction::HeatKey(HeatKey::Baseline)),
-        "b",
-        "range is the baseline",
-        None
-    ),
-    bind!(
-        Heat,
-        [ch('c')],
-        tool(ToolAction::HeatKey(HeatKey::Compare)),
-        "c",
-        "compare baseline, range",
-        Some(("b c", "compare"))
-    ),
-    bind!(
-        Heat,
-        [ch('a')],
-        tool(ToolAction::HeatKey(HeatKey::Whole)),
-        "a",
-        "whole recording again",
-        Some(("a", "all"))
-    ),
-    bind!(
-        Heat,
-        [ch('u')],
-        tool(ToolAction::Undo),
-        "u",
-        "undo range / transform",
-        None
-    ),
-    bind!(
-        Heat,
-        [ch('/')],
-        Some(Action::SearchStart),
-        "/",
-        "search: cells go green",
-        Some(("/", "search"))
-    ),
-    bind!(
-        Heat,
-        [ch('T'), key(KeyCode::Esc)],
-        tool(ToolAction::Heat),
-        "T Esc",
-        "back to the graph",
-        Some(("Esc", "back"))
-    ),
-    bind!(
-        Heat,
-        [ch('?'), key(KeyCode::F(1))],
-        Some(Action::ToggleHelp),
-        "?",
-        "help",
-        None
-    ),
-    bind!(
-        Heat,
-        [ch('q'), ctrl('c')],
-        Some(Action::Quit),
-        "q",
-        "quit",
-        None
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::Up), ch('k')],
-        tool(ToolAction::Step(-1)),
-        "↑↓ k j",
-        "previous / next row",
-        Some(("↑↓", "move"))
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::Down), ch('j')],
-        tool(ToolAction::Step(1)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::PageUp), ctrl('b')],
-        tool(ToolAction::Page(false)),
-        "PgUp PgDn",
-        "scroll a page",
-        None
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::PageDown), ctrl('f')],
-        tool(ToolAction::Page(true)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Tasks,
-        [ch('g'), key(KeyCode::Home)],
-        tool(ToolAction::Edge(false)),
-        "g G",
-        "first / last row",
-        None
-    ),
-    bind!(
-        Tasks,
-        [ch('G'), key(KeyCode::End)],
-        tool(ToolAction::Edge(true)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::Char(' '))],
-        tool(ToolAction::TaskKey(TaskKey::Mark)),
-        "Space",
-        "mark thread / process",
-        Some(("Space", "mark"))
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::Accept),
-        "Enter",
-        "show marked (or this row)",
-        Some(("Enter", "show"))
-    ),
-    bind!(
-        Tasks,
-        [ch('a')],
-        tool(ToolAction::TaskKey(TaskKey::All)),
-        "a",
-        "all tasks again",
-        Some(("a", "all"))
-    ),
-    bind!(
-        Tasks,
-        [ch('/')],
-        tool(ToolAction::TaskKey(TaskKey::Filter)),
-        "/",
-        "filter (fuzzy)",
-        Some(("/", "filter"))
-    ),
-    bind!(
-        Tasks,
-        [ch('W')],
-        tool(ToolAction::Group),
-        "W",
-        "group by process, thread",
-        Some(("W", "group"))
-    ),
-    bind!(
-        Tasks,
-        [ch('u')],
-        tool(ToolAction::Undo),
-        "u",
-        "undo tasks / transform",
-        None
-    ),
-    bind!(
-        Tasks,
-        [key(KeyCode::Esc)],
-        tool(ToolAction::TaskKey(TaskKey::Escape)),
-        "Esc w",
-        "clear filter, else back",
-        Some(("Esc", "back"))
-    ),
-    bind!(Tasks, [ch('w')], tool(ToolAction::Tasks), "", "", None),
-    bind!(
-        Tasks,
-        [ch('?'), key(KeyCode::F(1))],
-        Some(Action::ToggleHelp),
-        "?",
-        "help",
-        None
-    ),
-    bind!(
-        Tasks,
-        [ch('q'), ctrl('c')],
-        Some(Action::Quit),
-        "q",
-        "quit",
-        None
-    ),
-    bind!(
-        TaskFilter,
-        [key(KeyCode::Enter)],
-        tool(ToolAction::Accept),
-        "Enter",
-        "keep the filter",
-        Some(("Enter", "keep"))
-    ),
-    bind!(
-        TaskFilter,
-        [key(KeyCode::Esc)],
-        tool(ToolAction::Close),
-        "Esc",
-        "clear the filter",
-        Some(("Esc", "clear"))
-    ),
-    bind!(
-        TaskFilter,
-        [key(KeyCode::Up)],
-        tool(ToolAction::Step(-1)),
-        "↑↓",
-        "previous / next row",
-        Some(("↑↓", "move"))
-    ),
-    bind!(
-        TaskFilter,
-        [key(KeyCode::Down)],
-        tool(ToolAction::Step(1)),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        TaskFilter,
-        [key(KeyCode::Backspace)],
-        tool(ToolAction::Backspace),
-        "⌫ Ctrl-U",
-        "delete a char / all",
-        None
-    ),
-    bind!(
-        TaskFilter,
-        [ctrl('u')],
-        tool(ToolAction::ClearLine),
-        "",
-        "",
-        None
-    ),
-    bind!(
-        TaskFilter,
-        [ctrl('c')],
-        Some(Action::Quit),
-        "Ctrl-C",
-        "quit",
-        None
-    ),
+];
+
+/// The one-line prompt (export path, exclude regex).
+static PROMPT: &[Binding] = &[
     bind!(
         Prompt,
         [key(KeyCode::Enter)],
@@ -1254,6 +403,10 @@ pub static KEYMAP: &[Binding] = &[
         "quit",
         None
     ),
+];
+
+/// The help overlay.
+static HELP: &[Binding] = &[
     bind!(
         Help,
         [key(KeyCode::Down), ch('j')],
@@ -1304,15 +457,26 @@ pub static KEYMAP: &[Binding] = &[
     ),
 ];
 
-impl Key {
-    /// True when the event is this key (Shift ignored for characters).
-    pub fn matches(&self, ev: &KeyEvent) -> bool {
-        let mods = match ev.code {
-            KeyCode::Char(_) => ev.modifiers - KeyModifiers::SHIFT,
-            _ => ev.modifiers,
-        };
-        self.code == ev.code && self.mods == mods
-    }
+/// The keymap: every screen's rows, in the order key handling, footer and help read them.
+static SECTIONS: &[&[Binding]] = &[
+    GRAPH,
+    super::compare::keys::GRAPH,
+    GRAPH_MOUSE,
+    super::search::keys::KEYS,
+    super::compare::keys::DELTA_TABLE,
+    super::table::keys::KEYS,
+    super::finder::keys::KEYS,
+    super::sandwich::keys::KEYS,
+    super::heat::keys::KEYS,
+    super::tasks::keys::KEYS,
+    super::tasks::keys::FILTER,
+    PROMPT,
+    HELP,
+];
+
+/// Every row of the keymap, in order.
+pub fn rows() -> impl Iterator<Item = &'static Binding> {
+    SECTIONS.iter().flat_map(|s| s.iter())
 }
 
 /// The action of a key press in a mode; in the search prompt, other characters are typed.
@@ -1325,8 +489,7 @@ pub fn action_in(mode: Mode, comparing: bool, ev: &KeyEvent) -> Option<Action> {
     if ev.kind == KeyEventKind::Release {
         return None;
     }
-    let bound = KEYMAP
-        .iter()
+    let bound = rows()
         .filter(|b| b.mode == mode && (comparing || !b.compare))
         .find(|b| b.keys.iter().any(|k| k.matches(ev)))
         .and_then(|b| b.action.clone());
@@ -1379,8 +542,7 @@ fn is_main(action: Option<&Action>) -> bool {
 
 /// The key of a graph-mode tool action as the help writes it (`t`, `Ctrl-P`).
 pub fn key_of(action: &ToolAction) -> String {
-    KEYMAP
-        .iter()
+    rows()
         .filter(|b| b.mode == Mode::Normal)
         .find(|b| matches!(&b.action, Some(Action::Tool(t)) if t == action))
         .and_then(|b| b.keys.first())
@@ -1402,8 +564,7 @@ pub fn hints(mode: Mode) -> impl Iterator<Item = Hint> {
 /// single-profile tools are left out.
 pub fn hints_in(mode: Mode, comparing: bool) -> impl Iterator<Item = Hint> {
     let rows = move |compare: bool| {
-        KEYMAP
-            .iter()
+        rows()
             .filter(move |b| b.mode == mode && b.compare == compare)
             .filter(move |b| !comparing || works_while_comparing(b))
             .filter_map(|b| {
@@ -1435,8 +596,7 @@ pub fn help_sections() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)>
 pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     // Graph keys of the analysis tools get a section of their own.
     let rows_where = |mode: Mode, mouse: bool, tools: Option<bool>| {
-        KEYMAP
-            .iter()
+        rows()
             .filter(|b| b.mode == mode && !b.label.is_empty() && b.keys.is_empty() == mouse)
             .filter(|b| {
                 if comparing {
@@ -1661,8 +821,8 @@ mod tests {
 
     #[test]
     fn every_key_is_bound_once_per_mode() {
-        for (i, a) in KEYMAP.iter().enumerate() {
-            for b in KEYMAP.iter().skip(i + 1).filter(|b| b.mode == a.mode) {
+        for (i, a) in rows().enumerate() {
+            for b in rows().skip(i + 1).filter(|b| b.mode == a.mode) {
                 for k in a.keys {
                     assert!(!b.keys.contains(k), "{k:?} bound twice in {:?}", a.mode);
                 }

@@ -20,6 +20,7 @@ pub mod heat;
 mod impact;
 pub mod jobs;
 pub mod keymap;
+mod keys;
 mod list;
 mod live;
 pub mod mode;

@@ -16,6 +16,7 @@ mod export;
 mod facts;
 pub mod finder;
 mod follow;
+pub(crate) mod keys;
 mod place;
 mod table;
 pub mod transforms;

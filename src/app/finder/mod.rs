@@ -9,6 +9,7 @@ use crate::profile::finder::find_in;
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 impl Explorer {

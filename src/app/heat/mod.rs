@@ -15,6 +15,7 @@ use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 impl Explorer {

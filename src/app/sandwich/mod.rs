@@ -10,6 +10,7 @@ use crate::profile::NodeId;
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 impl Explorer {

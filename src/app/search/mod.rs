@@ -10,6 +10,7 @@ use crate::view::search::find_in;
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 impl Explorer {

@@ -11,6 +11,7 @@ use crate::profile::scope::{is_halved, scope_of, unit_scopes};
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 impl Explorer {

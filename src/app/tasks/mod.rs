@@ -19,6 +19,7 @@ use crate::profile::{Slice, TaskId};
 
 pub use state::*;
 
+pub(crate) mod keys;
 pub mod state;
 
 /// Opens the task list (or says why there is none), or closes it.

@@ -6,7 +6,7 @@
 //! and next sibling as `u32`, inclusive weight and sample count as `u64`. What a node
 //! does not store is derived exactly: its own (self) weight and samples are its totals
 //! minus its children's, its depth is the length of its parent chain. A family with more
-//! than [`SCAN_CHILDREN`] children also has entries in a `(parent, name) → child` hash
+//! than `SCAN_CHILDREN` children also has entries in a `(parent, name) → child` hash
 //! map (few families are that big); smaller ones are scanned. A child is always created
 //! after its parent, so `parent < child` for every node: one pass in id order visits
 //! callers first.

@@ -2,50 +2,51 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
 use clap::{Parser, ValueEnum};
 
 use regex::Regex;
 
 use crate::input::{self, FormatChoice, LoadOptions, PerfOptions};
+use crate::profile::FORMATS;
 use crate::profile::order::Order;
 use crate::profile::slice::{TaskFilter, TimeRange};
 use crate::profile::transform::Transform;
 use crate::timeline::SliceArgs;
 use crate::view::color::ColorChoice;
 
-/// Input format on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum FormatArg {
-    /// Detect from the content.
-    #[default]
-    Auto,
-    /// Folded stacks `a;b;c COUNT` (or `a;b;c BEFORE AFTER`).
-    Folded,
-    /// `perf script` output.
-    Perf,
-    /// `SystemTap` `print_stack()/print_ustack()` output.
-    Stap,
-    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
-    Bpftrace,
-    /// pprof `profile.proto`, gzipped or not (Go `runtime/pprof`, `go tool pprof -proto`).
-    Pprof,
-    /// speedscope JSON (py-spy `record --format speedscope`), sampled or evented.
-    Speedscope,
-    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools "Save profile").
-    Cpuprofile,
-    /// DTrace `@[ustack()] = count()` / `stack()` aggregations (inferno's collapser).
-    Dtrace,
-    /// macOS `sample PID -file out.txt` call graphs (inferno's collapser).
-    Sample,
-    /// VTune `amplxe-cl -R top-down` CSV reports (inferno's collapser).
-    Vtune,
-    /// Xcode Instruments `xctrace export` time-profile XML (inferno's collapser).
-    Xctrace,
-    /// Visual Studio profiler call-tree CSV (inferno's collapser).
-    Vsprof,
-    /// GHC `+RTS -p` `.prof` reports (inferno's collapser).
-    Ghcprof,
+/// `--format`'s value that leaves the format to detection.
+const AUTO: &str = "auto";
+
+/// `--format`'s values: `auto`, then every format of [`FORMATS`] with a command-line name,
+/// in the table's order.
+static FORMAT_VALUES: LazyLock<Vec<FormatChoice>> = LazyLock::new(|| {
+    std::iter::once(FormatChoice::Auto)
+        .chain(
+            FORMATS
+                .iter()
+                .filter_map(|f| f.cli.and(FormatChoice::forcing(f.format))),
+        )
+        .collect()
+});
+
+/// `--format NAME`: the names and help of [`FORMATS`].
+impl ValueEnum for FormatChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FORMAT_VALUES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.forced() {
+            None => PossibleValue::new(AUTO).help("Detect from the content"),
+            Some(format) => {
+                let info = format.info();
+                PossibleValue::new(info.cli?).help(info.help)
+            }
+        })
+    }
 }
 
 /// When the viewer uses colours.
@@ -163,8 +164,8 @@ pub struct Args {
     pub profiles: Vec<String>,
 
     /// Input format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = FormatChoice::Auto)]
+    pub format: FormatChoice,
 
     /// With two profiles: scale BEFORE's counts to AFTER's total (as difffolded.pl -n).
     #[arg(short = 'n', long)]
@@ -484,22 +485,7 @@ impl Args {
     /// The loading options these arguments ask for.
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {
-            format: match self.format {
-                FormatArg::Auto => FormatChoice::Auto,
-                FormatArg::Folded => FormatChoice::Folded,
-                FormatArg::Perf => FormatChoice::Perf,
-                FormatArg::Stap => FormatChoice::Stap,
-                FormatArg::Bpftrace => FormatChoice::Bpftrace,
-                FormatArg::Pprof => FormatChoice::Pprof,
-                FormatArg::Speedscope => FormatChoice::Speedscope,
-                FormatArg::Cpuprofile => FormatChoice::Cpuprofile,
-                FormatArg::Dtrace => FormatChoice::Dtrace,
-                FormatArg::Sample => FormatChoice::Sample,
-                FormatArg::Vtune => FormatChoice::Vtune,
-                FormatArg::Xctrace => FormatChoice::Xctrace,
-                FormatArg::Vsprof => FormatChoice::Vsprof,
-                FormatArg::Ghcprof => FormatChoice::Ghcprof,
-            },
+            format: self.format,
             perf: PerfOptions {
                 include_pid: self.pid || self.tid,
                 include_tid: self.tid,

@@ -36,7 +36,7 @@ use inferno::collapse::Collapse;
 use inferno::collapse::{dtrace, ghcprof, sample, vsprof, vtune, xctrace};
 
 use super::common::LineReader;
-use super::{Collector, FormatChoice, ParseState, folded};
+use super::{Collector, ParseState, folded};
 use crate::error::{Error, Result};
 use crate::profile::{Format, Unit};
 
@@ -77,19 +77,6 @@ impl Collapser {
         Collapser::Ghcprof,
         Collapser::Xctrace,
     ];
-
-    /// The collapser a forced `--format` names, if any.
-    pub fn forced(choice: FormatChoice) -> Option<Collapser> {
-        Some(match choice {
-            FormatChoice::Dtrace => Collapser::Dtrace,
-            FormatChoice::Sample => Collapser::Sample,
-            FormatChoice::Vtune => Collapser::Vtune,
-            FormatChoice::Vsprof => Collapser::Vsprof,
-            FormatChoice::Ghcprof => Collapser::Ghcprof,
-            FormatChoice::Xctrace => Collapser::Xctrace,
-            _ => return None,
-        })
-    }
 
     /// The collapser that reads `format`, if inferno's.
     pub fn of(format: Format) -> Option<Collapser> {

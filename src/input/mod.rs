@@ -30,7 +30,10 @@ use live::{LineSource, Live, Next, Tick};
 use parallel::ChunkParser;
 pub use perf::PerfOptions;
 
-/// Which parser to use.
+/// Which parser to use: auto-detection, or a format forced by name (`--format`). Its
+/// variants are the formats of [`FORMATS`](crate::profile::FORMATS) with a `cli` name, which
+/// `--format` reads into one of them; [`FormatChoice::forced`] and [`FormatChoice::forcing`]
+/// convert to and from [`Format`] (a test holds both to the table).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum FormatChoice {
     /// Sniff the content.
@@ -62,6 +65,49 @@ pub enum FormatChoice {
     Vsprof,
     /// GHC `.prof` report (inferno's collapser).
     Ghcprof,
+}
+
+impl FormatChoice {
+    /// The format forced, or `None` for auto-detection.
+    pub const fn forced(self) -> Option<Format> {
+        Some(match self {
+            FormatChoice::Auto => return None,
+            FormatChoice::Folded => Format::Folded,
+            FormatChoice::Perf => Format::Perf,
+            FormatChoice::Stap => Format::Stap,
+            FormatChoice::Bpftrace => Format::Bpftrace,
+            FormatChoice::Pprof => Format::Pprof,
+            FormatChoice::Speedscope => Format::Speedscope,
+            FormatChoice::Cpuprofile => Format::Cpuprofile,
+            FormatChoice::Dtrace => Format::Dtrace,
+            FormatChoice::Sample => Format::Sample,
+            FormatChoice::Vtune => Format::Vtune,
+            FormatChoice::Xctrace => Format::Xctrace,
+            FormatChoice::Vsprof => Format::Vsprof,
+            FormatChoice::Ghcprof => Format::Ghcprof,
+        })
+    }
+
+    /// The choice that forces `format`, if it can be forced (differential folded files are
+    /// read as `Folded`, perf.data is known whatever the choice).
+    pub const fn forcing(format: Format) -> Option<FormatChoice> {
+        Some(match format {
+            Format::Folded => FormatChoice::Folded,
+            Format::Perf => FormatChoice::Perf,
+            Format::Stap => FormatChoice::Stap,
+            Format::Bpftrace => FormatChoice::Bpftrace,
+            Format::Pprof => FormatChoice::Pprof,
+            Format::Speedscope => FormatChoice::Speedscope,
+            Format::Cpuprofile => FormatChoice::Cpuprofile,
+            Format::Dtrace => FormatChoice::Dtrace,
+            Format::Sample => FormatChoice::Sample,
+            Format::Vtune => FormatChoice::Vtune,
+            Format::Xctrace => FormatChoice::Xctrace,
+            Format::Vsprof => FormatChoice::Vsprof,
+            Format::Ghcprof => FormatChoice::Ghcprof,
+            Format::DiffFolded | Format::PerfData => return None,
+        })
+    }
 }
 
 /// How to read an input.
@@ -730,22 +776,20 @@ enum Whole {
 /// Whether to read the input whole, and as what: forced, or sniffed from the first bytes
 /// when the format is not (`head` is empty when they could not be read).
 fn read_whole(head: &[u8], opts: &LoadOptions) -> Option<Whole> {
-    match opts.format {
-        FormatChoice::Pprof => Some(Whole::Pprof),
-        FormatChoice::Speedscope | FormatChoice::Cpuprofile => Some(Whole::Json),
-        FormatChoice::Auto if pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes => {
-            Some(Whole::Pprof)
-        }
-        FormatChoice::Auto if detect::json(head) => Some(Whole::Json),
+    match opts.format.forced() {
+        Some(Format::Pprof) => Some(Whole::Pprof),
+        Some(Format::Speedscope | Format::Cpuprofile) => Some(Whole::Json),
+        None if pprof::sniff::sniff(head) == pprof::sniff::Sniff::Yes => Some(Whole::Pprof),
+        None if detect::json(head) => Some(Whole::Json),
         _ => None,
     }
 }
 
 /// Reads a JSON profile whole and finishes it as the text formats are.
 fn load_json<R: Read>(reader: R, name: &str, opts: &LoadOptions) -> Result<Loaded> {
-    let kind = match opts.format {
-        FormatChoice::Speedscope => Some(json::Kind::Speedscope),
-        FormatChoice::Cpuprofile => Some(json::Kind::Cpuprofile),
+    let kind = match opts.format.forced() {
+        Some(Format::Speedscope) => Some(json::Kind::Speedscope),
+        Some(Format::Cpuprofile) => Some(json::Kind::Cpuprofile),
         _ => None,
     };
     let (out, format) = json::load(reader, name, kind, !opts.perf.no_timeline)?;
@@ -786,50 +830,39 @@ fn text_format<R: BufRead>(
     name: &str,
     opts: &LoadOptions,
 ) -> Result<Format> {
-    Ok(match opts.format {
-        FormatChoice::Folded => Format::Folded,
-        FormatChoice::Perf => Format::Perf,
-        FormatChoice::Stap => Format::Stap,
-        FormatChoice::Bpftrace => Format::Bpftrace,
+    if let Some(forced) = opts.format.forced() {
         // Forced pprof and JSON inputs are read whole before any text is.
-        FormatChoice::Pprof => Format::Pprof,
-        FormatChoice::Speedscope => Format::Speedscope,
-        FormatChoice::Cpuprofile => Format::Cpuprofile,
-        FormatChoice::Auto => {
-            if let Some(format) = detect::detect(prefix) {
-                return Ok(format);
-            }
-            let long = reader.long_lines();
-            if capped::without_long(prefix)
-                .iter()
-                .all(u8::is_ascii_whitespace)
-                && long.count() > 0
-            {
-                // Nothing but lines too long to read: nothing to tell the format by.
-                return Err(Error::NoSamples {
-                    source_name: name.to_owned(),
-                    format: "text".to_owned(),
-                    detail: format!(
-                        " (skipped: {} × {})",
-                        long.count(),
-                        capped::LONG_LINE_REASON
-                    ),
-                });
-            }
-            // inferno's collapsers would read the marker of a long line as data.
-            reader.leave_out(prefix, !*ended && error.is_none());
-            let guessed = inferno::guess(prefix, reader, ended, error);
-            guessed
-                .map(inferno::Collapser::format)
-                .ok_or_else(|| Error::UnknownFormat {
-                    source_name: name.to_owned(),
-                    head: detect::head(prefix),
-                })?
-        }
-        forced => {
-            inferno::Collapser::forced(forced).map_or(Format::Folded, inferno::Collapser::format)
-        }
-    })
+        return Ok(forced);
+    }
+    if let Some(format) = detect::detect(prefix) {
+        return Ok(format);
+    }
+    let long = reader.long_lines();
+    if capped::without_long(prefix)
+        .iter()
+        .all(u8::is_ascii_whitespace)
+        && long.count() > 0
+    {
+        // Nothing but lines too long to read: nothing to tell the format by.
+        return Err(Error::NoSamples {
+            source_name: name.to_owned(),
+            format: "text".to_owned(),
+            detail: format!(
+                " (skipped: {} × {})",
+                long.count(),
+                capped::LONG_LINE_REASON
+            ),
+        });
+    }
+    // inferno's collapsers would read the marker of a long line as data.
+    reader.leave_out(prefix, !*ended && error.is_none());
+    let guessed = inferno::guess(prefix, reader, ended, error);
+    guessed
+        .map(inferno::Collapser::format)
+        .ok_or_else(|| Error::UnknownFormat {
+            source_name: name.to_owned(),
+            head: detect::head(prefix),
+        })
 }
 
 /// Reads a text input through one of inferno's collapsers: the prefix, then the rest, the

@@ -7,6 +7,7 @@
 pub mod blocks;
 pub mod diff;
 pub mod finder;
+pub mod format;
 pub mod functions;
 pub mod group;
 pub mod heatmap;
@@ -26,6 +27,7 @@ pub mod tree;
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use format::{FORMATS, Format, FormatInfo};
 pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Switch, Task, TaskId, TaskState};
 pub use slice::{Slice, slice_tree};
@@ -102,63 +104,6 @@ impl fmt::Display for Unit {
             Unit::Metric { name, unit } if unit == "count" => f.write_str(name),
             Unit::Metric { name, unit } => write!(f, "{name} ({unit})"),
         }
-    }
-}
-
-/// Input formats flametui reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    /// Brendan Gregg's collapsed stacks: `a;b;c COUNT`.
-    Folded,
-    /// Differential collapsed stacks: `a;b;c BEFORE AFTER`.
-    DiffFolded,
-    /// Linux `perf script` text.
-    Perf,
-    /// `SystemTap` `print_stack()` / `print_ustack()` blocks.
-    Stap,
-    /// bpftrace map output (`@[kstack, ustack, comm]: N`).
-    Bpftrace,
-    /// pprof's `profile.proto` (Go, continuous profilers).
-    Pprof,
-    /// speedscope's JSON file format (py-spy `--format speedscope`).
-    Speedscope,
-    /// Chrome / V8 `.cpuprofile` JSON (`node --cpu-prof`, DevTools).
-    Cpuprofile,
-    /// DTrace `ustack()` / `stack()` aggregations, read by inferno's collapser.
-    Dtrace,
-    /// macOS `sample` call graphs, read by inferno's collapser.
-    Sample,
-    /// Intel VTune `amplxe-cl` top-down CSV reports, read by inferno's collapser.
-    Vtune,
-    /// Xcode Instruments `xctrace export` time-profile XML, read by inferno's collapser.
-    Xctrace,
-    /// Visual Studio profiler call-tree CSV, read by inferno's collapser.
-    Vsprof,
-    /// GHC `.prof` cost-centre reports, read by inferno's collapser.
-    Ghcprof,
-    /// A perf.data recording (`perf record`), read without `perf script`.
-    PerfData,
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Format::Folded => "folded",
-            Format::DiffFolded => "differential folded",
-            Format::Perf => "perf script",
-            Format::Stap => "SystemTap",
-            Format::Bpftrace => "bpftrace",
-            Format::Pprof => "pprof",
-            Format::Speedscope => "speedscope",
-            Format::Cpuprofile => "cpuprofile",
-            Format::Dtrace => "DTrace",
-            Format::Sample => "macOS sample",
-            Format::Vtune => "VTune",
-            Format::Xctrace => "xctrace",
-            Format::Vsprof => "Visual Studio",
-            Format::Ghcprof => "GHC prof",
-            Format::PerfData => "perf.data",
-        })
     }
 }
 

@@ -16,6 +16,7 @@ mod collapse;
 mod conformance;
 mod export_memory;
 mod folded_tools;
+mod formats;
 mod fuzz_regressions;
 mod golden;
 mod hostile;

@@ -20,6 +20,11 @@ const HOST_TEXT: &str = "host list\n> one\n  two\n  three";
 /// A host's frame: its own text on the left, the graph in a bordered pane on the right,
 /// a line of its own under both.
 fn host_frame(state: &mut FlameState, w: u16, h: u16) -> (Buffer, Rect) {
+    host(w, h, Some(state))
+}
+
+/// The host's frame, with the graph in its pane when there is a state.
+fn host(w: u16, h: u16, state: Option<&mut FlameState>) -> (Buffer, Rect) {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     let mut pane = Rect::default();
     terminal
@@ -31,8 +36,10 @@ fn host_frame(state: &mut FlameState, w: u16, h: u16) -> (Buffer, Rect) {
             f.render_widget(Paragraph::new(HOST_TEXT), left);
             f.render_widget(Paragraph::new("host status line"), bottom);
             pane = right;
-            let graph = FlameGraph::default().block(Block::bordered().title(" flame graph "));
-            f.render_stateful_widget(graph, right, state);
+            if let Some(state) = state {
+                let graph = FlameGraph::default().block(Block::bordered().title(" flame graph "));
+                f.render_stateful_widget(graph, right, state);
+            }
         })
         .unwrap();
     (terminal.backend().buffer().clone(), pane)
@@ -56,17 +63,7 @@ fn the_graph_draws_only_in_its_pane_and_the_host_text_stays() {
     let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
     let (buf, pane) = host_frame(&mut state, 80, 16);
     // Every cell outside the pane is what the host drew (or blank).
-    let mut host = Terminal::new(TestBackend::new(80, 16)).unwrap();
-    host.draw(|f| {
-        let [top, bottom] =
-            Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(f.area());
-        let [left, _] =
-            Layout::horizontal([Constraint::Length(14), Constraint::Fill(1)]).areas(top);
-        f.render_widget(Paragraph::new(HOST_TEXT), left);
-        f.render_widget(Paragraph::new("host status line"), bottom);
-    })
-    .unwrap();
-    let alone = host.backend().buffer();
+    let (alone, _) = host(80, 16, None);
     for y in 0..16 {
         for x in 0..80 {
             if !pane.contains((x, y).into()) {

@@ -42,7 +42,11 @@ fn scratch(name: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("flametui-analysis-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    // A process id is reused across runs: a file left by an earlier run would make the
+    // export ask whether to replace it.
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
 }
 
 /// The finder, `query`, Enter: the function is highlighted and its heaviest frame selected.

@@ -34,8 +34,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, StatefulWidget, Widget};
 
-pub use crate::app::Dir;
 use crate::app::explorer::{Areas, Explorer};
+pub use crate::app::mode::Dir;
 use crate::profile::diff::{find_path, path_names, points_by_node};
 use crate::profile::{NodeId, Profile};
 use crate::view::Target;
@@ -91,7 +91,7 @@ impl StatefulWidget for FlameGraph<'_> {
 
     fn render(self, area: Rect, buf: &mut Buffer, state: &mut FlameState) {
         let area = area.intersection(buf.area);
-        let inner = match self.block {
+        let inner = match &self.block {
             Some(block) => {
                 let inner = block.inner(area);
                 block.render(area, buf);
@@ -103,9 +103,17 @@ impl StatefulWidget for FlameGraph<'_> {
             state.explorer.flame = flame;
         }
         state.place(inner);
-        if inner.is_empty() {
-            return;
+        if !inner.is_empty() {
+            self.render_placed(state, buf);
         }
+    }
+}
+
+impl FlameGraph<'_> {
+    /// Draws a state already laid out by its owner in the area it holds (the full-screen
+    /// viewer lays its graph out after each action, then draws it from `&App`); the block
+    /// is not drawn.
+    pub fn render_placed(&self, state: &FlameState, buf: &mut Buffer) {
         let paint = match &state.baseline {
             Some((points, max)) => Paint::Delta(points, *max),
             None => Paint::Names,
@@ -420,6 +428,32 @@ impl FlameState {
             Outcome::Changed
         } else {
             Outcome::Selected(self.selected_path())
+        }
+    }
+}
+
+/// The explorer behind the graph: the full-screen viewer holds its graph as a
+/// [`FlameState`] and reaches the rest of its screens through it.
+impl std::ops::Deref for FlameState {
+    type Target = Explorer;
+
+    fn deref(&self) -> &Explorer {
+        &self.explorer
+    }
+}
+
+impl std::ops::DerefMut for FlameState {
+    fn deref_mut(&mut self) -> &mut Explorer {
+        &mut self.explorer
+    }
+}
+
+impl From<Explorer> for FlameState {
+    fn from(explorer: Explorer) -> Self {
+        Self {
+            explorer,
+            keymap: KeyMap::default(),
+            baseline: None,
         }
     }
 }

@@ -3,23 +3,11 @@
 
 use std::time::Duration;
 
-use super::Progress;
 use super::heat::state::HeatKey;
+pub use super::mode::Dir;
+use super::mode::Progress;
 use super::tasks::state::TaskKey;
 use crate::profile::Profile;
-
-/// A direction on screen (what it means in the tree depends on flame vs icicle).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// Up the screen.
-    Up,
-    /// Down the screen.
-    Down,
-    /// Previous frame in the row.
-    Left,
-    /// Next frame in the row.
-    Right,
-}
 
 /// Something that changes the [`super::App`].
 #[derive(Debug, Clone)]

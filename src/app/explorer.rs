@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
+use super::mode::{Mode, Size};
 use super::search::state::SearchState;
-use super::{Mode, Size};
 use crate::profile::NameId;
 use crate::profile::Profile;
 use crate::profile::functions::{FunctionTotals, function_totals, function_totals_in};
@@ -202,7 +202,7 @@ impl Explorer {
         if self.names.style() != style {
             self.names = NameTable::new(self.profile.tree.names(), style);
             self.run_search();
-            if self.tools.screen == super::Screen::Table {
+            if self.tools.screen == super::state::Screen::Table {
                 self.tools.rebuilt();
             }
         }
@@ -270,7 +270,7 @@ impl Explorer {
         let status = Rect::new(0, search.y.saturating_sub(status_h), w, status_h);
         let header = Rect::new(0, 0, w, h.min(1));
         let timed = self.original().samples.has_timeline()
-            && self.tools.screen != super::Screen::Heat
+            && self.tools.screen != super::state::Screen::Heat
             && h >= STRIP_FROM_HEIGHT;
         let strip = Rect::new(0, header.bottom(), w, u16::from(timed));
         let graph_h = status.y.saturating_sub(strip.bottom());

@@ -36,13 +36,11 @@ pub mod tools;
 pub mod transforms;
 pub mod update;
 
-use std::time::Duration;
-
 pub use action::ToolAction;
 pub use action::{Action, Dir};
 pub use effects::Effect;
 pub use explorer::{Areas, Explorer};
-pub use mode::Mode;
+pub use mode::{Mode, Progress, Size};
 pub use state::Screen;
 pub use transforms::TransformStack;
 pub use update::{finish, update};
@@ -51,33 +49,13 @@ use crate::profile::Profile;
 use crate::view::color::ColorMode;
 use crate::view::names::NameStyle;
 
-/// Terminal size in cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Size {
-    /// Columns.
-    pub width: u16,
-    /// Rows.
-    pub height: u16,
-}
-
-/// How far reading the input has come.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Progress {
-    /// Bytes read so far (compressed bytes for gzip input).
-    pub bytes: u64,
-    /// Size of the input, when it is a regular file.
-    pub total: Option<u64>,
-    /// Time since reading started.
-    pub elapsed: Duration,
-}
-
 /// Loading, or exploring a loaded profile.
 #[derive(Debug)]
 pub enum Phase {
     /// The input is still being read.
     Loading(Progress),
     /// The profile is on screen.
-    Ready(Box<Explorer>),
+    Ready(Box<crate::widget::FlameState>),
     /// Two profiles compared.
     Compare(Box<compare::Compare>),
 }

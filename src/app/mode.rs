@@ -1,5 +1,8 @@
-//! Stage: application state — which part of the screen the keyboard talks to. The keymap
-//! is looked up per mode, so a key means one thing at a time.
+//! Stage: application state — plain values of the screen: which part the keyboard talks
+//! to ([`Mode`]: the keymap is looked up per mode, so a key means one thing at a time), the
+//! terminal size, a direction, how far loading has come. Below everything else in `app/`.
+
+use std::time::Duration;
 
 /// Input focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -46,4 +49,37 @@ impl Mode {
             Mode::TaskFilter => "Task filter",
         }
     }
+}
+
+/// Terminal size in cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Size {
+    /// Columns.
+    pub width: u16,
+    /// Rows.
+    pub height: u16,
+}
+
+/// How far reading the input has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Bytes read so far (compressed bytes for gzip input).
+    pub bytes: u64,
+    /// Size of the input, when it is a regular file.
+    pub total: Option<u64>,
+    /// Time since reading started.
+    pub elapsed: Duration,
+}
+
+/// A direction on screen (what it means in the tree depends on flame vs icicle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    /// Up the screen.
+    Up,
+    /// Down the screen.
+    Down,
+    /// Previous frame in the row.
+    Left,
+    /// Next frame in the row.
+    Right,
 }

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::app::Mode;
 use crate::app::finder::state::FinderState;
 use crate::app::heat::state::{HeatState, Strip};
+use crate::app::mode::Mode;
 use crate::app::sandwich::state::Sandwich;
 use crate::app::search::state::SearchHistory;
 use crate::app::table::state::TableState;

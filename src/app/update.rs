@@ -227,7 +227,7 @@ fn toggle_names(app: &mut App, action: &Action) {
         }
     };
     let shown = match &mut app.phase {
-        Phase::Ready(ex) => Some(&mut **ex),
+        Phase::Ready(ex) => Some(&mut ***ex),
         Phase::Compare(cmp) => Some(cmp.driver_mut()),
         Phase::Loading(_) => None,
     };
@@ -270,9 +270,13 @@ fn show_profile(app: &mut App, profile: Box<Profile>) {
     app.source.clone_from(&profile.source);
     let (profile, shelf) = MetricShelf::new(*profile);
     app.metrics = vec![shelf];
-    match &mut app.phase {
-        Phase::Ready(ex) => ex.replace_profile(profile, &app.view, &mut app.mode),
-        _ => app.phase = Phase::Ready(Box::new(Explorer::with_view_shared(profile, &app.view))),
+    if let Phase::Ready(ex) = &mut app.phase {
+        // The viewer's own replacement (a new snapshot of a stream), not the widget's.
+        let ex: &mut Explorer = ex;
+        ex.replace_profile(profile, &app.view, &mut app.mode);
+    } else {
+        let ex = Explorer::with_view_shared(profile, &app.view);
+        app.phase = Phase::Ready(Box::new(ex.into()));
     }
 }
 

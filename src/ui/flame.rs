@@ -5,8 +5,8 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;
 
-use super::{fill, put};
-use crate::app::Explorer;
+use super::cells::{fill, put};
+use crate::app::explorer::Explorer;
 use crate::text::sanitize;
 use crate::view::color::{self, ColorMode, Hue};
 use crate::view::delta::{self, Paint};
@@ -15,11 +15,6 @@ use crate::view::{Cell, CellKind};
 
 /// Shortest bar that gets a name.
 const MIN_LABEL: u16 = 3;
-
-/// Draws the graph area.
-pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
-    render_with(ex, colors, Paint::Names, buf);
-}
 
 /// Draws the graph area with frames coloured by `paint` (by name, or by change in compare
 /// mode's differential view, with a `+`/`-` marker instead of the edge without colour).

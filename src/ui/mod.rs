@@ -7,6 +7,7 @@
 //!     ─▶ overlays (hover tooltip, help, loading, terminal too small)
 //! ```
 
+mod cells;
 mod compare;
 mod delta_table;
 mod finder;
@@ -27,6 +28,8 @@ use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
 use crate::app::{App, Mode, Phase, Screen};
+use crate::widget::FlameGraph;
+use cells::{fill, put};
 
 /// Smallest terminal the explorer draws in.
 pub const MIN_WIDTH: u16 = 30;
@@ -56,7 +59,10 @@ impl Widget for &App {
                     buf,
                 );
                 match ex.tools.screen {
-                    Screen::Graph => flame::render(ex, self.colors, buf),
+                    // The graph screen is the library's widget.
+                    Screen::Graph => FlameGraph::default()
+                        .colors(self.colors)
+                        .render_placed(ex, buf),
                     Screen::Table => table::render(ex, self.colors, buf),
                     Screen::Sandwich => sandwich::render(ex, self.colors, buf),
                     Screen::Tasks => tasks::render(ex, self.mode, self.colors, buf),
@@ -148,24 +154,6 @@ fn tail_that_fits(text: &str, room: usize) -> std::borrow::Cow<'_, str> {
         start = i;
     }
     format!("…{}", &text[start..]).into()
-}
-
-/// Writes text clipped to the buffer and to `max` columns; out-of-range rows are skipped.
-fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) -> u16 {
-    let area = buf.area;
-    if y < area.y || y >= area.bottom() || x < area.x || x >= area.right() {
-        return x;
-    }
-    buf.set_stringn(x, y, text, max, style).0
-}
-
-/// Fills a row segment with one symbol and style.
-fn fill(buf: &mut Buffer, x0: u16, x1: u16, y: u16, symbol: &str, style: Style) {
-    for x in x0..x1 {
-        if let Some(cell) = buf.cell_mut((x, y)) {
-            cell.set_symbol(symbol).set_style(style);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -179,7 +179,7 @@ pub struct Compare {
 #[derive(Debug)]
 pub struct Home {
     /// The explorer of the recording, on its heat map.
-    pub explorer: Box<Explorer>,
+    pub explorer: Box<crate::widget::FlameState>,
     /// Its view (with its slice).
     pub view: TransformStack,
 }

@@ -1,7 +1,7 @@
 //! The state of this screen: plain data and pure functions, below the explorer
 //! (which holds it) in the import order.
 
-use crate::app::Dir;
+use crate::app::mode::Dir;
 use crate::profile::Profile;
 use crate::view::heatmap::{Grid, TimeScale};
 

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 
-use crate::app::Dir;
+use crate::app::mode::Dir;
 use crate::profile::sandwich::{callees_below, callers_below};
 use crate::profile::{CallTree, NameId, NodeId};
 use crate::view::{FrameLayout, Target, TreeIndex, Viewport, layout};

@@ -18,7 +18,7 @@ mod help;
 mod overlay;
 mod sandwich;
 mod status;
-mod table;
+pub(crate) mod table;
 mod tasks;
 
 use ratatui::Frame;

@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
-use super::{fill, put};
-use crate::app::Explorer;
-use crate::app::table::SortKey;
+use super::cells::{fill, put};
+use crate::app::explorer::Explorer;
+use crate::app::table::state::SortKey;
 use crate::profile::functions::table_label;
 use crate::profile::{NameId, NodeId, Profile};
 use crate::text::{sanitize, share, thousands, thousands_str};
@@ -23,7 +23,11 @@ const SHARE: usize = 8;
 
 /// Draws the table over the graph area: functions, or libraries (`L`).
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
-    let area = ex.areas.graph;
+    render_in(ex, ex.areas.graph, colors, buf);
+}
+
+/// Draws the function table of `ex` in `area` (the library's table widget gives its own).
+pub fn render_in(ex: &Explorer, area: ratatui::layout::Rect, colors: ColorMode, buf: &mut Buffer) {
     if area.height == 0 {
         return;
     }

@@ -176,3 +176,55 @@ fn a_baseline_paints_by_change() {
     let (back, _) = host_frame(&mut state, 60, 8);
     assert_eq!(back, plain);
 }
+
+/// The function table is a widget of the same shape, over the same state: Enter in it
+/// selects the function's heaviest frame in the graph beside it.
+#[test]
+fn the_function_table_beside_the_graph_shares_their_state() {
+    use flametui::widget::FunctionTable;
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    let draw = |state: &mut FlameState| {
+        let mut terminal = Terminal::new(TestBackend::new(100, 14)).unwrap();
+        terminal
+            .draw(|f| {
+                let [left, right] =
+                    Layout::horizontal([Constraint::Length(50), Constraint::Fill(1)])
+                        .areas(f.area());
+                let table = FunctionTable::default().block(Block::bordered().title(" functions "));
+                f.render_stateful_widget(table, left, state);
+                let graph = FlameGraph::default().block(Block::bordered().title(" graph "));
+                f.render_stateful_widget(graph, right, state);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let first = draw(&mut state);
+    insta::assert_snapshot!("widget_table_and_graph_100x14", text(&first));
+    // The heaviest function by self first: down one row, then Enter.
+    assert_eq!(
+        state.handle_table_event(&key(KeyCode::Down)),
+        Outcome::Changed
+    );
+    let chosen = state.table_selection().unwrap();
+    let Outcome::Selected(path) = state.handle_table_event(&key(KeyCode::Enter)) else {
+        panic!("Enter selected nothing")
+    };
+    assert_eq!(path.last(), Some(&chosen));
+    assert_eq!(state.tooltip().title, chosen);
+    // `o` sorts by total: the first row is then the heaviest in total.
+    state.handle_table_event(&key(KeyCode::Char('o')));
+    let _ = draw(&mut state);
+    assert_eq!(
+        state.handle_table_event(&key(KeyCode::Home)),
+        Outcome::Changed
+    );
+    assert_eq!(state.table_selection().as_deref(), Some("[gzip]"));
+    // The graph's keys are not the table's.
+    assert_eq!(
+        state.handle_table_event(&key(KeyCode::Char('f'))),
+        Outcome::Ignored
+    );
+    // A click on a row of the table selects it.
+    let row = click(5, 3, MouseEventKind::Down(MouseButton::Left));
+    assert_eq!(state.handle_table_event(&row), Outcome::Changed);
+}

@@ -13,7 +13,8 @@
 //! reaches another's logic), top to bottom:
 //!
 //! ```text
-//! widget (FlameGraph, FunctionTable)  the library's widgets; the viewer's graph is one
+//! widget (FlameGraph, FunctionTable,  the library's widgets over one FlameState; the
+//!   Callers)                          viewer's graph is one
 //! app::update, app::dispatch          the App: loading, compare mode, where an action goes
 //!   app::jobs, app::compare           background views; two profiles side by side
 //!   app::tools, app::screens,         the router of one explorer's screens; the status line

@@ -16,7 +16,7 @@ mod header;
 pub mod heatmap;
 mod help;
 mod overlay;
-mod sandwich;
+pub(crate) mod sandwich;
 mod status;
 pub(crate) mod table;
 mod tasks;

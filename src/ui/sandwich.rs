@@ -5,9 +5,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;
 
-use super::{fill, put};
-use crate::app::Explorer;
-use crate::app::sandwich::Pane;
+use super::cells::{fill, put};
+use crate::app::explorer::Explorer;
+use crate::app::sandwich::state::Pane;
 use crate::text::{sanitize, thousands};
 use crate::view::CellKind;
 use crate::view::color::{self, ColorMode, Hue};

@@ -228,3 +228,60 @@ fn the_function_table_beside_the_graph_shares_their_state() {
     let row = click(5, 3, MouseEventKind::Down(MouseButton::Left));
     assert_eq!(state.handle_table_event(&row), Outcome::Changed);
 }
+
+/// Callers and callees of the graph's selected function, as a widget over the same state:
+/// it follows the selection, and Tab and arrows move in its panes.
+#[test]
+fn callers_and_callees_of_the_selection() {
+    use flametui::widget::Callers;
+    let folded = "app;main;parse;alloc 5\napp;main;render;alloc 3\napp;main;render;draw 2\n";
+    let mut state = FlameState::new(Profile::from_folded(folded).unwrap());
+    let draw = |state: &mut FlameState| {
+        let mut terminal = Terminal::new(TestBackend::new(60, 12)).unwrap();
+        terminal
+            .draw(|f| {
+                let [top, bottom] =
+                    Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]).areas(f.area());
+                f.render_widget(Paragraph::new("host header"), top);
+                f.render_stateful_widget(Callers::default(), bottom, state);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    // Nothing selected: nothing drawn, keys are the host's.
+    let empty = draw(&mut state);
+    assert!(
+        text(&empty).lines().skip(2).all(|l| l.trim().is_empty()),
+        "{}",
+        text(&empty)
+    );
+    assert_eq!(
+        state.handle_callers_event(&key(KeyCode::Tab)),
+        Outcome::Ignored
+    );
+    assert!(state.select_path(&["app", "main", "parse", "alloc"]));
+    let shown = draw(&mut state);
+    insta::assert_snapshot!("widget_callers_60x12", text(&shown));
+    let screen = text(&shown);
+    assert!(screen.starts_with("host header"), "{screen}");
+    assert!(screen.contains("Callers of alloc"), "{screen}");
+    // Callers: both `parse` and `render` call `alloc`, merged above it.
+    assert!(
+        screen.contains("parse") && screen.contains("render"),
+        "{screen}"
+    );
+    assert_eq!(
+        state.handle_callers_event(&key(KeyCode::Tab)),
+        Outcome::Changed
+    );
+    assert_eq!(
+        state.handle_callers_event(&key(KeyCode::Down)),
+        Outcome::Changed
+    );
+    let _ = draw(&mut state);
+    assert!(state.callers_selection().is_some());
+    // Another selection, another function.
+    assert!(state.select_path(&["app", "main", "render"]));
+    let screen = text(&draw(&mut state));
+    assert!(screen.contains("Callers of render"), "{screen}");
+}

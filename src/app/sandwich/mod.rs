@@ -17,7 +17,11 @@ impl Explorer {
     /// Lays the panes out over the graph area: a title row and the callers above, a title
     /// row and the callees below. A pane whose tree is shallow gets only the rows it needs.
     pub(crate) fn place_sandwich(&mut self) {
-        let g = self.areas.graph;
+        self.place_sandwich_in(self.areas.graph);
+    }
+
+    /// Lays the callers and callees panes out in `g` (the library's widget gives its own).
+    pub(crate) fn place_sandwich_in(&mut self, g: Rect) {
         let Some(s) = self.tools.sandwich.as_mut() else {
             return;
         };

@@ -216,8 +216,8 @@ impl StatefulWidget for Callers {
             _ => None,
         };
         let tree = &ex.profile.tree;
-        let stale = ex.tools.sandwich.as_ref().map(|s| s.name) != name;
-        if stale {
+        let outdated = ex.tools.sandwich.as_ref().map(|s| s.name) != name;
+        if outdated {
             ex.tools.sandwich = name.filter(|&n| !tree.names().is_task(n)).map(|n| {
                 Box::new(crate::app::sandwich::state::Sandwich::new(
                     tree, &ex.index, n,

@@ -29,7 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use crossterm::event::{Event, KeyEventKind, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, StatefulWidget, Widget};
@@ -42,6 +42,13 @@ use crate::view::Target;
 use crate::view::color::ColorMode;
 use crate::view::delta::Paint;
 pub use crate::view::tooltip::Tooltip;
+pub use callers::Callers;
+pub use keymap::{Action, KeyMap};
+pub use table::FunctionTable;
+
+mod callers;
+mod keymap;
+mod table;
 
 /// The flame graph, configured per frame; its state is a [`FlameState`].
 #[derive(Debug, Clone)]
@@ -122,113 +129,6 @@ impl FlameGraph<'_> {
     }
 }
 
-/// The function table of a [`FlameState`]'s profile: every function with its self and
-/// total weight, sorted by self (`o` cycles self, total, name), filtered by the state's
-/// search. It shares its state with the graph: Enter in the table
-/// ([`FlameState::handle_table_event`]) selects the function's heaviest frame there.
-#[derive(Debug, Clone)]
-pub struct FunctionTable<'a> {
-    block: Option<Block<'a>>,
-    colors: ColorMode,
-}
-
-impl Default for FunctionTable<'_> {
-    fn default() -> Self {
-        Self {
-            block: None,
-            colors: ColorMode::TrueColor,
-        }
-    }
-}
-
-impl<'a> FunctionTable<'a> {
-    /// Draws `block` around the table.
-    #[must_use]
-    pub fn block(mut self, block: Block<'a>) -> Self {
-        self.block = Some(block);
-        self
-    }
-
-    /// The colours.
-    #[must_use]
-    pub fn colors(mut self, colors: ColorMode) -> Self {
-        self.colors = colors;
-        self
-    }
-}
-
-impl StatefulWidget for FunctionTable<'_> {
-    type State = FlameState;
-
-    fn render(self, area: Rect, buf: &mut Buffer, state: &mut FlameState) {
-        let area = area.intersection(buf.area);
-        let inner = match &self.block {
-            Some(block) => {
-                let inner = block.inner(area);
-                block.render(area, buf);
-                inner
-            }
-            None => area,
-        };
-        state.table_area = inner;
-        let ex = &mut state.explorer;
-        ex.sync_table(ex.tools.generation);
-        ex.tools
-            .table
-            .scroll_into_view(usize::from(inner.height.saturating_sub(1)));
-        crate::ui::table::render_in(ex, inner, self.colors, buf);
-    }
-}
-
-/// Callers and callees of the function selected in a [`FlameState`]'s graph, merged over
-/// every call (speedscope's sandwich): callers above, callees below. Tab switches pane,
-/// arrows move in it ([`FlameState::handle_callers_event`]).
-#[derive(Debug, Clone)]
-pub struct Callers {
-    colors: ColorMode,
-}
-
-impl Default for Callers {
-    fn default() -> Self {
-        Self {
-            colors: ColorMode::TrueColor,
-        }
-    }
-}
-
-impl Callers {
-    /// The colours.
-    #[must_use]
-    pub fn colors(mut self, colors: ColorMode) -> Self {
-        self.colors = colors;
-        self
-    }
-}
-
-impl StatefulWidget for Callers {
-    type State = FlameState;
-
-    fn render(self, area: Rect, buf: &mut Buffer, state: &mut FlameState) {
-        let area = area.intersection(buf.area);
-        let ex = &mut state.explorer;
-        let name = match ex.selected {
-            Target::Frame(id) if id != NodeId::ROOT => Some(ex.profile.tree.node(id).name),
-            _ => None,
-        };
-        let tree = &ex.profile.tree;
-        let outdated = ex.tools.sandwich.as_ref().map(|s| s.name) != name;
-        if outdated {
-            ex.tools.sandwich = name.filter(|&n| !tree.names().is_task(n)).map(|n| {
-                Box::new(crate::app::sandwich::state::Sandwich::new(
-                    tree, &ex.index, n,
-                ))
-            });
-        }
-        ex.place_sandwich_in(area);
-        crate::ui::sandwich::render(ex, self.colors, buf);
-    }
-}
-
 /// What an event did to the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -241,95 +141,13 @@ pub enum Outcome {
     Selected(Vec<String>),
 }
 
-/// What a key does in the graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Action {
-    /// Move the selection.
-    Move(Dir),
-    /// Zoom into the selected frame.
-    ZoomIn,
-    /// Back to the previous zoom.
-    Back,
-    /// Forward again after [`Action::Back`].
-    Forward,
-    /// The whole graph again.
-    Reset,
-    /// Root at the bottom or at the top.
-    Flip,
-    /// Next (or, `false`, previous) match of the search.
-    NextMatch(bool),
-    /// Scroll by rows (negative: up).
-    Scroll(i32),
-}
-
-/// Keys of the graph, which the host may change: [`KeyMap::unbind`] gives a key back to
-/// the host, [`KeyMap::bind`] adds one.
-#[derive(Debug, Clone)]
-pub struct KeyMap {
-    bindings: Vec<(KeyCode, KeyModifiers, Action)>,
-}
-
-impl Default for KeyMap {
-    /// The viewer's graph keys: arrows and `hjkl` move, Enter zooms, Backspace goes back,
-    /// `]` forward, `0` resets, `f` flips, `n`/`N` walk the matches, PageUp/PageDown scroll.
-    fn default() -> Self {
-        let none = KeyModifiers::NONE;
-        let shift = KeyModifiers::SHIFT;
-        let b = |code, mods, action| (code, mods, action);
-        Self {
-            bindings: vec![
-                b(KeyCode::Up, none, Action::Move(Dir::Up)),
-                b(KeyCode::Down, none, Action::Move(Dir::Down)),
-                b(KeyCode::Left, none, Action::Move(Dir::Left)),
-                b(KeyCode::Right, none, Action::Move(Dir::Right)),
-                b(KeyCode::Char('k'), none, Action::Move(Dir::Up)),
-                b(KeyCode::Char('j'), none, Action::Move(Dir::Down)),
-                b(KeyCode::Char('h'), none, Action::Move(Dir::Left)),
-                b(KeyCode::Char('l'), none, Action::Move(Dir::Right)),
-                b(KeyCode::Enter, none, Action::ZoomIn),
-                b(KeyCode::Backspace, none, Action::Back),
-                b(KeyCode::Char(']'), none, Action::Forward),
-                b(KeyCode::Char('0'), none, Action::Reset),
-                b(KeyCode::Char('f'), none, Action::Flip),
-                b(KeyCode::Char('n'), none, Action::NextMatch(true)),
-                b(KeyCode::Char('N'), shift, Action::NextMatch(false)),
-                b(KeyCode::Char('N'), none, Action::NextMatch(false)),
-                b(KeyCode::PageUp, none, Action::Scroll(-10)),
-                b(KeyCode::PageDown, none, Action::Scroll(10)),
-            ],
-        }
-    }
-}
-
-impl KeyMap {
-    /// The action of a key, if it has one.
-    pub fn action(&self, key: &KeyEvent) -> Option<Action> {
-        self.bindings
-            .iter()
-            .find(|(code, mods, _)| *code == key.code && *mods == key.modifiers)
-            .map(|b| b.2)
-    }
-
-    /// Gives `code` (with any modifiers) back to the host: the graph ignores it.
-    pub fn unbind(&mut self, code: KeyCode) {
-        self.bindings.retain(|b| b.0 != code);
-    }
-
-    /// Binds `code` with `modifiers` to `action` (replacing what it did).
-    pub fn bind(&mut self, code: KeyCode, modifiers: KeyModifiers, action: Action) {
-        self.bindings.retain(|b| !(b.0 == code && b.1 == modifiers));
-        self.bindings.push((code, modifiers, action));
-    }
-}
-
 /// What the host keeps of a [`FlameGraph`] between frames.
 #[derive(Debug)]
 pub struct FlameState {
-    explorer: Explorer,
+    pub(super) explorer: Explorer,
     keymap: KeyMap,
     /// Where the function table was last drawn.
-    table_area: Rect,
+    pub(super) table_area: Rect,
     /// Differential colours against a baseline: points per node and the largest.
     baseline: Option<(Vec<f64>, f64)>,
 }
@@ -388,91 +206,6 @@ impl FlameState {
             }
             _ => Outcome::Ignored,
         }
-    }
-
-    /// Handles a key of the [`FunctionTable`]: ↑/↓ (and `k`/`j`), PageUp/PageDown, Home/End
-    /// move in it, `o` changes the sort, Enter selects the function's heaviest frame in the
-    /// graph ([`Outcome::Selected`]); a click on a row selects it. Other events are
-    /// [`Outcome::Ignored`].
-    pub fn handle_table_event(&mut self, event: &Event) -> Outcome {
-        let page = i32::from(self.table_area.height.saturating_sub(2).max(1));
-        let t = &mut self.explorer.tools.table;
-        match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => match key.code {
-                KeyCode::Up | KeyCode::Char('k') => t.step(-1),
-                KeyCode::Down | KeyCode::Char('j') => t.step(1),
-                KeyCode::PageUp => t.step(-page),
-                KeyCode::PageDown => t.step(page),
-                KeyCode::Home => t.edge(false),
-                KeyCode::End => t.edge(true),
-                KeyCode::Char('o') => t.sort = t.sort.next(),
-                KeyCode::Enter => {
-                    let before = self.explorer.selected;
-                    let Some(name) = t.current() else {
-                        return Outcome::Ignored;
-                    };
-                    if let Some(id) = self.explorer.index.heaviest(name) {
-                        self.explorer.selected = Target::Frame(id);
-                        self.settle();
-                    }
-                    return self.outcome(before);
-                }
-                _ => return Outcome::Ignored,
-            },
-            Event::Mouse(m) if matches!(m.kind, MouseEventKind::Down(_)) => {
-                let a = self.table_area;
-                let inside = m.column >= a.x && m.column < a.right() && m.row > a.y;
-                if !inside || m.row >= a.bottom() {
-                    return Outcome::Ignored;
-                }
-                let row = t.offset + usize::from(m.row - a.y - 1);
-                if row >= t.len() {
-                    return Outcome::Ignored;
-                }
-                t.selected = row;
-            }
-            _ => return Outcome::Ignored,
-        }
-        Outcome::Changed
-    }
-
-    /// Handles a key of the [`Callers`] widget: Tab switches between callers and callees,
-    /// arrows move in the pane. Other events are [`Outcome::Ignored`].
-    pub fn handle_callers_event(&mut self, event: &Event) -> Outcome {
-        let Some(s) = self.explorer.tools.sandwich.as_mut() else {
-            return Outcome::Ignored;
-        };
-        let Event::Key(key) = event else {
-            return Outcome::Ignored;
-        };
-        if key.kind == KeyEventKind::Release {
-            return Outcome::Ignored;
-        }
-        let dir = match key.code {
-            KeyCode::Tab => {
-                s.focus = 1 - s.focus.min(1);
-                return Outcome::Changed;
-            }
-            KeyCode::Up => Dir::Up,
-            KeyCode::Down => Dir::Down,
-            KeyCode::Left => Dir::Left,
-            KeyCode::Right => Dir::Right,
-            _ => return Outcome::Ignored,
-        };
-        s.focused().step(dir);
-        Outcome::Changed
-    }
-
-    /// The frame selected in the focused pane of [`Callers`], as shown.
-    pub fn callers_selection(&self) -> Option<String> {
-        let s = self.explorer.tools.sandwich.as_ref()?;
-        s.panes[s.focus.min(1)].selected_name().map(str::to_owned)
-    }
-
-    /// The function selected in the table, as shown.
-    pub fn table_selection(&self) -> Option<String> {
-        let t = &self.explorer.tools.table;
-        t.current().map(|n| self.explorer.shown(n).to_owned())
     }
 
     /// Does what `action` says.
@@ -613,12 +346,12 @@ impl FlameState {
     }
 
     /// Brings layout and selection in step with the state.
-    fn settle(&mut self) {
+    pub(super) fn settle(&mut self) {
         let areas = self.explorer.areas;
         self.explorer.refresh_in(areas);
     }
 
-    fn outcome(&self, before: Target) -> Outcome {
+    pub(super) fn outcome(&self, before: Target) -> Outcome {
         if self.explorer.selected == before {
             Outcome::Changed
         } else {

@@ -27,6 +27,7 @@
 //!   app::action, app::transforms::state  actions, the view (transform stack)
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod app;
 pub mod cli;

@@ -279,6 +279,7 @@ pub struct Preview {
     pub keep: usize,
 }
 
+/// When the viewer's snapshots of a stream are previews: from 400,000 nodes.
 pub const PREVIEW: Preview = Preview {
     from: 400_000,
     keep: 100_000,

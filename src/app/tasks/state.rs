@@ -48,7 +48,9 @@ pub struct TaskRow {
 /// recording has a clock event (by [`TaskId`]).
 #[derive(Debug, Clone, Default)]
 pub struct OffCpuColumns {
+    /// Each thread's off-CPU blocks, when the recording has switches.
     pub blocks: Option<Vec<ThreadBlocks>>,
+    /// Each thread's on-CPU time, when it also has a clock event.
     pub on_cpu: Option<Vec<u64>>,
 }
 

@@ -25,6 +25,7 @@ const RECORD_HEADER_FEATURE: u32 = 80;
 pub struct Layout {
     /// A pipe-mode recording: nothing else is known.
     pub pipe: bool,
+    /// The file's byte order is little-endian (`PERFILE2` as read).
     pub little_endian: bool,
     /// The data section (the records): offset and size.
     pub data: (u64, u64),

@@ -30,8 +30,9 @@ use std::rc::Rc;
 use super::zstd::Inflater;
 pub use super::zstd::{MAX_BLOCK, MAX_WINDOW};
 
-/// `PERF_RECORD_COMPRESSED`, `PERF_RECORD_COMPRESSED2`.
+/// `PERF_RECORD_COMPRESSED`.
 pub const RECORD_COMPRESSED: u32 = 81;
+/// `PERF_RECORD_COMPRESSED2` (see the module doc).
 pub const RECORD_COMPRESSED2: u32 = 83;
 /// `PERF_RECORD_FINISHED_ROUND`.
 const FINISHED_ROUND: u32 = 68;
@@ -47,6 +48,7 @@ const TRACING_DATA: u32 = 66;
 const MAX_TRACING: u64 = 16 << 20;
 /// `HEADER_COMPRESSED`'s feature number, and zstd's method number in it.
 pub const FEATURE_COMPRESSED: u32 = 27;
+/// zstd's method number in `HEADER_COMPRESSED`.
 pub const METHOD_ZSTD: u32 = 1;
 /// The most decompressed bytes per compressed byte, over the whole stream. Loose on
 /// purpose: the mostly-zero stack copies of `--call-graph dwarf` compress well, 180 times

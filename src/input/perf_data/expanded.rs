@@ -46,7 +46,6 @@ pub struct Expanded<R> {
 const DATA_SIZE_AT: u64 = 48;
 
 impl<R: Read + Seek> Expanded<R> {
-    /// The view of `inner` (`len` bytes, laid out as `layout`).
     /// The view of a recording without the `HEADER_COMPRESSED` feature: a compressed
     /// record in it is not read.
     #[must_use]
@@ -55,6 +54,8 @@ impl<R: Read + Seek> Expanded<R> {
         self
     }
 
+    /// The records of the file `inner` (of `len` bytes, laid out as `layout` says), their
+    /// compressed ones expanded; errors and notes go to `report`.
     pub fn new(inner: R, layout: &Layout, len: u64, report: Report) -> Self {
         let (data_off, data_size) = layout.data;
         let le = layout.little_endian;

@@ -1,4 +1,28 @@
-//! flametui: a terminal flame graph explorer.
+//! flametui: a terminal flame graph explorer, and the crate behind it: profiles of perf,
+//! SystemTap, folded stacks, pprof and more as a call tree with its samples
+//! ([`profile`]), loaded by [`input`]; transforms, function tables and differences of two
+//! profiles; and the flame graph as a ratatui widget ([`widget`]).
+//!
+//! ```
+//! use flametui::profile::{Profile, diff, functions, transform::{Transform, apply}};
+//! use regex::Regex;
+//!
+//! let before = Profile::from_folded("main;parse 60\nmain;render;draw 40\n")?;
+//! let after = Profile::from_folded("main;parse 20\nmain;render;draw 80\n")?;
+//! // The heaviest functions by self weight, as `--top` ranks them.
+//! let top = functions::top_functions_in(&after.tree, flametui::profile::NodeId::ROOT, 1);
+//! assert_eq!(after.tree.names().resolve(top[0].name), "draw");
+//! // A transform is a pure function from tree to tree.
+//! let hidden = apply(&after.tree, &Transform::Hide(Regex::new("^render$")?));
+//! assert_eq!(flametui::export::folded_lines(&hidden), ["main;draw 80", "main;parse 20"]);
+//! // What changed most between the two, in percentage points of each total.
+//! let deltas = diff::function_deltas(&before.tree, &after.tree);
+//! assert_eq!(deltas[0].name, "draw");
+//! assert!((deltas[0].delta.points() - 40.0).abs() < 1e-9);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The program's pipeline:
 //!
 //! ```text
 //! bytes ─▶ input::detect ─▶ input::{folded,perf,stap} (nom) ─▶ samples ─▶ profile::CallTree

@@ -43,10 +43,12 @@ use crate::view::color::ColorMode;
 use crate::view::delta::Paint;
 pub use crate::view::tooltip::Tooltip;
 pub use callers::Callers;
+pub use heat::HeatMap;
 pub use keymap::{Action, KeyMap};
 pub use table::FunctionTable;
 
 mod callers;
+mod heat;
 mod keymap;
 mod table;
 
@@ -139,6 +141,8 @@ pub enum Outcome {
     Changed,
     /// Another frame is selected: its path from the root, names as read.
     Selected(Vec<String>),
+    /// The event was the widget's, and could not be done: why, to show the user.
+    Refused(String),
 }
 
 /// What the host keeps of a [`FlameGraph`] between frames.
@@ -148,6 +152,8 @@ pub struct FlameState {
     keymap: KeyMap,
     /// Where the function table was last drawn.
     pub(super) table_area: Rect,
+    /// The view of the recording shown: its time range (from the heat map).
+    pub(super) view: crate::app::transforms::state::TransformStack,
     /// Differential colours against a baseline: points per node and the largest.
     baseline: Option<(Vec<f64>, f64)>,
 }
@@ -160,6 +166,7 @@ impl FlameState {
             explorer: Explorer::new(profile),
             keymap: KeyMap::default(),
             table_area: Rect::default(),
+            view: crate::app::transforms::state::TransformStack::default(),
             baseline: None,
         }
     }
@@ -304,6 +311,8 @@ impl FlameState {
             self.explorer.search.ignore_case,
         );
         let areas = self.explorer.areas;
+        // A time range of the old recording means nothing in the new one.
+        self.view = crate::app::transforms::state::TransformStack::default();
         self.explorer = Explorer::new(profile);
         self.explorer.flame = flame;
         self.explorer.areas = areas;
@@ -382,6 +391,7 @@ impl From<Explorer> for FlameState {
             explorer,
             keymap: KeyMap::default(),
             table_area: Rect::default(),
+            view: crate::app::transforms::state::TransformStack::default(),
             baseline: None,
         }
     }

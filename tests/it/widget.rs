@@ -285,3 +285,61 @@ fn callers_and_callees_of_the_selection() {
     let screen = text(&draw(&mut state));
     assert!(screen.contains("Callers of render"), "{screen}");
 }
+
+/// The heat map as a widget over the graph's state: a range marked on it and shown is the
+/// graph's view; `a` gives the whole recording back. A profile without times says why.
+#[test]
+fn a_range_of_the_heat_map_is_shown_in_the_graph() {
+    use flametui::widget::HeatMap;
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    let whole = state.profile().tree.total();
+    let draw = |state: &mut FlameState| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 16)).unwrap();
+        terminal
+            .draw(|f| {
+                let [top, bottom] =
+                    Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(f.area());
+                f.render_stateful_widget(HeatMap::default(), top, state);
+                f.render_stateful_widget(FlameGraph::default(), bottom, state);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let first = draw(&mut state);
+    insta::assert_snapshot!("widget_heat_and_graph_80x16", text(&first));
+    // Enter without a range: refused, with the reason.
+    assert!(matches!(
+        state.handle_heat_event(&key(KeyCode::Enter)),
+        Outcome::Refused(why) if why.contains("Mark a range")
+    ));
+    for code in [
+        KeyCode::Char(' '),
+        KeyCode::Right,
+        KeyCode::Right,
+        KeyCode::Char(' '),
+    ] {
+        assert_eq!(state.handle_heat_event(&key(code)), Outcome::Changed);
+        let _ = draw(&mut state);
+    }
+    assert_eq!(
+        state.handle_heat_event(&key(KeyCode::Enter)),
+        Outcome::Changed
+    );
+    let range = state.time_range().expect("a range shown");
+    let part = state.profile().tree.total();
+    assert!(part > 0 && part < whole, "{part} of {whole} in {range:?}");
+    assert_eq!(
+        state.handle_heat_event(&key(KeyCode::Char('a'))),
+        Outcome::Changed
+    );
+    assert_eq!(state.time_range(), None);
+    assert_eq!(state.profile().tree.total(), whole);
+    // Folded stacks have no times.
+    let mut untimed = FlameState::new(Profile::from_folded("a;b 1\n").unwrap());
+    let screen = text(&draw(&mut untimed));
+    assert!(screen.starts_with("No timeline"), "{screen}");
+    assert_eq!(
+        untimed.handle_heat_event(&key(KeyCode::Enter)),
+        Outcome::Ignored
+    );
+}

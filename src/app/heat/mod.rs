@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
-use super::Dir;
 use super::explorer::Explorer;
-use super::transforms::TransformStack;
+use super::mode::Dir;
+use super::transforms::state::TransformStack;
 use crate::profile::heatmap::{density, heat_map, heat_map_of, under_marked};
 use crate::profile::slice::{Slice, range_label, seconds};
 use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row_ns_for};
@@ -45,7 +45,11 @@ impl Explorer {
     /// Lays out the heat map for the graph area: row size from its height, columns from
     /// its width, the cells of the view's task set over the whole recording.
     pub(crate) fn place_heat(&mut self) {
-        let area = self.areas.graph;
+        self.place_heat_in(self.areas.graph);
+    }
+
+    /// Builds the heat map's grid for `area` (the library's widget gives its own).
+    pub(crate) fn place_heat_in(&mut self, area: ratatui::layout::Rect) {
         let lines = area.height.saturating_sub(CHROME_LINES);
         let cols = area.width.saturating_sub(GUTTER);
         let original = std::sync::Arc::clone(self.original_shared());

@@ -38,7 +38,7 @@
 //!
 //! ```text
 //! widget (FlameGraph, FunctionTable,  the library's widgets over one FlameState; the
-//!   Callers, HeatMap)                 viewer's graph is one
+//!   Callers, HeatMap, TaskList)       viewer's graph is one
 //! app::update, app::dispatch          the App: loading, compare mode, where an action goes
 //!   app::jobs, app::compare           background views; two profiles side by side
 //!   app::tools, app::screens,         the router of one explorer's screens; the status line

@@ -5,11 +5,10 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, Clear, Widget};
-use unicode_segmentation::UnicodeSegmentation;
 
-use super::{fill, put};
+use super::cells::{fill, highlighted, mark, put};
 use crate::app::Explorer;
 use crate::app::compare::Compare;
 use crate::app::finder::{FinderState, LIMIT, popup_area};
@@ -22,7 +21,6 @@ use std::fmt::Write as _;
 use crate::profile::scope::OFF_CPU;
 use crate::text::{sanitize, share, thousands};
 use crate::view::color::{self, ColorMode};
-use crate::view::tooltip::display_width;
 
 /// Draws the popup.
 pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
@@ -157,48 +155,5 @@ fn popup<'a>(
             width,
             Style::new(),
         );
-    }
-}
-
-/// The style of matched characters.
-pub(super) fn mark(colors: ColorMode, base: Style) -> Style {
-    let s = base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
-    match colors {
-        ColorMode::Mono => s,
-        _ => s.fg(Color::LightMagenta),
-    }
-}
-
-/// Writes `name` in `room` columns, the graphemes holding a char of `indices` in `hit`
-/// style, ending with `…` when cut.
-pub(super) fn highlighted(
-    buf: &mut Buffer,
-    (x, y): (u16, u16),
-    room: usize,
-    name: &str,
-    indices: &[usize],
-    (base, hit): (Style, Style),
-) {
-    let mut x = x;
-    let mut used = 0;
-    let mut at = 0;
-    let mut next = indices.iter().copied().peekable();
-    let full = display_width(&sanitize(name)) <= room;
-    for g in name.graphemes(true) {
-        let chars = g.chars().count();
-        let mut matched = false;
-        while next.peek().is_some_and(|&i| i < at + chars) {
-            matched = true;
-            next.next();
-        }
-        at += chars;
-        let text = sanitize(g);
-        let w = display_width(&text);
-        if !full && used + w + 1 > room {
-            put(buf, x, y, "…", 1, base);
-            return;
-        }
-        x = put(buf, x, y, &text, w, if matched { hit } else { base });
-        used += w;
     }
 }

@@ -19,7 +19,7 @@ mod overlay;
 pub(crate) mod sandwich;
 mod status;
 pub(crate) mod table;
-mod tasks;
+pub(crate) mod tasks;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

@@ -10,10 +10,11 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use std::fmt::Write as _;
 
-use super::finder::{highlighted, mark};
-use super::{fill, put};
-use crate::app::tasks::{TaskRow, TaskState};
-use crate::app::{Explorer, Mode};
+use super::cells::{fill, put};
+use super::cells::{highlighted, mark};
+use crate::app::explorer::Explorer;
+use crate::app::mode::Mode;
+use crate::app::tasks::state::{TaskRow, TaskState};
 use crate::profile::group::frame_name;
 use crate::profile::{Profile, Unit};
 use crate::text::{sanitize, share, thousands};
@@ -204,7 +205,11 @@ impl Columns {
 
 /// Draws the task list over the graph area.
 pub fn render(ex: &Explorer, mode: Mode, colors: ColorMode, buf: &mut Buffer) {
-    let area = ex.areas.graph;
+    render_in(ex, ex.areas.graph, mode, colors, buf);
+}
+
+/// Draws the task list of `ex` in `area` (the library's widget gives its own).
+pub fn render_in(ex: &Explorer, area: Rect, mode: Mode, colors: ColorMode, buf: &mut Buffer) {
     let t = &ex.tools.tasks;
     let p = ex.original();
     if area.height < 2 {

@@ -94,9 +94,7 @@ impl FlameState {
         match crate::app::heat::key(heat, &mut self.view, k, seconds) {
             Ok(true) => {
                 // The graph shows the range: the view of the recording is recomputed.
-                let view = self.view.clone();
-                self.explorer.apply_view(&view);
-                self.settle();
+                self.apply_view();
                 Outcome::Changed
             }
             Ok(false) => Outcome::Changed,

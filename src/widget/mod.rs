@@ -46,11 +46,13 @@ pub use callers::Callers;
 pub use heat::HeatMap;
 pub use keymap::{Action, KeyMap};
 pub use table::FunctionTable;
+pub use tasks::TaskList;
 
 mod callers;
 mod heat;
 mod keymap;
 mod table;
+mod tasks;
 
 /// The flame graph, configured per frame; its state is a [`FlameState`].
 #[derive(Debug, Clone)]
@@ -351,6 +353,13 @@ impl FlameState {
                 ..Areas::default()
             };
         }
+        self.settle();
+    }
+
+    /// Shows the view of the recording (its time range and tasks) in the graph.
+    pub(super) fn apply_view(&mut self) {
+        let view = self.view.clone();
+        self.explorer.apply_view(&view);
         self.settle();
     }
 

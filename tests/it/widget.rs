@@ -343,3 +343,58 @@ fn a_range_of_the_heat_map_is_shown_in_the_graph() {
         Outcome::Ignored
     );
 }
+
+/// The task list as a widget over the graph's state: Enter shows only the selected task
+/// in the graph, `a` every task again; input without tasks says why.
+#[test]
+fn a_task_of_the_list_is_shown_in_the_graph() {
+    use flametui::widget::TaskList;
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    let whole = state.profile().tree.total();
+    let draw = |state: &mut FlameState| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 12)).unwrap();
+        terminal
+            .draw(|f| {
+                let [top, bottom] =
+                    Layout::vertical([Constraint::Length(6), Constraint::Fill(1)]).areas(f.area());
+                f.render_stateful_widget(TaskList::default(), top, state);
+                f.render_stateful_widget(FlameGraph::default(), bottom, state);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let first = draw(&mut state);
+    insta::assert_snapshot!("widget_tasks_and_graph_80x12", text(&first));
+    assert_eq!(
+        state.handle_tasks_event(&key(KeyCode::Down)),
+        Outcome::Changed
+    );
+    assert_eq!(
+        state.handle_tasks_event(&key(KeyCode::Enter)),
+        Outcome::Changed
+    );
+    assert_eq!(
+        state.shown_tasks().map(std::collections::BTreeSet::len),
+        Some(1)
+    );
+    let part = state.profile().tree.total();
+    assert!(part > 0 && part < whole, "{part} of {whole}");
+    let _ = draw(&mut state);
+    assert_eq!(
+        state.handle_tasks_event(&key(KeyCode::Char('a'))),
+        Outcome::Changed
+    );
+    assert!(state.shown_tasks().is_none());
+    assert_eq!(state.profile().tree.total(), whole);
+    assert_eq!(
+        state.handle_tasks_event(&key(KeyCode::Char('f'))),
+        Outcome::Ignored
+    );
+    let mut untimed = FlameState::new(Profile::from_folded("a;b 1\n").unwrap());
+    let screen = text(&draw(&mut untimed));
+    assert!(screen.starts_with("No task information"), "{screen}");
+    assert_eq!(
+        untimed.handle_tasks_event(&key(KeyCode::Enter)),
+        Outcome::Refused("No task to show: the filter keeps none (Esc clears it)".to_owned())
+    );
+}

@@ -9,12 +9,13 @@
 
 use std::collections::BTreeSet;
 
+use super::action::ToolAction;
 use super::explorer::Explorer;
 use super::list;
+use super::mode::Mode;
 use super::state::Screen;
 use super::text_input::{self, Inserted};
-use super::transforms::TransformStack;
-use super::{Mode, ToolAction};
+use super::transforms::state::TransformStack;
 use crate::profile::{Slice, TaskId};
 
 pub use state::*;
@@ -45,7 +46,7 @@ pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode) {
 ///
 /// # Errors
 /// No task is marked and no row is left by the filter.
-fn show(ex: &mut Explorer, view: &mut TransformStack) -> Result<(), String> {
+pub(crate) fn show(ex: &mut Explorer, view: &mut TransformStack) -> Result<(), String> {
     let t = &ex.tools.tasks;
     let set: BTreeSet<TaskId> = if t.marked.is_empty() {
         t.current()

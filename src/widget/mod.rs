@@ -101,15 +101,7 @@ impl StatefulWidget for FlameGraph<'_> {
     type State = FlameState;
 
     fn render(self, area: Rect, buf: &mut Buffer, state: &mut FlameState) {
-        let area = area.intersection(buf.area);
-        let inner = match &self.block {
-            Some(block) => {
-                let inner = block.inner(area);
-                block.render(area, buf);
-                inner
-            }
-            None => area,
-        };
+        let inner = framed(self.block.as_ref(), area, buf);
         if let Some(flame) = self.flame {
             state.explorer.flame = flame;
         }
@@ -403,6 +395,19 @@ impl From<Explorer> for FlameState {
             view: crate::app::transforms::state::TransformStack::default(),
             baseline: None,
         }
+    }
+}
+
+/// Draws `block` (if any) around `area`, clipped to the buffer, and gives what is inside.
+fn framed(block: Option<&Block<'_>>, area: Rect, buf: &mut Buffer) -> Rect {
+    let area = area.intersection(buf.area);
+    match block {
+        Some(block) => {
+            let inner = block.inner(area);
+            block.render(area, buf);
+            inner
+        }
+        None => area,
     }
 }
 

@@ -3,7 +3,7 @@
 use crossterm::event::{Event, KeyCode, KeyEventKind, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Block, StatefulWidget, Widget};
+use ratatui::widgets::{Block, StatefulWidget};
 
 use super::{FlameState, Outcome};
 use crate::view::Target;
@@ -48,15 +48,7 @@ impl StatefulWidget for FunctionTable<'_> {
     type State = FlameState;
 
     fn render(self, area: Rect, buf: &mut Buffer, state: &mut FlameState) {
-        let area = area.intersection(buf.area);
-        let inner = match &self.block {
-            Some(block) => {
-                let inner = block.inner(area);
-                block.render(area, buf);
-                inner
-            }
-            None => area,
-        };
+        let inner = super::framed(self.block.as_ref(), area, buf);
         state.table_area = inner;
         let ex = &mut state.explorer;
         ex.sync_table(ex.tools.generation);

@@ -32,7 +32,7 @@ pub fn table_label<'a>(
 ) -> Cow<'a, str> {
     let inlined = names.is_inlined(id);
     let lib = names.library(id);
-    let shared = names.is_ambiguous(id)
+    let shared = !names.is_task(id)
         && names
             .lookup_all(names.resolve(id))
             .any(|o| o != id && names.library(o) != lib && weighed(o));

@@ -204,8 +204,8 @@ impl Interner {
         !self.same_text.is_empty()
     }
 
-    /// Per id, whether another function has its text ([`Interner::is_ambiguous`] of
-    /// every id at once).
+    /// Per id, whether another function has its text (in another library, or inlined
+    /// where it is not): two nodes under one caller may then have one text.
     pub fn ambiguous_ids(&self) -> Vec<bool> {
         let mut out = vec![false; self.names.len()];
         for (a, b) in &self.same_text {
@@ -213,12 +213,6 @@ impl Interner {
             out[b.0 as usize] = true;
         }
         out
-    }
-
-    /// True when another function has the text of function `id` (in another library, or
-    /// inlined where this one is not): the screens then add its library to its name.
-    pub fn is_ambiguous(&self, id: NameId) -> bool {
-        !self.is_task(id) && self.lookup_all(self.resolve(id)).nth(1).is_some()
     }
 
     /// The library of function `id`, if its input said.
@@ -350,8 +344,9 @@ mod tests {
         assert!(i.is_inlined(inl) && !i.is_inlined(mix) && i.has_inlined());
         assert_eq!(i.lookup_all("strlen").collect::<Vec<_>>(), [k, l]);
         assert_eq!(i.lookup("strlen"), Some(k));
-        assert!(i.is_ambiguous(k) && i.is_ambiguous(mix) && !i.is_ambiguous(f));
-        assert!(!i.is_ambiguous(t));
+        let ambiguous = i.ambiguous_ids();
+        let at = |id: NameId| ambiguous[id.0 as usize];
+        assert!(at(k) && at(mix) && !at(f) && !at(t));
         // Without a library, `intern` is its own function, found again.
         let none = i.intern("strlen");
         assert!(none != k && none != l && i.intern("strlen") == none);

@@ -22,7 +22,7 @@ mod impact;
 pub mod jobs;
 pub mod keymap;
 mod keys;
-mod list;
+pub(crate) mod list;
 mod live;
 pub mod mode;
 mod navigate;

@@ -42,7 +42,7 @@ fn heat_key(
     view: &mut TransformStack,
     k: super::heat::HeatKey,
 ) {
-    let seconds = ex.original().samples.duration() / crate::view::heatmap::SECOND + 1;
+    let seconds = super::heat::state::seconds_total(ex.original());
     if let Some(heat) = ex.tools.heat.as_mut() {
         match super::heat::key(heat, view, k, seconds) {
             Ok(true) => {

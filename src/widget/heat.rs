@@ -86,8 +86,7 @@ impl FlameState {
             KeyCode::Char('a') => HeatKey::Whole,
             _ => return Outcome::Ignored,
         };
-        let seconds =
-            self.explorer.original().samples.duration() / crate::view::heatmap::SECOND + 1;
+        let seconds = crate::app::heat::state::seconds_total(self.explorer.original());
         let Some(heat) = self.explorer.tools.heat.as_mut() else {
             return Outcome::Ignored;
         };

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, StatefulWidget, Widget};
 
 use super::{FlameState, Outcome};
 use crate::app::mode::Mode;
-use crate::profile::slice::Slice;
+use crate::app::tasks::state::TaskKey;
 use crate::view::color::ColorMode;
 
 /// The task list over a [`FlameState`] ([`FlameState::handle_tasks_event`] for its keys).
@@ -70,12 +70,22 @@ impl FlameState {
         if key.kind == KeyEventKind::Release {
             return Outcome::Ignored;
         }
+        // The viewer's own task keys; the mode they set is the viewer's, not ours.
+        let mut mode = Mode::Tasks;
         let t = &mut self.explorer.tools.tasks;
-        let len = t.rows.len();
         match key.code {
-            KeyCode::Up => t.selected = t.selected.saturating_sub(1),
-            KeyCode::Down => t.selected = (t.selected + 1).min(len.saturating_sub(1)),
-            KeyCode::Char(' ') => t.mark(),
+            KeyCode::Up | KeyCode::Down => {
+                let by = if key.code == KeyCode::Up { -1 } else { 1 };
+                t.selected = crate::app::list::step(t.selected, by, t.rows.len());
+            }
+            KeyCode::Char(' ') => {
+                crate::app::tasks::key(
+                    &mut self.explorer,
+                    &mut mode,
+                    &mut self.view,
+                    TaskKey::Mark,
+                );
+            }
             KeyCode::Enter => {
                 if let Err(why) = crate::app::tasks::show(&mut self.explorer, &mut self.view) {
                     return Outcome::Refused(why);
@@ -83,11 +93,7 @@ impl FlameState {
                 self.apply_view();
             }
             KeyCode::Char('a') => {
-                if self.view.slice.tasks.is_some() {
-                    let range = self.view.slice.range;
-                    self.view.set_slice(Slice { range, tasks: None });
-                }
-                self.explorer.tools.tasks.marked.clear();
+                crate::app::tasks::key(&mut self.explorer, &mut mode, &mut self.view, TaskKey::All);
                 self.apply_view();
             }
             _ => return Outcome::Ignored,

@@ -60,6 +60,12 @@ impl HeatState {
     }
 }
 
+/// The recording's length in whole seconds, one more (what the heat map's time scale
+/// can zoom out to: `key`'s `seconds_total`).
+pub fn seconds_total(original: &Profile) -> u64 {
+    original.samples.duration() / crate::view::heatmap::SECOND + 1
+}
+
 /// Why a profile has no heat map, if it has none.
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
     if original.samples.is_empty() {

@@ -118,7 +118,7 @@ impl FlameGraph<'_> {
     /// is not drawn.
     pub fn render_placed(&self, state: &FlameState, buf: &mut Buffer) {
         let paint = match &state.baseline {
-            Some((points, max)) => Paint::Delta(points, *max),
+            Some(b) => Paint::Delta(&b.points, b.max),
             None => Paint::Names,
         };
         crate::ui::flame::render_with(&state.explorer, self.colors, paint, buf);
@@ -148,21 +148,34 @@ pub struct FlameState {
     pub(super) table_area: Rect,
     /// The view of the recording shown: its time range (from the heat map).
     pub(super) view: crate::app::transforms::state::TransformStack,
-    /// Differential colours against a baseline: points per node and the largest.
-    baseline: Option<(Vec<f64>, f64)>,
+    /// Differential colours against a baseline.
+    baseline: Option<Baseline>,
+}
+
+/// A baseline's tree, and the change of each node of the graph's tree from it.
+#[derive(Debug)]
+struct Baseline {
+    tree: crate::profile::CallTree,
+    /// Percentage points per node of the shown tree (by `NodeId`): of the tree they
+    /// were computed for, so computed again whenever the graph's tree changes.
+    points: Vec<f64>,
+    /// The largest change, which gets the full colour.
+    max: f64,
+}
+
+impl Baseline {
+    fn of(tree: crate::profile::CallTree, shown: &crate::profile::CallTree) -> Self {
+        let points = points_by_node(shown, &tree, true);
+        let max = points.iter().fold(0.0_f64, |m, p| m.max(p.abs()));
+        Self { tree, points, max }
+    }
 }
 
 impl FlameState {
     /// A graph of `profile`, whole, nothing selected.
     #[must_use]
     pub fn new(profile: Profile) -> Self {
-        Self {
-            explorer: Explorer::new(profile),
-            keymap: KeyMap::default(),
-            table_area: Rect::default(),
-            view: crate::app::transforms::state::TransformStack::default(),
-            baseline: None,
-        }
+        Explorer::new(profile).into()
     }
 
     /// The profile shown.
@@ -175,9 +188,9 @@ impl FlameState {
         &mut self.keymap
     }
 
-    /// Handles a terminal event: a key of the [`KeyMap`], a click (select), a double click
-    /// (zoom), the wheel (scroll). Mouse events outside the graph's last area, key releases
-    /// and unbound keys are [`Outcome::Ignored`].
+    /// Handles a terminal event: a key of the [`KeyMap`], a click (select), the wheel
+    /// (scroll). Mouse events outside the graph's last area, key releases and unbound keys
+    /// are [`Outcome::Ignored`].
     pub fn handle_event(&mut self, event: &Event) -> Outcome {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => match self.keymap.action(key) {
@@ -330,11 +343,7 @@ impl FlameState {
     /// percentage points of each total), as the viewer's differential view; `None` goes
     /// back to colours by name.
     pub fn set_baseline(&mut self, baseline: Option<&Profile>) {
-        self.baseline = baseline.map(|b| {
-            let points = points_by_node(&self.explorer.profile.tree, &b.tree, true);
-            let max = points.iter().fold(0.0_f64, |m, p| m.max(p.abs()));
-            (points, max)
-        });
+        self.baseline = baseline.map(|b| Baseline::of(b.tree.clone(), &self.explorer.profile.tree));
     }
 
     /// Lays the graph out in `area` (the inner area of the block).
@@ -352,6 +361,10 @@ impl FlameState {
     pub(super) fn apply_view(&mut self) {
         let view = self.view.clone();
         self.explorer.apply_view(&view);
+        // The baseline's colours are by node of the tree shown, which is another now.
+        if let Some(b) = self.baseline.take() {
+            self.baseline = Some(Baseline::of(b.tree, &self.explorer.profile.tree));
+        }
         self.settle();
     }
 

@@ -398,3 +398,53 @@ fn a_task_of_the_list_is_shown_in_the_graph() {
         Outcome::Refused("No task to show: the filter keeps none (Esc clears it)".to_owned())
     );
 }
+
+/// A baseline's colours follow the graph when a heat-map range changes what it shows:
+/// the same as a graph of that range painted against the baseline from the start.
+#[test]
+fn a_baseline_still_paints_the_graph_of_a_range() {
+    use flametui::widget::HeatMap;
+    let before = Profile::from_folded("gzip;[gzip] 9\nhead;read 1\n").unwrap();
+    let mut state = FlameState::new(profile("perf-gzip-fp.txt.gz"));
+    state.set_baseline(Some(&before));
+    let graph = |state: &mut FlameState| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 16)).unwrap();
+        terminal
+            .draw(|f| {
+                let [top, bottom] =
+                    Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(f.area());
+                f.render_stateful_widget(HeatMap::default(), top, state);
+                f.render_stateful_widget(FlameGraph::default(), bottom, state);
+            })
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let _ = graph(&mut state);
+    for code in [
+        KeyCode::Char(' '),
+        KeyCode::Down,
+        KeyCode::Char(' '),
+        KeyCode::Enter,
+    ] {
+        state.handle_heat_event(&key(code));
+        let _ = graph(&mut state);
+    }
+    assert!(state.time_range().is_some());
+    let shown = graph(&mut state);
+    let mut fresh = FlameState::new(state.profile().clone());
+    fresh.set_baseline(Some(&before));
+    let mut terminal = Terminal::new(TestBackend::new(80, 8)).unwrap();
+    terminal
+        .draw(|f| f.render_stateful_widget(FlameGraph::default(), f.area(), &mut fresh))
+        .unwrap();
+    let alone = terminal.backend().buffer();
+    for y in 0..8 {
+        for x in 0..80 {
+            assert_eq!(
+                shown[(x, y + 8)],
+                alone[(x, y)],
+                "cell {x},{y} of the graph"
+            );
+        }
+    }
+}

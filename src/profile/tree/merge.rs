@@ -157,16 +157,24 @@ impl CallTree {
         if !self.has_same_text_siblings() {
             return None;
         }
+        // Each name's first function of its text, worked out once per name (not per node):
+        // only a name another function shares is renamed.
+        let names = &self.names;
+        let ambiguous = names.ambiguous_ids();
+        let first: Vec<NameId> = names
+            .iter()
+            .map(|(id, text)| {
+                if ambiguous[id.0 as usize] {
+                    names.lookup(text).unwrap_or(id)
+                } else {
+                    id
+                }
+            })
+            .collect();
         let mut out = CallTree::with_scale(self.scale);
         out.names = self.names.clone();
         out.slots[0].name = self.slots[0].name;
-        out.merge_renamed(self, |mine, _, id| {
-            if mine.is_task(id) {
-                id
-            } else {
-                mine.lookup(mine.resolve(id)).unwrap_or(id)
-            }
-        });
+        out.merge_renamed(self, |_, _, id| first[id.0 as usize]);
         out.finish();
         Some(out)
     }

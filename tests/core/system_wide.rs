@@ -920,8 +920,8 @@ fn a_frame_is_in_its_own_library_not_its_names() {
 
 /// Inlined frames are marked, and merge into their caller on demand (issue 30.3). A
 /// real `--call-graph dwarf` recording of a program whose `main` calls the static
-/// inline `twice`, which calls the inline `mix`, and the out-of-line `spin` (287
-/// samples of 1 ms; the binary's path rewritten).
+/// inline `twice`, which calls the inline `mix`, and the out-of-line `spin` (143
+/// samples of about 2 ms, 287 ms; the binary's path rewritten).
 ///
 /// `perf report --children --sort sym`: `main` 100%, `twice (inlined)` 88.11%,
 /// `mix (inlined)` 65.03%, `spin` 11.19%. `perf report --no-children --sort sym`

@@ -966,3 +966,19 @@ fn inlined_frames_are_marked_and_merge_into_their_caller() {
     );
     assert!(!merged.keys().any(|k| k.contains("inlined")), "{merged:?}");
 }
+
+/// A library named with a terminal sequence, added to a function's name where two
+/// libraries share it, reaches the terminal as its escape only.
+#[test]
+fn a_hostile_library_name_in_a_table_label_is_escaped() {
+    let text = "app 1 1.0: 5 cpu-clock: \n\
+                \tf00 strcmp+0x1 (/lib/\x1b]2;pwn\x07.so)\n\
+                \t99 main+0x1 (/bin/app)\n\n\
+                app 1 2.0: 5 cpu-clock: \n\
+                \tf00 strcmp+0x1 (/lib/libc.so.6)\n\
+                \t99 main+0x1 (/bin/app)\n\n";
+    let out = stdout(&["--top", "5", "-"], Some(text));
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(out.contains("strcmp (\\x1b]2;pwn\\x07.so)"), "{out}");
+    assert!(out.contains("strcmp (libc.so.6)"), "{out}");
+}

@@ -108,7 +108,7 @@ fn bpftrace_text(n: usize) -> String {
 /// A pprof profile of `n` samples: one function and one location per name of [`FUNCS`]
 /// (location `i + 1` calls function `i + 1`), two metrics as in a Go CPU profile.
 fn pprof_bytes(n: usize) -> Vec<u8> {
-    use flametui::input::pprof::proto;
+    use flametui::input::pprof_proto as proto;
     use prost::Message;
     let id = |f: &str| FUNCS.iter().position(|&g| g == f).unwrap() as u64 + 1;
     let mut strings: Vec<Vec<u8>> = vec![Vec::new()];

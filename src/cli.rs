@@ -501,7 +501,7 @@ impl Args {
             snapshots: None,
             chunk_size: None,
             metric: self.metric.clone(),
-            perf_data: crate::input::perf_data::PerfDataOptions {
+            perf_data: crate::input::PerfDataOptions {
                 symfs: self.symfs.iter().cloned().collect(),
                 kallsyms: self.kallsyms.clone(),
                 buildid_dir: self.buildid_dir.clone().or_else(default_buildid_dir),

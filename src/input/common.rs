@@ -56,11 +56,13 @@ impl<R: BufRead> LineReader<R> {
         }))
     }
 
+    #[cfg(test)]
     /// 1-based number of the line last returned.
     pub fn line_no(&self) -> u64 {
         self.line_no
     }
 
+    #[cfg(test)]
     /// Bytes consumed so far.
     pub fn bytes(&self) -> u64 {
         self.bytes

@@ -556,6 +556,7 @@ fn unknown_fallback<'a>(func: &'a str, dso: &str, pc: &str, addrs: bool) -> Cow<
     }
 }
 
+#[cfg(test)]
 /// Drops argument lists (`f(int)` → `f`), keeping Go methods `pkg.(*T).M`,
 /// `(anonymous namespace)` and brackets inside templates; `;` becomes `:`.
 pub fn tidy_generic(func: &str) -> String {

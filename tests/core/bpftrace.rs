@@ -356,7 +356,7 @@ cpu_startup_entry+2
     // Dropped: the histogram's two key lines and the other map's entry (3 lines).
     assert_eq!(s.line_counts.dropped, 5);
     // Detection sees through the noise lines before the first entry.
-    assert!(input::detect::detect(text.as_bytes()) == Some(flametui::profile::Format::Bpftrace));
+    assert!(input::detect(text.as_bytes()) == Some(flametui::profile::Format::Bpftrace));
 }
 
 #[test]

@@ -11,7 +11,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use flametui::input::perf_data::PerfDataOptions;
+use flametui::input::PerfDataOptions;
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::{Format, Profile, Unit};
 

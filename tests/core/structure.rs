@@ -253,3 +253,17 @@ fn a_screen_imports_no_other_screen() {
         );
     }
 }
+
+/// The parsers are the input stage's internals: `input/mod.rs` declares none of them `pub`
+/// (the library's API is `load_path`, `load_reader`, `LoadOptions` and the `Profile`
+/// constructors), so a host cannot come to depend on a parser's types.
+#[test]
+fn the_parsers_are_private() {
+    let mod_rs = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/input/mod.rs");
+    let text = std::fs::read_to_string(mod_rs).unwrap();
+    let public: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pub mod "))
+        .collect();
+    assert!(public.is_empty(), "public parser modules: {public:?}");
+}

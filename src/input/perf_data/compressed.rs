@@ -95,12 +95,6 @@ impl Report {
     pub fn take_tracing(&self) -> Option<Vec<u8>> {
         self.0.borrow_mut().tracing.take()
     }
-
-    /// Compressed bytes read and decompressed bytes given out.
-    pub fn sizes(&self) -> (u64, u64) {
-        let s = self.0.borrow();
-        (s.compressed, s.decompressed)
-    }
 }
 
 /// The decompressed-size limit for `compressed` bytes of input.

@@ -73,6 +73,7 @@ pub struct Decoded<'a> {
     bytes: &'a [u8],
 }
 
+#[cfg(test)]
 /// Reads a whole profile from `reader` and loads metric `metric` (by name, or the default).
 ///
 /// # Errors

@@ -3,6 +3,7 @@
 
 use super::explorer::Explorer;
 use super::{Action, Mode};
+use crate::widget::keymap::{Action as GraphAction, perform};
 
 /// What a paste outside a prompt says (it is not taken as keys).
 const NOTHING_TO_PASTE_INTO: &str = "Nothing to paste into: / opens the search prompt";
@@ -16,19 +17,14 @@ pub(crate) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         ex.hover = None;
         ex.tools.message = None;
     }
+    // The graph's own actions are the widget's: one implementation for both.
+    if let Some(graph) = GraphAction::of(action) {
+        perform(ex, graph);
+        return;
+    }
     match *action {
-        Action::Move(dir) => ex.move_selection(dir),
-        Action::Scroll(rows) => ex.scroll_rows(rows),
-        Action::PageUp => ex.page(false),
-        Action::PageDown => ex.page(true),
-        Action::Top => ex.scroll_edge(true),
-        Action::Bottom => ex.scroll_edge(false),
-        Action::Zoom => ex.zoom_in(),
-        Action::Forward => ex.forward(),
-        Action::Reset => ex.reset(),
-        Action::Flip => ex.flame = !ex.flame,
         Action::Escape if ex.search.is_active() => ex.search.clear(),
-        Action::Back | Action::Escape => ex.back(),
+        Action::Escape => ex.back(),
         Action::SearchStart => {
             ex.open_search();
             *mode = Mode::Search;
@@ -50,8 +46,6 @@ pub(crate) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
             ex.search.ignore_case = !ex.search.ignore_case;
             ex.run_search();
         }
-        Action::NextMatch => ex.jump(true),
-        Action::PrevMatch => ex.jump(false),
         Action::Click(x, y) => {
             ex.click(x, y);
         }
@@ -61,7 +55,20 @@ pub(crate) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
             }
         }
         Action::Hover(x, y) => ex.hover_at(x, y),
-        Action::Drag(..)
+        Action::Move(_)
+        | Action::Scroll(_)
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        | Action::Zoom
+        | Action::Back
+        | Action::Forward
+        | Action::Reset
+        | Action::Flip
+        | Action::NextMatch
+        | Action::PrevMatch
+        | Action::Drag(..)
         | Action::Release(..)
         | Action::Quit
         | Action::ToggleHelp

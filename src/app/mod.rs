@@ -16,7 +16,7 @@ pub mod effects;
 mod explore;
 pub mod explorer;
 pub mod finder;
-mod graph_keys;
+pub(crate) mod graph_keys;
 pub mod heat;
 mod impact;
 pub mod jobs;

@@ -19,8 +19,8 @@ mod pprof;
 pub(crate) mod stap;
 mod stream;
 
-pub use live::Snapshots;
 pub use detect::detect;
+pub use live::Snapshots;
 pub use perf::PerfOptions;
 pub use perf_data::PerfDataOptions;
 #[doc(hidden)] // the pprof schema's messages, for benches that write pprof profiles

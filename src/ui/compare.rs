@@ -12,7 +12,7 @@ use super::{delta_table, fill, flame, header, overlay, put, status};
 use crate::app::App;
 use crate::app::compare::{Compare, Side, View};
 use crate::text::sanitize;
-use crate::view::color::{self, ColorMode};
+use crate::view::color::{self, ColorMode, Theme};
 use crate::view::delta::Paint;
 use crate::view::tooltip::{display_width, ellipsize};
 
@@ -155,7 +155,7 @@ fn pane(cmp: &Compare, side: Side, colors: ColorMode, paint: Paint<'_>, buf: &mu
         }
     }
     header::render(ex, colors, buf);
-    flame::render_with(ex, colors, paint, buf);
+    flame::render_with(ex, (colors, &Theme::default()), paint, buf);
 }
 
 /// When the search finds nothing on the driver's side but does on the other, says so.

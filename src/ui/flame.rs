@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use super::cells::{fill, put};
 use crate::app::explorer::Explorer;
 use crate::text::sanitize;
-use crate::view::color::{self, ColorMode, Hue};
+use crate::view::color::{self, ColorMode, Hue, Theme};
 use crate::view::delta::{self, Paint};
 use crate::view::tooltip::ellipsize;
 use crate::view::{Cell, CellKind};
@@ -18,7 +18,12 @@ const MIN_LABEL: u16 = 3;
 
 /// Draws the graph area with frames coloured by `paint` (by name, or by change in compare
 /// mode's differential view, with a `+`/`-` marker instead of the edge without colour).
-pub fn render_with(ex: &Explorer, colors: ColorMode, paint: Paint<'_>, buf: &mut Buffer) {
+pub fn render_with(
+    ex: &Explorer,
+    (colors, theme): (ColorMode, &Theme),
+    paint: Paint<'_>,
+    buf: &mut Buffer,
+) {
     let root_depth = ex.index.depth(ex.zoom.root);
     let partial = !ex.zoom.is_frame(&ex.index);
     for row in &ex.layout.rows {
@@ -30,7 +35,7 @@ pub fn render_with(ex: &Explorer, colors: ColorMode, paint: Paint<'_>, buf: &mut
             let selected = ex.selected_cell == Some((row.depth, i));
             draw_cell(
                 ex,
-                (colors, paint),
+                (colors, theme, paint),
                 cell,
                 (row.depth, y),
                 (dim, selected),
@@ -42,7 +47,7 @@ pub fn render_with(ex: &Explorer, colors: ColorMode, paint: Paint<'_>, buf: &mut
 
 fn draw_cell(
     ex: &Explorer,
-    (colors, paint): (ColorMode, Paint<'_>),
+    (colors, theme, paint): (ColorMode, &Theme, Paint<'_>),
     cell: &Cell,
     (depth, y): (u32, u16),
     (dim, selected): (bool, bool),
@@ -99,11 +104,11 @@ fn draw_cell(
                 .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
                 .remove_modifier(Modifier::DIM)
         } else {
-            color::matched(colors, style)
+            theme.mark(colors, style)
         };
     }
     if selected {
-        style = color::selected(style);
+        style = theme.select(style);
     }
     let x0 = ex.areas.graph.x + cell.x0;
     let x1 = ex.areas.graph.x + cell.x1;

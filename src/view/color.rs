@@ -277,6 +277,50 @@ pub fn matched(mode: ColorMode, style: Style) -> Style {
     }
 }
 
+/// How the flame graph marks what is not a frame's own colour: the selection and the
+/// frames matching the search. A host embedding the graph sets its own; the default is
+/// the viewer's (reverse video and bold; bold underlined magenta).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Theme {
+    /// Laid over the selected frame's style; `None`: reverse video and bold.
+    pub selected: Option<Style>,
+    /// Laid over a matching frame's style; `None`: bold, underlined, on magenta.
+    pub matched: Option<Style>,
+}
+
+impl Theme {
+    /// The viewer's theme with `style` laid over the selected frame.
+    #[must_use]
+    pub fn selected(mut self, style: Style) -> Self {
+        self.selected = Some(style);
+        self
+    }
+
+    /// The viewer's theme with `style` laid over the frames the search matches.
+    #[must_use]
+    pub fn matched(mut self, style: Style) -> Self {
+        self.matched = Some(style);
+        self
+    }
+
+    /// `style` of a frame marked as the selection.
+    pub(crate) fn select(&self, style: Style) -> Style {
+        match self.selected {
+            Some(s) => style.remove_modifier(Modifier::DIM).patch(s),
+            None => selected(style),
+        }
+    }
+
+    /// `style` of a frame the search matches, in colour mode `mode`.
+    pub(crate) fn mark(&self, mode: ColorMode, style: Style) -> Style {
+        match self.matched {
+            Some(s) => style.remove_modifier(Modifier::DIM).patch(s),
+            None => matched(mode, style),
+        }
+    }
+}
+
 /// `style` marked as the selection: reverse video and bold in every mode.
 pub fn selected(style: Style) -> Style {
     style

@@ -1,7 +1,7 @@
 //! Stage: library — the flame graph as a ratatui widget another terminal program embeds.
 //!
 //! [`FlameGraph`] is a [`StatefulWidget`] configured per frame (a block around it, icicle
-//! or flame, colours); [`FlameState`] is what the host keeps between frames: the profile,
+//! or flame, colours, a [`Theme`] for the selection and the matches); [`FlameState`] is what the host keeps between frames: the profile,
 //! the selection, the zoom and its history, the search. Events go through
 //! [`FlameState::handle_event`], which answers with an [`Outcome`]; hosts that map their
 //! own keys call the semantic methods ([`FlameState::zoom_in`], [`FlameState::search`],
@@ -39,7 +39,7 @@ pub use crate::app::mode::Dir;
 use crate::profile::diff::{find_path, path_names, points_by_node};
 use crate::profile::{NodeId, Profile};
 use crate::view::Target;
-use crate::view::color::ColorMode;
+pub use crate::view::color::{ColorMode, Theme};
 use crate::view::delta::Paint;
 pub use crate::view::tooltip::Tooltip;
 pub use callers::Callers;
@@ -50,7 +50,7 @@ pub use tasks::TaskList;
 
 mod callers;
 mod heat;
-mod keymap;
+pub(crate) mod keymap;
 mod table;
 mod tasks;
 
@@ -59,6 +59,7 @@ mod tasks;
 pub struct FlameGraph<'a> {
     block: Option<Block<'a>>,
     colors: ColorMode,
+    theme: Theme,
     flame: Option<bool>,
 }
 
@@ -68,6 +69,7 @@ impl Default for FlameGraph<'_> {
         Self {
             block: None,
             colors: ColorMode::TrueColor,
+            theme: Theme::default(),
             flame: None,
         }
     }
@@ -85,6 +87,13 @@ impl<'a> FlameGraph<'a> {
     #[must_use]
     pub fn colors(mut self, colors: ColorMode) -> Self {
         self.colors = colors;
+        self
+    }
+
+    /// How the selection and the search's matches are marked (the viewer's by default).
+    #[must_use]
+    pub fn theme(mut self, theme: Theme) -> Self {
+        self.theme = theme;
         self
     }
 
@@ -121,7 +130,7 @@ impl FlameGraph<'_> {
             Some(b) => Paint::Delta(&b.points, b.max),
             None => Paint::Names,
         };
-        crate::ui::flame::render_with(&state.explorer, self.colors, paint, buf);
+        crate::ui::flame::render_with(&state.explorer, (self.colors, &self.theme), paint, buf);
     }
 }
 
@@ -225,17 +234,7 @@ impl FlameState {
     /// Does what `action` says.
     pub fn apply(&mut self, action: Action) -> Outcome {
         let before = self.explorer.selected;
-        let ex = &mut self.explorer;
-        match action {
-            Action::Move(dir) => ex.move_selection(dir),
-            Action::ZoomIn => ex.zoom_in(),
-            Action::Back => ex.back(),
-            Action::Forward => ex.forward(),
-            Action::Reset => ex.reset(),
-            Action::Flip => ex.flame = !ex.flame,
-            Action::NextMatch(forward) => ex.jump(forward),
-            Action::Scroll(rows) => ex.scroll_rows(rows),
-        }
+        keymap::perform(&mut self.explorer, action);
         self.settle();
         self.outcome(before)
     }

@@ -448,3 +448,40 @@ fn a_baseline_still_paints_the_graph_of_a_range() {
         }
     }
 }
+
+/// A host's theme marks the selection and the matches its way; without one, the viewer's
+/// marks (reverse video for the selection) are drawn.
+#[test]
+fn a_theme_marks_the_selection_and_the_matches() {
+    use flametui::widget::{ColorMode, Theme};
+    use ratatui::style::{Color, Modifier, Style};
+    let draw = |state: &mut FlameState, graph: FlameGraph<'_>| {
+        let mut terminal = Terminal::new(TestBackend::new(40, 4)).unwrap();
+        terminal
+            .draw(|f| f.render_stateful_widget(graph, f.area(), state))
+            .unwrap();
+        terminal.backend().buffer().clone()
+    };
+    let mut state = FlameState::new(Profile::from_folded("main;work 3\nmain;idle 1\n").unwrap());
+    assert!(state.select_path(&["main"]));
+    assert_eq!(state.search("^idle$", false), Ok(1));
+    // Icicle: `main` on row 1 over the whole width, `idle` and `work` on row 2.
+    let plain = draw(
+        &mut state,
+        FlameGraph::default().colors(ColorMode::TrueColor),
+    );
+    assert!(plain[(0, 1)].modifier.contains(Modifier::REVERSED));
+    let idle_x = (0..40).find(|&x| plain[(x, 2)].symbol() == "i").unwrap();
+    assert!(plain[(idle_x, 2)].modifier.contains(Modifier::UNDERLINED));
+    let theme = Theme::default()
+        .selected(Style::new().bg(Color::Yellow).fg(Color::Black))
+        .matched(Style::new().fg(Color::Green).add_modifier(Modifier::ITALIC));
+    let themed = draw(&mut state, FlameGraph::default().theme(theme));
+    assert!(!themed[(0, 1)].modifier.contains(Modifier::REVERSED));
+    assert_eq!(themed[(0, 1)].bg, Color::Yellow);
+    assert_eq!(themed[(idle_x, 2)].fg, Color::Green);
+    assert!(themed[(idle_x, 2)].modifier.contains(Modifier::ITALIC));
+    // Outside the selection and the matches, the theme changes nothing.
+    let work_x = (0..40).find(|&x| plain[(x, 2)].symbol() == "w").unwrap();
+    assert_eq!(themed[(work_x, 2)], plain[(work_x, 2)]);
+}

@@ -2,7 +2,9 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use super::*;
-use crate::app::{Action, Dir, ToolAction, finish, update};
+use crate::app::explorer::Explorer;
+use crate::app::state::Screen;
+use crate::app::{Action, Dir, Mode, ToolAction, finish, update};
 use crate::input::{LoadOptions, load_reader};
 use crate::view::Target;
 use crate::view::color::ColorMode;

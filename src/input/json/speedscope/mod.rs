@@ -31,12 +31,16 @@
 //! that closes a frame not open is skipped, one that closes an outer frame closes the
 //! frames inside it too, frames left open are closed at `endValue` (all with a note).
 
-use rustc_hash::FxHashMap;
+mod evented;
+mod stacks;
+
 use serde::Deserialize;
 
 use super::{Document, file_name, to_ns};
 use crate::input::Collector;
-use crate::profile::{ForestEntry, NameId, TaskId, Unit};
+use crate::profile::{NameId, TaskId, Unit};
+use evented::evented;
+use stacks::Stacks;
 
 /// `shared`: what the profiles share.
 #[derive(Debug, Default, Deserialize)]
@@ -76,76 +80,6 @@ pub(crate) struct SpeedscopeProfile {
     weights: Option<Vec<f64>>,
     #[serde(default)]
     events: Option<Vec<Event>>,
-}
-
-/// Every sample's frame indices, root first, in one vector: a `Vec` per sample would cost
-/// a 24-byte header and a heap block each (a third of the memory of a py-spy file's
-/// samples), and as many allocations.
-#[derive(Debug, Default)]
-pub(crate) struct Stacks {
-    frames: Vec<u32>,
-    /// Where each sample's frames end in `frames`.
-    ends: Vec<usize>,
-}
-
-impl Stacks {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Each sample's frames.
-    fn iter(&self) -> impl Iterator<Item = &[u32]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(self.ends.iter().copied())
-            .map(|(a, b)| self.frames.get(a..b).unwrap_or_default())
-    }
-}
-
-impl<'de> Deserialize<'de> for Stacks {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Outer;
-        impl<'de> serde::de::Visitor<'de> for Outer {
-            type Value = Stacks;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an array of arrays of frame indices")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Stacks, A::Error> {
-                let mut s = Stacks::default();
-                while seq.next_element_seed(Append(&mut s.frames))?.is_some() {
-                    s.ends.push(s.frames.len());
-                }
-                Ok(s)
-            }
-        }
-        d.deserialize_seq(Outer)
-    }
-}
-
-/// Appends one sample's frame indices.
-struct Append<'a>(&'a mut Vec<u32>);
-
-impl<'de> serde::de::DeserializeSeed<'de> for Append<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Append<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an array of frame indices")
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(i) = seq.next_element::<u32>()? {
-            self.0.push(i);
-        }
-        Ok(())
-    }
 }
 
 /// An event of an evented profile.
@@ -408,137 +342,6 @@ fn sampled(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
             .push(ctx.measure.time(start), ctx.task, leaf, weight);
         out.stats.samples += 1;
         out.stats.line_counts.in_samples += 1;
-    }
-    true
-}
-
-/// The stack states of an evented profile: a trie of open frames whose entries weigh the
-/// time spent with exactly that stack open, and the intervals for the sample table.
-#[derive(Default)]
-struct States {
-    entries: Vec<ForestEntry>,
-    /// (parent entry + 1, or 0 at the root; frame index) → entry.
-    children: FxHashMap<(u32, u32), u32>,
-    /// (start time, entry, weight) of each interval.
-    intervals: Vec<(Option<u64>, u32, u64)>,
-}
-
-impl States {
-    fn open(&mut self, at: Option<u32>, frame: u32, name: NameId) -> u32 {
-        let key = (at.map_or(0, |a| a + 1), frame);
-        if let Some(&e) = self.children.get(&key) {
-            return e;
-        }
-        let e = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        self.entries.push(ForestEntry {
-            parent: at,
-            name,
-            own: 0,
-            own_samples: 0,
-        });
-        self.children.insert(key, e);
-        e
-    }
-
-    /// Charges the stack `state` with the time from `from` to `to`.
-    fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) -> bool {
-        let mut saturated = false;
-        let Some(e) = state else { return false };
-        let weight = measure.weight(to - from).unwrap_or(0);
-        if weight == 0 {
-            return false;
-        }
-        if let Some(entry) = self.entries.get_mut(e as usize) {
-            saturated = entry.own.checked_add(weight).is_none();
-            entry.own = entry.own.saturating_add(weight);
-            entry.own_samples += 1;
-            self.intervals.push((measure.time(from), e, weight));
-        }
-        saturated
-    }
-}
-
-/// Loads an evented profile; whether it was.
-fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
-    let events = p.events.unwrap_or_default();
-    let mut states = States::default();
-    // The open frames, innermost last: (frame index, its state).
-    let mut open: Vec<(u32, u32)> = Vec::new();
-    let mut last = p
-        .start_value
-        .or_else(|| events.first().map(|e| e.at))
-        .unwrap_or(0.0);
-    for (j, ev) in events.iter().enumerate() {
-        let Some(&name) = ctx.names.get(ev.frame as usize) else {
-            let why = format!("event {j} names frame {} of {}", ev.frame, ctx.names.len());
-            skip_record(
-                out,
-                ctx.number,
-                "event skipped: frame index out of range",
-                &why,
-            );
-            continue;
-        };
-        // An event before the one ahead of it (or not a number) happens at the same time.
-        let at = if ev.at >= last { ev.at } else { last };
-        if ev.at < last || ev.at.is_nan() {
-            let why = format!("event {j} at {} comes after one at {last}", ev.at);
-            out.stats.note(
-                ctx.number,
-                "event out of order, taken as simultaneous",
-                &why,
-            );
-        }
-        if states.charge(open.last().map(|o| o.1), last, at, ctx.measure) {
-            out.tree.mark_saturated();
-        }
-        last = at;
-        match ev.kind {
-            EventKind::Open => {
-                let state = states.open(open.last().map(|o| o.1), ev.frame, name);
-                open.push((ev.frame, state));
-            }
-            EventKind::Close => {
-                let Some(k) = open.iter().rposition(|o| o.0 == ev.frame) else {
-                    let why = format!("event {j} closes frame {}", ev.frame);
-                    skip_record(
-                        out,
-                        ctx.number,
-                        "event skipped: closes a frame that is not open",
-                        &why,
-                    );
-                    continue;
-                };
-                if k + 1 != open.len() {
-                    let why = format!(
-                        "event {j} closes frame {} with frames open inside it",
-                        ev.frame
-                    );
-                    out.stats
-                        .note(ctx.number, "frames closed with their caller", &why);
-                }
-                open.truncate(k);
-            }
-        }
-        out.stats.line_counts.in_samples += 1;
-    }
-    if !open.is_empty() {
-        let end = p.end_value.filter(|&e| e > last).unwrap_or(last);
-        if states.charge(open.last().map(|o| o.1), last, end, ctx.measure) {
-            out.tree.mark_saturated();
-        }
-        let why = format!("{} frames still open, closed at {end}", open.len());
-        out.stats
-            .note(ctx.number, "frames left open at the end", &why);
-    }
-    let nodes = out.tree.insert_forest(&states.entries);
-    for (time, e, weight) in states.intervals {
-        if let Some(&leaf) = nodes.get(e as usize) {
-            if ctx.records {
-                out.samples.push(time, ctx.task, leaf, weight);
-            }
-            out.stats.samples += 1;
-        }
     }
     true
 }

@@ -1,14 +1,20 @@
 //! Stage: call tree → plain text. The `--top` table and the report printed when stdout
 //! is not a terminal (header, top functions, indented call tree above a threshold).
 
+mod delta;
+mod threads;
+mod top;
+
 use std::fmt::Write as _;
 
 use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::Unit;
-use crate::profile::functions::{function_totals_in, table_label, top_of};
-use crate::profile::libraries::{library_label, library_totals_in};
-use crate::profile::{NameId, NodeId, Profile};
+use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
+
+pub use delta::delta_table;
+pub use threads::thread_table;
+pub use top::{top_libraries, top_table};
 
 /// How the figures of a text report are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -66,128 +72,6 @@ fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
         sanitize(&profile.stats.unit.to_string()).into_owned(),
         NodeId::ROOT,
     )]
-}
-
-/// A `pprof -top` style table of the `n` heaviest functions by self weight (one table
-/// per half for on/off-CPU profiles).
-pub fn top_table(profile: &Profile, n: usize, figures: Figures) -> String {
-    scopes(profile)
-        .into_iter()
-        .map(|(label, scope)| top_table_in(profile, scope, &label, n, figures))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn top_table_in(
-    profile: &Profile,
-    scope: NodeId,
-    label: &str,
-    n: usize,
-    figures: Figures,
-) -> String {
-    let tree = &profile.tree;
-    let names = tree.names();
-    let totals = function_totals_in(tree, scope);
-    let weighed = |id: NameId| totals.get(id.0 as usize).is_some_and(|f| f.total > 0);
-    let top = top_of(tree, &totals, n);
-    let labels: Vec<_> = top
-        .iter()
-        .map(|r| table_label(names, r.name, names.resolve(r.name), weighed))
-        .collect();
-    let rows: Vec<(u64, u64, &str)> = top
-        .iter()
-        .zip(&labels)
-        .map(|(r, label)| (r.self_weight, r.total, &**label))
-        .collect();
-    let count = functions(rows.len());
-    weight_table(profile, scope, (&count, "function"), label, &rows, figures)
-}
-
-/// A `--top` table: a title with `count` (`3 functions`), then the `(self, total, name)`
-/// rows with their shares of `scope`, under a column named `what`.
-fn weight_table(
-    profile: &Profile,
-    scope: NodeId,
-    (count, what): (&str, &str),
-    label: &str,
-    rows: &[(u64, u64, &str)],
-    figures: Figures,
-) -> String {
-    let tree = &profile.tree;
-    let total = tree.node(scope).total;
-    let w = |v: u64| figure(profile, v, figures);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Top {count} by self weight (total {}{})",
-        w(total),
-        unit_after(profile, label, figures)
-    );
-    let width = rows
-        .iter()
-        .map(|r| w(r.1).len())
-        .chain([w(total).len(), 5])
-        .max()
-        .unwrap_or(5);
-    let _ = writeln!(
-        out,
-        "{:>width$} {:>7} {:>width$} {:>7}  {what}",
-        "self", "self%", "total", "total%"
-    );
-    for &(self_weight, all, name) in rows {
-        let _ = writeln!(
-            out,
-            "{:>width$} {:>6.2}% {:>width$} {:>6.2}%  {}",
-            w(self_weight),
-            share(self_weight, total),
-            w(all),
-            share(all, total),
-            sanitize(name),
-        );
-    }
-    out
-}
-
-/// The `n` heaviest libraries (DSOs, modules) by self weight, as [`top_table`] does for
-/// functions: self is the weight of the stacks whose leaf frame is in the library, total
-/// of those with any frame there. Frames whose input named no library have their row.
-pub fn top_libraries(profile: &Profile, n: usize, figures: Figures) -> String {
-    scopes(profile)
-        .into_iter()
-        .map(|(label, scope)| top_libraries_in(profile, scope, &label, n, figures))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn top_libraries_in(
-    profile: &Profile,
-    scope: NodeId,
-    label: &str,
-    n: usize,
-    figures: Figures,
-) -> String {
-    let tree = &profile.tree;
-    let mut rows = library_totals_in(tree, scope);
-    rows.truncate(n);
-    let rows: Vec<(u64, u64, &str)> = rows
-        .iter()
-        .map(|r| (r.self_weight, r.total, library_label(tree, r.lib)))
-        .collect();
-    let count = if rows.len() == 1 {
-        "1 library".to_owned()
-    } else {
-        format!("{} libraries", rows.len())
-    };
-    weight_table(profile, scope, (&count, "library"), label, &rows, figures)
-}
-
-/// `1 function`, `2 functions`: the count of a table's rows.
-fn functions(n: usize) -> String {
-    if n == 1 {
-        "1 function".to_owned()
-    } else {
-        format!("{n} functions")
-    }
 }
 
 /// What one record of the input is, counted: `1,298 samples` for perf script (one event
@@ -432,150 +316,6 @@ pub fn report(profile: &Profile, top: usize, min_percent: f64, figures: Figures)
     )
 }
 
-/// A row of [`thread_table`]: name, pid, tid, its blocks and its on-CPU time.
-type ThreadRow = (
-    String,
-    Option<i64>,
-    Option<i64>,
-    crate::profile::blocks::ThreadBlocks,
-    u64,
-);
-
-/// The off-CPU metric's `n` threads with the most off-CPU time: their time by state,
-/// incomplete, longest block, blocks, and on-CPU time when a clock event's samples are
-/// there; `None` for another metric.
-pub fn thread_table(profile: &Profile, n: usize) -> Option<String> {
-    use crate::profile::blocks;
-    use crate::profile::{Slice, TaskState};
-    use crate::view::tooltip::time_text;
-    let per_task = blocks::thread_blocks(profile, &Slice::default())?;
-    let table = &profile.samples;
-    let on = blocks::clock_metric(profile)
-        .filter(|c| !c.samples.is_empty())
-        .map(|c| blocks::on_cpu_time(table, c, None));
-    // One row per thread: a thread renamed by exec is one, with its names in order.
-    let totals = crate::profile::group::task_totals(table, &Slice::default());
-    let mut rows: Vec<ThreadRow> = crate::profile::group::threads(table, &totals)
-        .iter()
-        .map(|th| {
-            let sum = blocks::blocks_of(&per_task, &th.tasks);
-            let on_cpu = on
-                .as_deref()
-                .map_or(0, |on| blocks::on_cpu_of(on, &th.tasks));
-            let pid = th
-                .tasks
-                .first()
-                .and_then(|&id| table.task_of(id))
-                .and_then(|t| t.pid);
-            (th.name.to_string(), pid, th.tid, sum, on_cpu)
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        b.3.total()
-            .cmp(&a.3.total())
-            .then(a.2.cmp(&b.2))
-            .then(a.0.cmp(&b.0))
-    });
-    rows.truncate(n);
-    let t = |ns: u64| {
-        if ns == 0 {
-            "-".to_owned()
-        } else {
-            time_text(ns, 0)
-        }
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Top {} by off-CPU time (R preempted, S sleeping, D uninterruptible)",
-        if rows.len() == 1 {
-            "1 thread".to_owned()
-        } else {
-            format!("{} threads", rows.len())
-        }
-    );
-    let mut head = String::new();
-    if on.is_some() {
-        let _ = write!(head, "{:>9} ", "on-CPU");
-    }
-    let _ = write!(
-        head,
-        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>7}  thread",
-        "off-CPU", "R", "S", "D", "other", "incomplete", "longest", "blocks"
-    );
-    let _ = writeln!(out, "{}", head.trim_end());
-    for (name, pid, tid, b, on_cpu) in rows {
-        if on.is_some() {
-            let _ = write!(out, "{:>9} ", t(on_cpu));
-        }
-        let id = match (pid, tid) {
-            (Some(p), Some(t)) => format!("{p}/{t}"),
-            (None, Some(t)) => t.to_string(),
-            _ => "?".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "{:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>7}  {} {id}",
-            t(b.total()),
-            t(b.in_state(TaskState::Runnable)),
-            t(b.in_state(TaskState::Sleeping)),
-            t(b.in_state(TaskState::Uninterruptible)),
-            t(b.others()),
-            t(b.incomplete),
-            t(b.longest),
-            b.blocks,
-            sanitize(&name),
-        );
-    }
-    Some(out)
-}
-
-/// Two profiles as plain text: both headers, then the `n` functions whose share of the
-/// total changed most (|Δ| in percentage points), with both shares and weights.
-pub fn delta_table(before: &Profile, after: &Profile, n: usize, figures: Figures) -> String {
-    let rows = crate::profile::diff::function_deltas(&before.tree, &after.tree);
-    let rows = &rows[..n.min(rows.len())];
-    let wb = |v: u64| figure(before, v, figures);
-    let wa = |v: u64| figure(after, v, figures);
-    let bw = rows
-        .iter()
-        .map(|r| wb(r.delta.before).len())
-        .chain([6])
-        .max()
-        .unwrap_or(6);
-    let aw = rows
-        .iter()
-        .map(|r| wa(r.delta.after).len())
-        .chain([5])
-        .max()
-        .unwrap_or(5);
-    let mut out = format!(
-        "BEFORE {}\nAFTER  {}\n\nTop {} by change of total share (Δ in percentage points)\n",
-        header(before, figures),
-        header(after, figures),
-        functions(rows.len())
-    );
-    let _ = writeln!(
-        out,
-        "{:>8} {:>8} {:>8} {:>bw$} {:>aw$}  function",
-        "Δ pp", "before%", "after%", "BEFORE", "AFTER"
-    );
-    for r in rows {
-        let d = &r.delta;
-        let _ = writeln!(
-            out,
-            "{:>+8.2} {:>7.2}% {:>7.2}% {:>bw$} {:>aw$}  {}",
-            d.change(),
-            d.before_share,
-            d.after_share,
-            wb(d.before),
-            wa(d.after),
-            sanitize(&r.label()),
-        );
-    }
-    out
-}
-
 /// What the off-CPU conversion met that a reader of its figures should know, on one line;
 /// `None` when every block had both edges.
 pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> {
@@ -616,37 +356,4 @@ pub fn off_cpu_notes(n: &crate::profile::offcpu::OffCpuNotes) -> Option<String> 
 
 fn blocks(n: u64) -> String {
     format!("{n} block{}", if n == 1 { "" } else { "s" })
-}
-
-#[cfg(test)]
-mod delta_table_tests {
-    use std::io::Cursor;
-
-    use super::*;
-    use crate::input::{LoadOptions, load_reader};
-
-    fn profile(name: &str, text: &str) -> Profile {
-        load_reader(Cursor::new(text), name, &LoadOptions::default())
-            .unwrap()
-            .main()
-            .clone()
-    }
-
-    #[test]
-    fn delta_table_sorts_by_change_of_share() {
-        let before = profile("b0e1", "mysqld;commit;flush 3123\nmysqld;insert 6877\n");
-        let after = profile("b0e0", "mysqld;insert 400\nmysqld;parse 100\n");
-        let text = delta_table(&before, &after, 2, Figures::Exact);
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("BEFORE b0e1: folded"), "{text}");
-        assert!(lines[1].starts_with("AFTER  b0e0: folded"), "{text}");
-        assert!(text.contains("Top 2 functions"), "{text}");
-        // commit and flush both lose 31.23 pp (sorted by name on ties); insert gains 11.23.
-        assert_eq!(
-            lines[5], "  -31.23   31.23%    0.00%  3,123     0  commit",
-            "{text}"
-        );
-        assert!(lines[6].ends_with("  flush"), "{text}");
-        assert_eq!(lines.len(), 7, "{text}");
-    }
 }

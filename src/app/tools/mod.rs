@@ -3,6 +3,9 @@
 //! towers, bottom-up view and sibling order, export and copy. Their keys become [`ToolAction`]s (one [`Action::Tool`](super::Action::Tool) variant), applied here;
 //! the explorer keeps their state in [`Tools`](super::state::Tools).
 
+mod accept;
+mod text;
+
 use regex::Regex;
 
 use super::action::ToolAction;
@@ -10,7 +13,6 @@ use super::effects::{copy_name, default_export_name};
 use super::explorer::Explorer;
 pub(crate) use super::screens::intercept;
 use super::state::{Prompt, PromptKind, Screen};
-use super::text_input::{self, Inserted};
 use super::transforms::{TransformStack, exact};
 use super::{App, Mode, Phase};
 use crate::profile::scope::{scope_label, unit_scopes};
@@ -18,6 +20,9 @@ use crate::profile::transform::Transform;
 use crate::profile::{NameId, NodeId};
 use crate::text::share;
 use crate::view::Target;
+
+use accept::accept;
+pub(crate) use text::text_key;
 
 /// What a key of a single-profile tool says while comparing (after the key).
 pub const NOT_WHILE_COMPARING: &str =
@@ -362,74 +367,6 @@ fn step(ex: &mut Explorer, mode: Mode, rows: i32) {
     }
 }
 
-fn accept(
-    ex: &mut Explorer,
-    mode: &mut Mode,
-    view: &mut TransformStack,
-    effects: &mut Vec<super::effects::Effect>,
-) {
-    match *mode {
-        Mode::Table if ex.tools.table.by_library => {
-            let Some(row) = ex.tools.table.current_library() else {
-                return;
-            };
-            let tree = &ex.profile.tree;
-            let Some(lib) = row.lib else {
-                ex.tools.message =
-                    Some("These frames name no library: nothing to collapse".to_owned());
-                return;
-            };
-            let name = tree.names().library_name(lib).to_owned();
-            match exact(&name) {
-                Ok(re) => {
-                    view.push(Transform::CollapseLibrary(re));
-                    ex.tools.screen = Screen::Graph;
-                    *mode = Mode::Normal;
-                    ex.tools.message = Some(fit_message(&format!(
-                        "Each run of {}'s frames is one frame now · u undoes",
-                        crate::text::sanitize(&name)
-                    )));
-                }
-                Err(_) => ex.tools.message = Some("That library name is too long".to_owned()),
-            }
-        }
-        Mode::Table => {
-            if let Some(name) = ex.tools.table.current() {
-                ex.show_function(name);
-                *mode = Mode::Normal;
-            }
-        }
-        Mode::Finder => {
-            let f = &ex.tools.finder;
-            if let Some(hit) = f.hits.get(f.selected) {
-                let name = hit.name;
-                ex.show_function(name);
-                *mode = Mode::Normal;
-            }
-        }
-        Mode::Prompt => {
-            let Some(p) = ex.tools.prompt.clone() else {
-                *mode = ex.tools.home_mode();
-                return;
-            };
-            let done = match p.kind {
-                PromptKind::Export => ex
-                    .export_effect(p.text.trim(), p.replace)
-                    .map(|e| effects.push(e)),
-                PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
-            };
-            match done {
-                Ok(()) => {
-                    ex.tools.prompt = None;
-                    *mode = ex.tools.home_mode();
-                }
-                Err(m) => ex.tools.message = Some(m),
-            }
-        }
-        _ => {}
-    }
-}
-
 fn recenter(ex: &mut Explorer) {
     let Some(s) = ex.tools.sandwich.as_ref() else {
         return;
@@ -446,71 +383,5 @@ fn recenter(ex: &mut Explorer) {
     }
 }
 
-/// A key that edits the finder's or the prompt's text.
-pub(crate) fn text_key(ex: &mut Explorer, mode: Mode, action: ToolAction) {
-    match action {
-        ToolAction::Type(c) => type_char(ex, mode, c),
-        ToolAction::Paste(text) => paste(ex, mode, &text),
-        ToolAction::Backspace => edit(ex, mode, |s| {
-            s.pop();
-        }),
-        ToolAction::ClearLine => edit(ex, mode, String::clear),
-        _ => {}
-    }
-}
-
-/// Types into the finder or prompt; the first character typed over a suggestion replaces it.
-fn type_char(ex: &mut Explorer, mode: Mode, c: char) {
-    insert(ex, mode, false, |s| text_input::type_char(s, c));
-}
-
-/// Pastes into the finder or prompt (over a suggestion, replacing it): one edit, one
-/// ranking of the finder.
-fn paste(ex: &mut Explorer, mode: Mode, text: &str) {
-    insert(ex, mode, true, |s| text_input::paste(s, text));
-}
-
-/// An insertion into the finder or prompt, up to the cap; the status line says when the
-/// cap cut it.
-fn insert(ex: &mut Explorer, mode: Mode, pasted: bool, f: impl FnOnce(&mut String) -> Inserted) {
-    if mode == Mode::Prompt
-        && let Some(p) = ex.tools.prompt.as_mut().filter(|p| p.suggested)
-    {
-        p.text.clear();
-    }
-    let mut done = Inserted::All;
-    edit(ex, mode, |s| done = f(s));
-    if done == Inserted::Cut {
-        let what = match (mode, ex.tools.prompt.as_ref()) {
-            (Mode::Prompt, Some(p)) => p.kind.what(),
-            _ => "Finder text",
-        };
-        ex.tools.message = Some(text_input::cut_message(what, pasted));
-    }
-}
-
-fn edit(ex: &mut Explorer, mode: Mode, f: impl FnOnce(&mut String)) {
-    match mode {
-        Mode::Finder => {
-            let query = &mut ex.tools.finder.query;
-            let before = query.len();
-            f(query);
-            // A key past the cap (or ⌫ on nothing) leaves the query as it was.
-            if query.len() != before {
-                ex.run_finder();
-            }
-        }
-        Mode::Prompt => {
-            if let Some(p) = ex.tools.prompt.as_mut() {
-                f(&mut p.text);
-                p.suggested = false;
-                p.replace = false;
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
-#[path = "tools_tests.rs"]
 mod tests;

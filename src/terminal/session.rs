@@ -1,0 +1,178 @@
+//! The viewer's sessions: one profile explored, or two compared, full-screen, while they
+//! load in the background.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+
+use super::events::{spawn_events, spawn_signals};
+use super::loader::{LoadJob, open_job, spawn_loader};
+use super::run_with;
+use super::setup::{init, restore};
+use super::worker::Worker;
+use crate::app::{App, TransformStack};
+use crate::input::LoadOptions;
+use crate::profile::transform::Transform;
+use crate::timeline::SliceArgs;
+use crate::ui;
+use crate::view::color::ColorMode;
+use crate::view::names::NameStyle;
+
+/// Reads `path` (`-` is stdin) in the background and explores it full-screen until the
+/// user quits. Returns the final app: its profile, or why loading failed.
+///
+/// # Errors
+/// The file cannot be opened, or the terminal cannot be set up or drawn to.
+pub fn explore(
+    path: &str,
+    opts: &LoadOptions,
+    transforms: &[Transform],
+    colors: ColorMode,
+) -> io::Result<App> {
+    let view = TransformStack::default();
+    explore_paths(
+        &[path],
+        opts,
+        transforms,
+        view,
+        (colors, NameStyle::default()),
+    )
+}
+
+/// As [`explore`], with the command line's transforms and order applied by the viewer
+/// (shown as breadcrumbs, undoable) instead of while reading.
+///
+/// # Errors
+/// The file cannot be opened, or the terminal cannot be set up or drawn to.
+pub fn explore_view(
+    path: &str,
+    opts: &LoadOptions,
+    view: TransformStack,
+    colors: ColorMode,
+) -> io::Result<App> {
+    let slicing = SliceArgs::default();
+    explore_sliced(path, opts, view, &slicing, (colors, NameStyle::default()))
+}
+
+/// As [`explore_view`], starting on the slice of the time and task flags (`--time` and
+/// the task lists as the view's first change, `--compare-time` as a comparison), with
+/// names shown in the style given (`--no-demangle`, `--short-names`).
+///
+/// # Errors
+/// As [`explore_view`].
+pub fn explore_sliced(
+    path: &str,
+    opts: &LoadOptions,
+    view: TransformStack,
+    slicing: &SliceArgs,
+    look: (ColorMode, NameStyle),
+) -> io::Result<App> {
+    let mut job = open_job(path, opts, &[])?;
+    job.slicing = slicing.clone();
+    explore_jobs(vec![job], &[path], view, look)
+}
+
+/// Reads BEFORE and AFTER in the background (one progress for both) and compares them
+/// full-screen until the user quits.
+///
+/// # Errors
+/// A file cannot be opened, or the terminal cannot be set up or drawn to.
+pub fn compare(
+    before: &str,
+    after: &str,
+    opts: &LoadOptions,
+    transforms: &[Transform],
+    look: (ColorMode, NameStyle),
+) -> io::Result<App> {
+    explore_paths(
+        &[before, after],
+        opts,
+        transforms,
+        TransformStack::default(),
+        look,
+    )
+}
+
+/// One profile is explored; two (or a differential file) are compared.
+fn explore_paths(
+    paths: &[&str],
+    opts: &LoadOptions,
+    transforms: &[Transform],
+    view: TransformStack,
+    look: (ColorMode, NameStyle),
+) -> io::Result<App> {
+    let jobs = paths
+        .iter()
+        .map(|p| open_job(p, opts, transforms))
+        .collect::<io::Result<Vec<_>>>()?;
+    explore_jobs(jobs, paths, view, look)
+}
+
+/// Loads the jobs (read from `paths`) in the background and explores (or compares) them
+/// full-screen.
+fn explore_jobs(
+    jobs: Vec<LoadJob>,
+    paths: &[&str],
+    view: TransformStack,
+    (colors, names): (ColorMode, NameStyle),
+) -> io::Result<App> {
+    let source = jobs
+        .iter()
+        .map(|j| j.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let (tx, rx) = mpsc::channel();
+    spawn_loader(jobs, tx.clone());
+    let mut terminal = init()?;
+    debug_panic_for_tests(&mut terminal, &App::loading(&source, colors))?;
+    spawn_events(tx.clone());
+    spawn_signals(tx.clone());
+    let mut app = App::loading(&source, colors);
+    app.view = view;
+    app.names = names;
+    app.inputs = paths
+        .iter()
+        .filter(|p| **p != "-")
+        .map(PathBuf::from)
+        .collect();
+    let delay = slow_jobs_for_tests(&mut app);
+    let mut worker = Worker::spawn(tx, delay);
+    let result = run_with(&mut terminal, rx, &mut app, &mut worker);
+    restore();
+    result.map(|()| app)
+}
+
+/// Debug builds only: with `FLAMETUI_DEBUG_PANIC` set, panic right after the first frame,
+/// so the end-to-end tests can check that a panic restores the terminal and is readable.
+#[allow(clippy::panic)] // the whole point
+fn debug_panic_for_tests<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &App,
+) -> Result<(), B::Error> {
+    if cfg!(debug_assertions) && std::env::var_os("FLAMETUI_DEBUG_PANIC").is_some() {
+        terminal.draw(|f| ui::draw(f, app))?;
+        panic!("FLAMETUI_DEBUG_PANIC is set: panicking on purpose");
+    }
+    Ok(())
+}
+
+/// Debug builds only: with `FLAMETUI_DEBUG_SLOW_JOBS=MS` set, every recomputation of the
+/// view goes to the background and takes at least MS milliseconds, so the end-to-end tests
+/// can watch keys work meanwhile, cancel, and quit. Returns the delay.
+fn slow_jobs_for_tests(app: &mut App) -> Duration {
+    let ms = std::env::var("FLAMETUI_DEBUG_SLOW_JOBS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|_| cfg!(debug_assertions));
+    match ms {
+        Some(ms) => {
+            app.jobs.background_from = 0;
+            Duration::from_millis(ms)
+        }
+        None => Duration::ZERO,
+    }
+}

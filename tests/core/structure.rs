@@ -267,3 +267,52 @@ fn the_parsers_are_private() {
         .collect();
     assert!(public.is_empty(), "public parser modules: {public:?}");
 }
+
+/// Lines of code of a source file before its test module: not blank, not a `//` comment.
+fn code_lines(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let end = lines
+        .windows(2)
+        .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod "))
+        .unwrap_or(lines.len());
+    lines[..end]
+        .iter()
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+/// No source file grows past about 400 lines of code (tests apart: `tests.rs`,
+/// `*_tests.rs` and a file's test module): a file that does has more than one job, and
+/// gets split along its seams (issue 31 split thirteen).
+#[test]
+fn no_file_is_past_400_lines_of_code() {
+    const MOST: usize = 410;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut long = Vec::new();
+    let mut todo = vec![src];
+    let mut files = Vec::new();
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 100, "{} files", files.len());
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "tests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let n = code_lines(&std::fs::read_to_string(&path).unwrap());
+        if n > MOST {
+            let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&path);
+            long.push(format!("{}: {n}", rel.display()));
+        }
+    }
+    assert!(long.is_empty(), "files past {MOST} lines of code: {long:#?}");
+    assert_eq!(code_lines("use a;\n\n// note\nfn f() {}\n#[cfg(test)]\nmod tests {\n}\n"), 2);
+}

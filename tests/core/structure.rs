@@ -309,10 +309,18 @@ fn no_file_is_past_400_lines_of_code() {
         }
         let n = code_lines(&std::fs::read_to_string(&path).unwrap());
         if n > MOST {
-            let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(&path);
+            let rel = path
+                .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+                .unwrap_or(&path);
             long.push(format!("{}: {n}", rel.display()));
         }
     }
-    assert!(long.is_empty(), "files past {MOST} lines of code: {long:#?}");
-    assert_eq!(code_lines("use a;\n\n// note\nfn f() {}\n#[cfg(test)]\nmod tests {\n}\n"), 2);
+    assert!(
+        long.is_empty(),
+        "files past {MOST} lines of code: {long:#?}"
+    );
+    assert_eq!(
+        code_lines("use a;\n\n// note\nfn f() {}\n#[cfg(test)]\nmod tests {\n}\n"),
+        2
+    );
 }

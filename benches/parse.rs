@@ -136,6 +136,7 @@ fn pprof_bytes(n: usize) -> Vec<u8> {
                 name: i as i64 + 4,
                 system_name: 0,
                 filename: 0,
+                start_line: 0,
             })
             .collect(),
         string_table: strings,

@@ -191,6 +191,22 @@ pub struct Args {
     #[arg(long)]
     pub print: bool,
 
+    /// Print the source lines of every function matching REGEX with their self and
+    /// total weight, as `go tool pprof -list` (inputs with lines: pprof, `perf script -F
+    /// +srcline`), and exit.
+    #[arg(long, value_name = "REGEX", conflicts_with_all = ["export", "top", "print"])]
+    pub annotate: Option<String>,
+
+    /// Look for source files under DIR first (several allowed): the path the profile
+    /// names below it, then its file name.
+    #[arg(long, value_name = "DIR")]
+    pub source_path: Vec<PathBuf>,
+
+    /// Rewrite source paths that start with OLD to start with NEW (several allowed; the
+    /// first that matches), as pprof's `-trim_path`.
+    #[arg(long, value_name = "OLD=NEW", value_parser = crate::source_files::SourceSearch::prefix)]
+    pub source_prefix: Vec<(String, String)>,
+
     /// --top, --print: write every weight as an exact integer in the profile's unit
     /// (nanoseconds, events) for scripts, rather than times in human units (`9.75 s`).
     #[arg(long)]
@@ -424,6 +440,14 @@ pub fn check_id_lists(
 }
 
 impl Args {
+    /// Where source files are looked for (`--source-path`, `--source-prefix`).
+    pub fn source_search(&self) -> crate::source_files::SourceSearch {
+        crate::source_files::SourceSearch {
+            dirs: self.source_path.clone(),
+            prefixes: self.source_prefix.clone(),
+        }
+    }
+
     /// How the viewer shows names at start.
     pub fn name_style(&self) -> crate::view::names::NameStyle {
         crate::view::names::NameStyle {

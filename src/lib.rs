@@ -61,6 +61,7 @@ pub mod input;
 pub mod output;
 pub mod profile;
 pub mod report;
+pub mod source_files;
 pub mod symbol;
 pub mod terminal;
 pub mod text;

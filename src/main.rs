@@ -350,6 +350,14 @@ fn write_output(
                 report::Figures::Human
             };
             let text = match (pair, args.top) {
+                _ if args.annotate.is_some() => {
+                    let pattern = args.annotate.as_deref().unwrap_or_default();
+                    let re = regex::Regex::new(pattern)
+                        .with_context(|| format!("--annotate: `{pattern}` is no regex"))?;
+                    let mut sources =
+                        flametui::source_files::SourceCache::new(args.source_search());
+                    report::annotate(p, &re, &mut sources, figures)
+                }
                 (Some((before, after)), top) => {
                     report::delta_table(before, after, top.unwrap_or(20), figures)
                 }
@@ -373,6 +381,7 @@ fn wants_viewer(args: &Args) -> bool {
         && args.heatmap.is_none()
         && args.output.is_none()
         && args.top.is_none()
+        && args.annotate.is_none()
         && !args.print
         && !args.stats
         && io::stdout().is_terminal();

@@ -71,6 +71,18 @@ impl Collector {
             }
         }
         let leaves = self.tree.merge_from_mapped(&other.tree);
+        if !other.samples.lines().is_empty() {
+            // The other tree's names by this tree's ids, through the nodes that hold them.
+            let mut names = vec![crate::profile::NameId(0); other.tree.names().len()];
+            for (i, &to) in leaves.iter().enumerate() {
+                let from = other.tree.node(crate::profile::NodeId(i as u32)).name;
+                names[from.0 as usize] = self.tree.node(to).name;
+            }
+            let lines = std::mem::take(other.samples.lines_mut());
+            self.samples
+                .lines_mut()
+                .merge_mapped(&lines, &leaves, Some(&names));
+        }
         self.samples
             .append_mapped(std::mem::take(&mut other.samples), &leaves);
         match (&mut self.after, other.after.take()) {

@@ -21,6 +21,7 @@ pub mod sandwich;
 pub mod scope;
 pub mod skim;
 pub mod slice;
+pub mod source;
 pub mod transform;
 pub mod tree;
 

@@ -1,6 +1,7 @@
 //! Stage: call tree → plain text. The `--top` table and the report printed when stdout
 //! is not a terminal (header, top functions, indented call tree above a threshold).
 
+mod annotate;
 mod delta;
 mod threads;
 mod top;
@@ -12,6 +13,7 @@ use crate::profile::Unit;
 use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
 
+pub use annotate::{HOW_TO_RECORD, annotate};
 pub use delta::delta_table;
 pub use threads::thread_table;
 pub use top::{top_libraries, top_table};

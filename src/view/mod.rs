@@ -17,6 +17,7 @@ pub mod index;
 pub mod layout;
 pub mod names;
 pub mod search;
+pub mod source;
 pub mod tooltip;
 pub mod viewport;
 

@@ -27,6 +27,7 @@ mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;
+mod source_lines;
 mod structure;
 mod system_wide;
 mod timeline;

@@ -48,7 +48,8 @@ use rustc_hash::FxHashMap;
 
 use super::Collector;
 use crate::error::{Error, Result};
-use crate::profile::{Format, NameId, PprofInfo, SampleTable, TaskId, Unit};
+use crate::profile::source::Line;
+use crate::profile::{Format, NameId, NodeId, PprofInfo, SampleTable, TaskId, Unit};
 
 /// The largest (decompressed) profile read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
@@ -274,27 +275,38 @@ fn choose(
     named.or(metrics.len().checked_sub(1)).ok_or(())
 }
 
-/// The frames of every location, root first: the locations' spans of `names`, by id.
+/// The frames of every location, root first: the locations' spans of `names` (and of
+/// `lines`, each frame's source line when its `Line` record has one), by id.
 struct Frames {
     by_id: FxHashMap<u64, (u32, u32)>,
     names: Vec<NameId>,
+    lines: Vec<Option<Line>>,
 }
 
 impl Frames {
-    /// The frames of location `id`.
-    fn get(&self, id: u64) -> Option<&[NameId]> {
+    /// The frames of location `id`, and their lines.
+    fn get(&self, id: u64) -> Option<(&[NameId], &[Option<Line>])> {
         let &(start, len) = self.by_id.get(&id)?;
-        self.names
-            .get(start as usize..start as usize + len as usize)
+        let span = start as usize..start as usize + len as usize;
+        Some((self.names.get(span.clone())?, self.lines.get(span)?))
     }
 }
 
 /// String indices by id.
 type ById = FxHashMap<u64, i64>;
 
-/// The name (string index) of every function and the file of every mapping, by id (the
-/// first entry of an id wins).
-fn functions_and_mappings(d: &Decoded<'_>) -> std::result::Result<(ById, ById), String> {
+/// A function's name and file (string indices) and first line.
+#[derive(Clone, Copy)]
+struct Function {
+    name: i64,
+    file: i64,
+    start: i64,
+}
+
+/// Every function and the file of every mapping, by id (the first entry of an id wins).
+fn functions_and_mappings(
+    d: &Decoded<'_>,
+) -> std::result::Result<(FxHashMap<u64, Function>, ById), String> {
     let mut functions = map_for(d.counts.functions);
     let mut mappings = map_for(d.counts.mappings);
     for field in budget::fields(d.bytes) {
@@ -311,7 +323,12 @@ fn functions_and_mappings(d: &Decoded<'_>) -> std::result::Result<(ById, ById), 
                     _ => f.name,
                 };
                 d.string(name, "a function")?;
-                functions.entry(f.id).or_insert(name);
+                d.string(f.filename, "a function's file")?;
+                functions.entry(f.id).or_insert(Function {
+                    name,
+                    file: f.filename,
+                    start: f.start_line,
+                });
             }
             _ => {}
         }
@@ -326,6 +343,7 @@ fn location_frames(d: &Decoded<'_>, out: &mut Collector) -> std::result::Result<
         by_id: map_for(d.counts.locations),
         // One frame per line, or one for a location without lines.
         names: Vec::with_capacity(capacity(d.counts.locations + d.counts.lines)),
+        lines: Vec::with_capacity(capacity(d.counts.locations + d.counts.lines)),
     };
     for field in budget::fields(d.bytes) {
         let (4, budget::Value::Bytes(loc)) = field? else {
@@ -348,26 +366,55 @@ fn location_frames(d: &Decoded<'_>, out: &mut Collector) -> std::result::Result<
         .filter(|l| !l.is_empty());
         let start = frames.names.len();
         for line in loc.line.iter().rev() {
-            let name = functions.get(&line.function_id).ok_or_else(|| {
+            let f = *functions.get(&line.function_id).ok_or_else(|| {
                 format!(
                     "location {} calls function {}, which is not in the profile",
                     loc.id, line.function_id
                 )
             })?;
-            let name = d.string(*name, "a function")?;
+            let name = d.string(f.name, "a function")?;
             // Lines inlined into the next are not marked: `go tool pprof -top` counts a
             // function inlined at some call sites and not at others as one.
-            frames.names.push(frame(out, name, lib));
+            let id = frame(out, name, lib);
+            frames.names.push(id);
+            frames.lines.push(source_line(d, out, (id, f), line.line));
         }
         if frames.names.len() == start {
             let name = lib.map_or_else(|| "[unknown]".to_owned(), |l| format!("[{l}]"));
             frames.names.push(frame(out, &name, lib));
+            frames.lines.push(None);
         }
         let span = |n: usize| u32::try_from(n).map_err(|_| "too many frames".to_owned());
         let span = (span(start)?, span(frames.names.len() - start)?);
         frames.by_id.entry(loc.id).or_insert(span);
     }
     Ok(frames)
+}
+
+/// The line `number` of function `f` (interned as `id`), its file interned in `out`'s
+/// lines, which also learn where the function starts; none without a file or a number.
+fn source_line(
+    d: &Decoded<'_>,
+    out: &mut Collector,
+    (id, f): (NameId, Function),
+    number: i64,
+) -> Option<Line> {
+    let path = d.string(f.file, "").ok().filter(|p| !p.is_empty())?;
+    let lines = out.samples.lines_mut();
+    let file = lines.file(path);
+    if let Ok(start) = u32::try_from(f.start)
+        && start > 0
+    {
+        lines.set_start(
+            id,
+            Line {
+                file,
+                number: start,
+            },
+        );
+    }
+    let number = u32::try_from(number).ok().filter(|&n| n > 0)?;
+    Some(Line { file, number })
 }
 
 /// Interns a frame of library `lib`.
@@ -422,6 +469,33 @@ impl LabelTasks {
     }
 }
 
+/// Records the lines of a sample of weight `w` whose stack (`names` and their `lines`,
+/// root first) ended at node `leaf`.
+fn record_lines(
+    out: &mut Collector,
+    leaf: NodeId,
+    (names, lines): (&[NameId], &[Option<Line>]),
+    path: &mut Vec<(NodeId, NameId, Option<Line>)>,
+    w: u64,
+) {
+    path.clear();
+    let mut node = leaf;
+    while node != NodeId::ROOT {
+        path.push((node, NameId(0), None));
+        node = out.tree.parent(node).unwrap_or(NodeId::ROOT);
+    }
+    // Every frame is a node (pprof stacks have no synthetic root).
+    if path.len() != names.len() {
+        return;
+    }
+    path.reverse();
+    for (p, (&name, &line)) in path.iter_mut().zip(names.iter().zip(lines)) {
+        p.1 = name;
+        p.2 = line;
+    }
+    out.samples.lines_mut().record(path, w);
+}
+
 /// Loads metric `index` of every sample into `out`.
 ///
 /// Samples whose value is zero add nothing and are counted as dropped, as are negative
@@ -436,7 +510,10 @@ pub fn build(
     out: &mut Collector,
 ) -> std::result::Result<(), String> {
     let frames = location_frames(d, out)?;
+    let with_lines = frames.lines.iter().any(Option::is_some);
     let mut stack: Vec<NameId> = Vec::new();
+    let mut stack_lines: Vec<Option<Line>> = Vec::new();
+    let mut path: Vec<(NodeId, NameId, Option<Line>)> = Vec::new();
     let mut n = 0u64;
     let mut tasks = LabelTasks::default();
     each_sample(d.bytes, |s| {
@@ -449,17 +526,22 @@ pub fn build(
         }
         let value = s.value.get(index).copied().unwrap_or(0);
         stack.clear();
+        stack_lines.clear();
         for id in s.location_id.iter().rev() {
-            let f = frames.get(*id).ok_or_else(|| {
+            let (f, lines) = frames.get(*id).ok_or_else(|| {
                 format!("sample {n} refers to location {id}, which is not in the profile")
             })?;
             stack.extend_from_slice(f);
+            stack_lines.extend_from_slice(lines);
         }
         n += 1;
         out.stats.lines += 1;
         match u64::try_from(value) {
             Ok(w) if w > 0 => {
                 let leaf = out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
+                if with_lines {
+                    record_lines(out, leaf, (&stack, &stack_lines), &mut path, w);
+                }
                 // Samples are recorded only when some may be told apart by their labels.
                 if d.counts.labelled {
                     let task = tasks.task(d, &s.label, &mut out.samples)?;
@@ -473,8 +555,11 @@ pub fn build(
         Ok(())
     })?;
     if !tasks.labelled {
-        // No sample has a label: no task to tell them apart, no sample table (as folded).
+        // No sample has a label: no task to tell them apart, no sample records (as
+        // folded); the source lines stay.
+        let lines = std::mem::take(out.samples.lines_mut());
         out.samples = crate::profile::SampleTable::default();
+        *out.samples.lines_mut() = lines;
     }
     let metric = metrics.get(index).cloned().unwrap_or(Metric {
         name: String::new(),

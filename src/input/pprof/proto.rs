@@ -165,4 +165,7 @@ pub struct Function {
     /// 4: string index of the source file.
     #[prost(int64, tag = "4")]
     pub filename: i64,
+    /// 5: the function's first line in its file (0: unknown).
+    #[prost(int64, tag = "5")]
+    pub start_line: i64,
 }

@@ -44,6 +44,7 @@ fn profile(
                 name: i,
                 system_name: 0,
                 filename: 0,
+                start_line: 0,
             })
             .collect(),
         string_table: s.iter().map(|x| x.as_bytes().to_vec()).collect(),

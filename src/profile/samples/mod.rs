@@ -25,6 +25,7 @@ use rustc_hash::FxHashMap;
 
 mod merge;
 
+use super::source::SourceLines;
 use super::tree::NodeId;
 
 /// Index of a task in a [`SampleTable`].
@@ -170,9 +171,22 @@ pub struct SampleTable {
     /// Each task's first sample (its index), by [`TaskId`], once finished, when a thread
     /// id has several tasks: the order a thread renamed by exec had its names in.
     firsts: Vec<u32>,
+    /// The source lines of the samples' frames, for inputs that have them (kept here, as
+    /// the records are, for the tree as read).
+    lines: SourceLines,
 }
 
 impl SampleTable {
+    /// The source lines of the samples' frames (empty for inputs without lines).
+    pub fn lines(&self) -> &SourceLines {
+        &self.lines
+    }
+
+    /// The source lines, to record into.
+    pub fn lines_mut(&mut self) -> &mut SourceLines {
+        &mut self.lines
+    }
+
     /// The id of a task, added on first sight.
     pub fn task(&mut self, comm: &str, pid: Option<i64>, tid: Option<i64>) -> TaskId {
         let same = |t: &Task| t.pid == pid && &*t.comm == comm;

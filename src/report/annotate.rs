@@ -1,0 +1,110 @@
+//! `--annotate REGEX`: the source lines of every matching function with their weight, as
+//! `go tool pprof -list` prints them — a header per function and file (flat and cum:
+//! the sums of its lines' self and total weight, as pprof sums them), then each line
+//! `self total number: text`, `.` for nothing.
+
+use std::fmt::Write as _;
+
+use regex::Regex;
+
+use super::{Figures, figure};
+use crate::profile::Profile;
+use crate::profile::functions::table_label;
+use crate::source_files::{SourceCache, SourceText};
+use crate::text::{sanitize, share};
+use crate::view::source::listings;
+
+/// The listing of every function of `profile` whose name matches `pattern`, sources read
+/// through `sources`; a line saying so when none has lines.
+pub fn annotate(
+    profile: &Profile,
+    pattern: &Regex,
+    sources: &mut SourceCache,
+    figures: Figures,
+) -> String {
+    let tree = &profile.tree;
+    let names = tree.names();
+    let lines = profile.samples.lines();
+    let mut out = String::new();
+    if lines.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}: no source lines in this input ({}); {}",
+            sanitize(&profile.source),
+            profile
+                .stats
+                .format
+                .map_or("?".to_owned(), |f| f.to_string()),
+            HOW_TO_RECORD
+        );
+        return out;
+    }
+    let total = tree.total();
+    let _ = writeln!(out, "Total: {}", figure(profile, total, figures));
+    let mut matched: Vec<_> = lines
+        .functions()
+        .into_iter()
+        .map(|f| (table_label(names, f, names.resolve(f), |_| true), f))
+        .filter(|(label, _)| pattern.is_match(label))
+        .collect();
+    matched.sort();
+    if matched.is_empty() {
+        let _ = writeln!(
+            out,
+            "no function with source lines matches `{}`",
+            sanitize(pattern.as_str())
+        );
+        return out;
+    }
+    let w = |v: u64| {
+        if v == 0 {
+            ".".to_owned()
+        } else {
+            figure(profile, v, figures)
+        }
+    };
+    for (label, f) in matched {
+        let costs = lines.of_function(f);
+        for (line, _) in &costs {
+            sources.get(lines.path(line.file));
+        }
+        let read = &*sources;
+        for listing in listings(&costs, lines.start(f), |file| read.peek(lines.path(file))) {
+            let path = lines.path(listing.file);
+            let _ = writeln!(
+                out,
+                "ROUTINE ======================== {} in {}",
+                sanitize(&label),
+                sanitize(path)
+            );
+            let _ = writeln!(
+                out,
+                "{:>10} {:>10} (flat, cum) {}% of Total",
+                w(listing.sum.self_weight),
+                w(listing.sum.total),
+                share(listing.sum.total, total)
+            );
+            if let SourceText::Missing(tried) = read.peek(path) {
+                let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+                let _ = writeln!(out, "  (source not found: {})", sanitize(&tried.join(", ")));
+            }
+            for row in &listing.rows {
+                let text = row.text.as_deref().map(sanitize).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{:>10} {:>10} {:>6}:{}{}",
+                    w(row.cost.self_weight),
+                    w(row.cost.total),
+                    row.number,
+                    if text.is_empty() { "" } else { " " },
+                    text
+                );
+            }
+        }
+    }
+    out
+}
+
+/// How to record a profile with source lines, for a format without them.
+pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
+`perf script -F +srcline` and Chrome .cpuprofile";

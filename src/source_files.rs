@@ -1,0 +1,181 @@
+//! Stage: files → text. The source files the Source screen and `--annotate` show, found
+//! as `go tool pprof` finds them: the path the profile names, rewritten by the first
+//! `--source-prefix OLD=NEW` whose OLD starts it (pprof's `-trim_path`), looked for under
+//! each `--source-path DIR` first (the whole path below it, then its file name), then
+//! where it says. Files are read once and kept; a file that is not there is remembered
+//! with the paths looked at, for the screen to say.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The largest source file read (a generated file past it is not a source to read).
+const MOST_BYTES: u64 = 16 << 20;
+
+/// Where source files are looked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceSearch {
+    /// Directories searched first (`--source-path`), in order.
+    pub dirs: Vec<PathBuf>,
+    /// Path prefixes rewritten (`--source-prefix OLD=NEW`), the first match only.
+    pub prefixes: Vec<(String, String)>,
+}
+
+/// A source file as read: its lines (tabs and all, unsanitised), or the paths tried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceText {
+    /// The file's lines, and where it was found.
+    Found {
+        /// The file read.
+        path: PathBuf,
+        /// Its lines, without their ends.
+        lines: Vec<String>,
+    },
+    /// Not found (or unreadable) at any of these paths.
+    Missing(Vec<PathBuf>),
+}
+
+impl SourceText {
+    /// Line `number` (from 1), if the file was read and has it.
+    pub fn line(&self, number: u32) -> Option<&str> {
+        match self {
+            Self::Found { lines, .. } => lines
+                .get((number as usize).checked_sub(1)?)
+                .map(String::as_str),
+            Self::Missing(_) => None,
+        }
+    }
+}
+
+impl SourceSearch {
+    /// Parses `OLD=NEW` of `--source-prefix`.
+    ///
+    /// # Errors
+    /// No `=` in it: what it should be.
+    pub fn prefix(arg: &str) -> Result<(String, String), String> {
+        arg.split_once('=')
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            .ok_or_else(|| format!("`{arg}` is not OLD=NEW"))
+    }
+
+    /// The paths to try for `path`, in order.
+    pub fn candidates(&self, path: &str) -> Vec<PathBuf> {
+        let rewritten = self
+            .prefixes
+            .iter()
+            .find_map(|(old, new)| {
+                path.strip_prefix(old.as_str())
+                    .map(|rest| format!("{new}{rest}"))
+            })
+            .unwrap_or_else(|| path.to_owned());
+        let p = Path::new(&rewritten);
+        let mut out = Vec::new();
+        for dir in &self.dirs {
+            out.push(dir.join(p.strip_prefix("/").unwrap_or(p)));
+            if let Some(name) = p.file_name() {
+                out.push(dir.join(name));
+            }
+        }
+        out.push(p.to_path_buf());
+        out.dedup();
+        out
+    }
+
+    /// Reads `path`'s source at the first candidate that is a readable file.
+    pub fn read(&self, path: &str) -> SourceText {
+        let tried = self.candidates(path);
+        for c in &tried {
+            let Ok(meta) = std::fs::metadata(c) else {
+                continue;
+            };
+            if !meta.is_file() || meta.len() > MOST_BYTES {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(c) {
+                let text = String::from_utf8_lossy(&bytes);
+                return SourceText::Found {
+                    path: c.clone(),
+                    lines: text.lines().map(str::to_owned).collect(),
+                };
+            }
+        }
+        SourceText::Missing(tried)
+    }
+}
+
+/// Source files read so far, by the path the profile names.
+#[derive(Debug, Default)]
+pub struct SourceCache {
+    /// How files are looked for.
+    pub search: SourceSearch,
+    read: HashMap<String, SourceText>,
+}
+
+impl SourceCache {
+    /// A cache looking for files as `search` says.
+    pub fn new(search: SourceSearch) -> Self {
+        Self {
+            search,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The text of `path` if [`SourceCache::get`] read it already; else a file not
+    /// looked for (missing at no path).
+    pub fn peek(&self, path: &str) -> &SourceText {
+        static NOT_READ: SourceText = SourceText::Missing(Vec::new());
+        self.read.get(path).unwrap_or(&NOT_READ)
+    }
+
+    /// The text of `path`, read the first time it is asked for.
+    pub fn get(&mut self, path: &str) -> &SourceText {
+        if !self.read.contains_key(path) {
+            let text = self.search.read(path);
+            self.read.insert(path.to_owned(), text);
+        }
+        &self.read[path]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_are_rewritten_and_source_dirs_come_first() {
+        let s = SourceSearch {
+            dirs: vec![PathBuf::from("src-copy")],
+            prefixes: vec![("/build/".to_owned(), "/home/me/".to_owned())],
+        };
+        assert_eq!(
+            s.candidates("/build/app/main.go"),
+            [
+                PathBuf::from("src-copy/home/me/app/main.go"),
+                PathBuf::from("src-copy/main.go"),
+                PathBuf::from("/home/me/app/main.go"),
+            ]
+        );
+        assert_eq!(
+            SourceSearch::prefix("a=b"),
+            Ok(("a".to_owned(), "b".to_owned()))
+        );
+        assert!(SourceSearch::prefix("ab").is_err());
+    }
+
+    #[test]
+    fn a_file_is_read_by_lines_and_a_missing_one_says_where_it_was_looked_for() {
+        let dir = std::env::temp_dir().join(format!("flametui-src-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.c"), "int main() {\n\treturn 0;\n}\n").unwrap();
+        let mut cache = SourceCache::new(SourceSearch {
+            dirs: vec![dir.clone()],
+            prefixes: Vec::new(),
+        });
+        assert_eq!(cache.get("/elsewhere/a.c").line(2), Some("\treturn 0;"));
+        assert_eq!(cache.get("/elsewhere/a.c").line(9), None);
+        match cache.get("/elsewhere/b.c") {
+            SourceText::Missing(tried) => assert_eq!(tried.len(), 3),
+            SourceText::Found { .. } => panic!("found a file that is not there"),
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

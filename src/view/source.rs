@@ -1,0 +1,151 @@
+//! Stage: view model — a function's source lines with their cost, as the Source screen and
+//! `--annotate` list them: per file, the lines from the function's start (when the input
+//! says it) or 5 before its first line with samples, to 5 after its last, as `go tool
+//! pprof -list` does; each with its self and total weight and its text when the file was
+//! found.
+
+use crate::profile::source::{Cost, FileId, Line};
+use crate::source_files::SourceText;
+
+/// Lines shown around the lines with samples.
+pub const CONTEXT: u32 = 5;
+
+/// One line of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRow {
+    /// Its number in the file, from 1.
+    pub number: u32,
+    /// What the samples at it weigh (zero: none was).
+    pub cost: Cost,
+    /// Its text, tabs expanded, when the file was read (unsanitised: the drawing does).
+    pub text: Option<String>,
+}
+
+/// The lines of one function in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The file, as the profile names it.
+    pub file: FileId,
+    /// The rows, in file order.
+    pub rows: Vec<SourceRow>,
+    /// Sums of the rows' self and total weights.
+    pub sum: Cost,
+}
+
+impl Listing {
+    /// The row with the most total weight (the first of equals), where a view of the
+    /// function scrolls to first.
+    pub fn hottest(&self) -> Option<usize> {
+        let max = self.rows.iter().map(|r| r.cost.total).max()?;
+        (max > 0).then(|| self.rows.iter().position(|r| r.cost.total == max))?
+    }
+}
+
+/// Tabs to the next multiple of 8 columns.
+pub fn expand_tabs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut col = 0;
+    for c in text.chars() {
+        if c == '\t' {
+            let n = 8 - col % 8;
+            out.extend(std::iter::repeat_n(' ', n));
+            col += n;
+        } else {
+            out.push(c);
+            col += 1;
+        }
+    }
+    out
+}
+
+/// The listings of `lines` (one function's or one frame's, sorted by file then number),
+/// `start` its first line when known, `text` the source of a file.
+pub fn listings<'a>(
+    lines: &[(Line, Cost)],
+    start: Option<Line>,
+    mut text: impl FnMut(FileId) -> &'a SourceText,
+) -> Vec<Listing> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let file = lines[i].0.file;
+        let n = lines[i..]
+            .iter()
+            .take_while(|(l, _)| l.file == file)
+            .count();
+        let here = &lines[i..i + n];
+        i += n;
+        let first = here[0].0.number;
+        let last = here[n - 1].0.number;
+        let lo = match start {
+            Some(s) if s.file == file && s.number <= first => s.number,
+            _ => first.saturating_sub(CONTEXT).max(1),
+        };
+        let source = text(file);
+        let mut hi = last.saturating_add(CONTEXT);
+        if let SourceText::Found { lines, .. } = source {
+            let end = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+            hi = hi.min(end.max(last));
+        }
+        let mut rows = Vec::with_capacity((hi - lo + 1) as usize);
+        let mut sum = Cost::default();
+        let mut at = here.iter().peekable();
+        for number in lo..=hi {
+            let mut cost = Cost::default();
+            while let Some((l, c)) = at.next_if(|(l, _)| l.number == number) {
+                debug_assert_eq!(l.number, number);
+                cost.self_weight += c.self_weight;
+                cost.total += c.total;
+            }
+            sum.self_weight += cost.self_weight;
+            sum.total += cost.total;
+            rows.push(SourceRow {
+                number,
+                cost,
+                text: source.line(number).map(expand_tabs),
+            });
+        }
+        out.push(Listing { file, rows, sum });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::source::SourceLines;
+
+    fn cost(self_weight: u64, total: u64) -> Cost {
+        Cost { self_weight, total }
+    }
+
+    #[test]
+    fn a_listing_spans_five_lines_around_the_samples_or_from_the_start() {
+        let mut s = SourceLines::default();
+        let file = s.file("m.go");
+        let l = |number| Line { file, number };
+        let lines = [(l(10), cost(1, 2)), (l(12), cost(3, 3))];
+        let missing = SourceText::Missing(Vec::new());
+        let out = listings(&lines, None, |_| &missing);
+        assert_eq!(out.len(), 1);
+        let rows = &out[0].rows;
+        assert_eq!((rows[0].number, rows.last().unwrap().number), (5, 17));
+        assert_eq!(out[0].sum, cost(4, 5));
+        assert_eq!(rows[7].cost, cost(3, 3));
+        assert_eq!(out[0].hottest(), Some(7));
+        // From the function's start, and no further than the file's end.
+        let text = SourceText::Found {
+            path: "m.go".into(),
+            lines: (1..=14).map(|i| format!("\tline {i}")).collect(),
+        };
+        let out = listings(&lines, Some(l(8)), |_| &text);
+        let rows = &out[0].rows;
+        assert_eq!((rows[0].number, rows.last().unwrap().number), (8, 14));
+        assert_eq!(rows[0].text.as_deref(), Some("        line 8"));
+    }
+
+    #[test]
+    fn tabs_expand_to_eight_columns() {
+        assert_eq!(expand_tabs("a\tb\t\tc"), "a       b               c");
+    }
+}

@@ -418,7 +418,8 @@ fn explore(
     } else {
         let path = paths.last().context("no profile")?;
         let view = TransformStack::new(transforms, args.order.into());
-        terminal::explore_sliced(path, opts, view, slicing, (colors, args.name_style()))?
+        let look = (colors, args.name_style());
+        terminal::explore_sliced(path, opts, view, slicing, look, args.source_search())?
     };
     if let Some(failure) = app.failure {
         bail!(failure);

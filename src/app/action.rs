@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::heat::state::HeatKey;
 pub use super::mode::Dir;
 use super::mode::Progress;
+use super::source::state::SourceKey;
 use super::tasks::state::TaskKey;
 use crate::profile::Profile;
 
@@ -145,6 +146,10 @@ pub enum ToolAction {
     Heat,
     /// A key of the heat map.
     HeatKey(HeatKey),
+    /// Open or close the source lines of the selected frame.
+    Source,
+    /// A key of the source lines.
+    SourceKey(SourceKey),
     /// Open or close the task list.
     Tasks,
     /// A key of the task list.

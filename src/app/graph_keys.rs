@@ -260,6 +260,14 @@ pub(crate) static GRAPH: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('a')],
+        tool(ToolAction::Source),
+        "a",
+        "source lines of the frame (annotate)",
+        Some(("a", "source"))
+    ),
+    bind!(
+        Normal,
         [ch('r')],
         tool(ToolAction::Invert),
         "r",

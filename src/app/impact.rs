@@ -138,6 +138,10 @@ impl Explorer {
                 },
             },
             Screen::Tasks => super::tasks::status_tip(&self.tools.tasks, self.original()),
+            Screen::Source => match self.tools.source.as_deref() {
+                Some(v) => super::source::status_tip(v),
+                None => self.describe(&self.selected),
+            },
             Screen::Heat => {
                 let samples = &self.original().samples;
                 Tooltip {

@@ -119,6 +119,7 @@ static SECTIONS: &[&[Binding]] = &[
     super::sandwich::keys::KEYS,
     super::heat::keys::KEYS,
     super::tasks::keys::KEYS,
+    super::source::keys::KEYS,
     super::tasks::keys::FILTER,
     PROMPT,
     HELP,
@@ -282,6 +283,7 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
             Mode::Heat,
             Mode::Tasks,
             Mode::TaskFilter,
+            Mode::Source,
             Mode::Prompt,
         ]
     };
@@ -504,7 +506,7 @@ mod tests {
             "{keys:?}"
         );
         let sections = help_sections();
-        assert_eq!(sections.len(), 11);
+        assert_eq!(sections.len(), 12);
         assert!(sections.iter().any(|(t, _)| *t == Mode::Heat.title()));
         assert!(sections[1].1.iter().any(|(k, _)| *k == "e"));
         assert!(sections[2].1.iter().any(|(k, _)| *k == "double-click"));

@@ -29,6 +29,7 @@ mod navigate;
 pub mod sandwich;
 mod screens;
 pub mod search;
+pub mod source;
 pub mod state;
 pub mod table;
 pub mod tasks;
@@ -106,6 +107,9 @@ pub struct App {
     /// What to say with the metric wanted once it is shown (metrics passed over, a
     /// slice forgotten).
     pub metric_note: Option<String>,
+    /// Source files read for the Source screen, and where they are looked for
+    /// (`--source-path`, `--source-prefix`).
+    pub sources: crate::source_files::SourceCache,
 }
 
 impl App {
@@ -132,6 +136,7 @@ impl App {
             library_colors: false,
             metrics: Vec::new(),
             metric_note: None,
+            sources: crate::source_files::SourceCache::default(),
         }
     }
 

@@ -30,6 +30,8 @@ pub enum Mode {
     Tasks,
     /// Keys type the task list's filter.
     TaskFilter,
+    /// Keys move in the source lines of a frame.
+    Source,
 }
 
 impl Mode {
@@ -47,6 +49,7 @@ impl Mode {
             Mode::Heat => "Heat map",
             Mode::Tasks => "Tasks",
             Mode::TaskFilter => "Task filter",
+            Mode::Source => "Source lines",
         }
     }
 }

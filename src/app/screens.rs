@@ -36,6 +36,12 @@ pub(crate) fn intercept(ex: &mut Explorer, mode: &mut Mode, action: &Action) -> 
             super::tasks::mouse(ex, action);
             true
         }
+        Screen::Source => {
+            if let (Action::Scroll(rows), Some(v)) = (action, ex.tools.source.as_mut()) {
+                v.key(super::source::SourceKey::Step(*rows));
+            }
+            true
+        }
         Screen::Table => {
             match *action {
                 Action::Scroll(rows) => ex.tools.table.step(rows),
@@ -96,7 +102,7 @@ impl Explorer {
                 let range = self.tools.applied.slice.range;
                 self.tools.tasks.sync(&original, range);
             }
-            Screen::Graph | Screen::Sandwich | Screen::Heat => {}
+            Screen::Graph | Screen::Sandwich | Screen::Heat | Screen::Source => {}
         }
     }
 
@@ -114,6 +120,13 @@ impl Explorer {
                 let t = &mut self.tools.tasks;
                 let rows = g.height.saturating_sub(t.chrome());
                 t.place(usize::from(rows), self.tools.applied.group.describe());
+            }
+            Screen::Source => {
+                if let Some(v) = self.tools.source.as_mut() {
+                    // A title row above the lines.
+                    v.height = usize::from(g.height.saturating_sub(1));
+                    v.scroll_into_view();
+                }
             }
             Screen::Graph => {}
         }

@@ -28,6 +28,8 @@ pub enum Screen {
     Heat,
     /// The processes and threads that ran.
     Tasks,
+    /// The source lines of the selected frame.
+    Source,
 }
 
 /// What a one-line prompt asks for.
@@ -94,6 +96,8 @@ pub struct Tools {
     pub heat: Option<HeatState>,
     /// The task list (its marks and filter are kept while it is closed).
     pub tasks: TaskState,
+    /// The source lines of a frame, when open.
+    pub source: Option<Box<crate::app::source::state::SourceView>>,
     /// The timeline strip of the graph view.
     pub strip: Strip,
     /// The open prompt.
@@ -113,6 +117,7 @@ impl Tools {
             Screen::Sandwich => Mode::Sandwich,
             Screen::Heat => Mode::Heat,
             Screen::Tasks => Mode::Tasks,
+            Screen::Source => Mode::Source,
         }
     }
 

@@ -18,6 +18,10 @@ use rustc_hash::FxHashMap;
 use super::intern::NameId;
 use super::tree::NodeId;
 
+/// How to record a profile with source lines, for an input without them.
+pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof) \
+and `perf script -F +srcline`";
+
 /// Index of a file in a [`SourceLines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);

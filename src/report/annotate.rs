@@ -10,6 +10,7 @@ use regex::Regex;
 use super::{Figures, figure};
 use crate::profile::Profile;
 use crate::profile::functions::table_label;
+use crate::profile::source::HOW_TO_RECORD;
 use crate::source_files::{SourceCache, SourceText};
 use crate::text::{sanitize, share};
 use crate::view::source::listings;
@@ -104,7 +105,3 @@ pub fn annotate(
     }
     out
 }
-
-/// How to record a profile with source lines, for a format without them.
-pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
-`perf script -F +srcline` and Chrome .cpuprofile";

@@ -13,7 +13,7 @@ use crate::profile::Unit;
 use crate::profile::{NodeId, Profile};
 use crate::text::{percent, sanitize, share, thousands_str};
 
-pub use annotate::{HOW_TO_RECORD, annotate};
+pub use annotate::annotate;
 pub use delta::delta_table;
 pub use threads::thread_table;
 pub use top::{top_libraries, top_table};

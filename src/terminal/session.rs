@@ -1,6 +1,7 @@
 //! The viewer's sessions: one profile explored, or two compared, full-screen, while they
 //! load in the background.
 
+use crate::source_files::SourceSearch;
 use std::io;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -55,12 +56,14 @@ pub fn explore_view(
     colors: ColorMode,
 ) -> io::Result<App> {
     let slicing = SliceArgs::default();
-    explore_sliced(path, opts, view, &slicing, (colors, NameStyle::default()))
+    let look = (colors, NameStyle::default());
+    explore_sliced(path, opts, view, &slicing, look, SourceSearch::default())
 }
 
 /// As [`explore_view`], starting on the slice of the time and task flags (`--time` and
 /// the task lists as the view's first change, `--compare-time` as a comparison), with
-/// names shown in the style given (`--no-demangle`, `--short-names`).
+/// names shown in the style given (`--no-demangle`, `--short-names`) and source files
+/// looked for as `sources` says (`--source-path`, `--source-prefix`).
 ///
 /// # Errors
 /// As [`explore_view`].
@@ -70,10 +73,11 @@ pub fn explore_sliced(
     view: TransformStack,
     slicing: &SliceArgs,
     look: (ColorMode, NameStyle),
+    sources: SourceSearch,
 ) -> io::Result<App> {
     let mut job = open_job(path, opts, &[])?;
     job.slicing = slicing.clone();
-    explore_jobs(vec![job], &[path], view, look)
+    explore_jobs(vec![job], &[path], (view, sources), look)
 }
 
 /// Reads BEFORE and AFTER in the background (one progress for both) and compares them
@@ -109,7 +113,7 @@ fn explore_paths(
         .iter()
         .map(|p| open_job(p, opts, transforms))
         .collect::<io::Result<Vec<_>>>()?;
-    explore_jobs(jobs, paths, view, look)
+    explore_jobs(jobs, paths, (view, SourceSearch::default()), look)
 }
 
 /// Loads the jobs (read from `paths`) in the background and explores (or compares) them
@@ -117,7 +121,7 @@ fn explore_paths(
 fn explore_jobs(
     jobs: Vec<LoadJob>,
     paths: &[&str],
-    view: TransformStack,
+    (view, sources): (TransformStack, SourceSearch),
     (colors, names): (ColorMode, NameStyle),
 ) -> io::Result<App> {
     let source = jobs
@@ -134,6 +138,7 @@ fn explore_jobs(
     let mut app = App::loading(&source, colors);
     app.view = view;
     app.names = names;
+    app.sources = crate::source_files::SourceCache::new(sources);
     app.inputs = paths
         .iter()
         .filter(|p| **p != "-")

@@ -17,6 +17,7 @@ pub mod heatmap;
 mod help;
 mod overlay;
 pub(crate) mod sandwich;
+mod source;
 mod status;
 pub(crate) mod table;
 pub(crate) mod tasks;
@@ -66,6 +67,7 @@ impl Widget for &App {
                     Screen::Table => table::render(ex, self.colors, buf),
                     Screen::Sandwich => sandwich::render(ex, self.colors, buf),
                     Screen::Tasks => tasks::render(ex, self.mode, self.colors, buf),
+                    Screen::Source => source::render(ex, self.colors, buf),
                     Screen::Heat => {
                         if let Some(heat) = &ex.tools.heat
                             && let Some(grid) = &heat.grid

@@ -223,7 +223,7 @@ mod tests {
         let all = words(1000);
         assert_eq!(all.len(), hints.len());
         assert!(
-            all.ends_with(&["find", "callers", "help", "quit"]),
+            all.ends_with(&["find", "callers", "source", "help", "quit"]),
             "{all:?}"
         );
         let narrow = words(60);

@@ -206,8 +206,8 @@ fn the_circle_finder_finds_a_circle() {
 
 /// The viewer's screens, each a directory of `app/` (its logic in `mod.rs`, its plain data
 /// in `state.rs`).
-const SCREENS: [&str; 7] = [
-    "table", "finder", "sandwich", "heat", "tasks", "search", "compare",
+const SCREENS: [&str; 8] = [
+    "table", "finder", "sandwich", "heat", "tasks", "search", "compare", "source",
 ];
 
 /// The screen a module belongs to, if any.

@@ -76,6 +76,12 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
     }
 
+    /// The pane with its styles, as SGR escapes (`-e`).
+    pub(crate) fn capture_styled(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-e", "-t", "e2e"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Polls the pane until `want` holds; fails with the last screen after the timeout.
     pub(crate) fn wait_for(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
         self.wait_within(TIMEOUT, what, want)
@@ -658,4 +664,42 @@ fn a_perf_data_recording_is_read_by_its_magic_from_a_file_gzip_or_a_pipe() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `a` on a frame opens its source lines on the hottest one, in reverse video; Esc goes
+/// back to the graph.
+#[test]
+fn the_source_screen_opens_on_the_hottest_line() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("pprof-lines.pb.gz");
+    let dir = testdata("");
+    let command = format!("{BIN} --source-path {} {}", quote(&dir), quote(&file));
+    let t = Tmux::start("source", &command);
+    t.wait_for("the graph", |s| s.contains("pprof-lines.pb.gz · pprof"));
+    t.send(&["Down", "Down", "Down"]);
+    t.wait_for("main.work selected", |s| s.contains("1.93 s in 7 samples"));
+    t.send(&["a"]);
+    t.wait_for("the source lines", |s| {
+        s.contains("Line  main.work") && s.contains("s += square(uint64(i)) % 7")
+    });
+    let styled = t.capture_styled();
+    let hottest = styled
+        .lines()
+        .find(|l| l.contains("950 ms"))
+        .expect("the line of 950 ms");
+    // Reverse video (SGR 7) on the hottest line, and on no other line of the listing.
+    let reversed = |l: &str| l.contains("\x1b[7m") || l.contains(";7m") || l.contains("[7;");
+    assert!(reversed(hottest), "{hottest:?}");
+    let others = styled
+        .lines()
+        .filter(|l| l.contains(" ms ") && !l.contains("950 ms"))
+        .filter(|l| reversed(l))
+        .count();
+    assert_eq!(others, 0, "{styled}");
+    t.send(&["Escape"]);
+    t.wait_for("the graph again", |s| s.contains("Enter zoom"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
 }

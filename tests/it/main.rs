@@ -16,6 +16,7 @@ mod pprof;
 mod readable;
 mod sinks;
 mod snapshots;
+mod source;
 mod support;
 mod tasks;
 mod widget;

@@ -84,6 +84,7 @@ pub(crate) fn update_explorer(app: &mut App, action: ToolAction) {
         effects,
         help_scroll,
         size,
+        sources,
         ..
     } = app;
     if let ToolAction::HelpScroll(rows) = action {
@@ -121,6 +122,8 @@ pub(crate) fn update_explorer(app: &mut App, action: ToolAction) {
         ToolAction::Heat => toggle_heat(ex, mode),
         ToolAction::HeatKey(k) => heat_key(ex, mode, view, k),
         ToolAction::Tasks => super::tasks::toggle(ex, mode),
+        ToolAction::Source => super::source::toggle(ex, mode, sources),
+        ToolAction::SourceKey(k) => super::source::key(ex, mode, k),
         ToolAction::TaskKey(k) => super::tasks::key(ex, mode, view, k),
         ToolAction::Group => match super::tasks::unavailable(ex.original()) {
             Some(why) => ex.tools.message = Some(why.to_owned()),
@@ -161,16 +164,7 @@ pub(crate) fn update_explorer(app: &mut App, action: ToolAction) {
         },
         ToolAction::Sort => ex.tools.table.sort = ex.tools.table.sort.next(),
         ToolAction::Accept => accept(ex, mode, view, effects),
-        ToolAction::Pane => {
-            if let Some(s) = ex.tools.sandwich.as_mut() {
-                s.focus = 1 - s.focus.min(1);
-            }
-        }
-        ToolAction::Move(dir) => {
-            if let Some(s) = ex.tools.sandwich.as_mut() {
-                s.focused().step(dir);
-            }
-        }
+        ToolAction::Pane | ToolAction::Move(_) => sandwich_key(ex, &action),
         ToolAction::Recenter => recenter(ex),
         ToolAction::Close => close(ex, mode),
         ToolAction::Type(_)
@@ -238,6 +232,18 @@ fn toggle_libraries(ex: &mut Explorer, mode: &mut Mode) {
     }
     let by_library = !(ex.tools.screen == Screen::Table && ex.tools.table.by_library);
     open_table(ex, mode, by_library);
+}
+
+/// Tab and the arrows in the callers / callees view.
+fn sandwich_key(ex: &mut Explorer, action: &ToolAction) {
+    let Some(s) = ex.tools.sandwich.as_mut() else {
+        return;
+    };
+    match *action {
+        ToolAction::Pane => s.focus = 1 - s.focus.min(1),
+        ToolAction::Move(dir) => s.focused().step(dir),
+        _ => {}
+    }
 }
 
 fn toggle_sandwich(ex: &mut Explorer, mode: &mut Mode) {

@@ -1,0 +1,154 @@
+//! Stage: application state — the Source screen: the lines of the selected frame's
+//! function with the weight of that frame's samples at each (`a`, as perf report's
+//! annotate key), from the lines the input gave (`profile::source`) and the files on disk
+//! (`source_files`). Opened on the hottest line; `n`/`N` walk the lines with samples.
+
+use super::explorer::Explorer;
+use super::mode::Mode;
+use super::state::Screen;
+use crate::profile::NodeId;
+use crate::profile::diff::{find_path, path_names};
+use crate::profile::functions::table_label;
+use crate::profile::source::HOW_TO_RECORD;
+use crate::source_files::{SourceCache, SourceText};
+use crate::view::Target;
+use crate::view::source::listings;
+
+pub use state::*;
+
+pub(crate) mod keys;
+pub mod state;
+
+/// Opens the Source screen on the selected frame (or says why it cannot), or closes it.
+pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode, sources: &mut SourceCache) {
+    if ex.tools.screen == Screen::Source {
+        close(ex, mode);
+        return;
+    }
+    match build(ex, sources) {
+        Ok(view) => {
+            ex.tools.source = Some(Box::new(view));
+            ex.tools.screen = Screen::Source;
+            *mode = Mode::Source;
+        }
+        Err(why) => ex.tools.message = Some(why),
+    }
+}
+
+/// A key of the screen.
+pub(crate) fn key(ex: &mut Explorer, mode: &mut Mode, k: SourceKey) {
+    let Some(view) = ex.tools.source.as_mut() else {
+        return;
+    };
+    if view.key(k) {
+        close(ex, mode);
+    }
+}
+
+/// What the status area says on this screen: the function, the file read (or where it
+/// was looked for), what the figures are of.
+pub(crate) fn status_tip(v: &SourceView) -> crate::view::tooltip::Tooltip {
+    let mut facts = Vec::new();
+    if let Some(note) = &v.note {
+        facts.push(note.clone());
+    }
+    for (path, missing) in &v.files {
+        facts.push(match missing {
+            None => path.clone(),
+            Some(tried) => format!(
+                "{path} not found (looked at {}); --source-path DIR tells where",
+                tried.join(", ")
+            ),
+        });
+    }
+    crate::view::tooltip::Tooltip {
+        title: format!(
+            "Source lines of {}: self and total of this frame's samples",
+            v.title
+        ),
+        facts,
+    }
+}
+
+fn close(ex: &mut Explorer, mode: &mut Mode) {
+    ex.tools.screen = Screen::Graph;
+    ex.tools.source = None;
+    *mode = Mode::Normal;
+}
+
+/// The source lines of the selected frame, in the profile as read.
+///
+/// # Errors
+/// Why there are none to show: no frame selected, no lines in the input, none for it.
+fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String> {
+    let id = match ex.selected {
+        Target::Frame(id) if id != NodeId::ROOT => id,
+        _ => return Err("Select a frame to see its source lines".to_owned()),
+    };
+    let original = ex.original();
+    let lines = original.samples.lines();
+    if lines.is_empty() {
+        let format = original
+            .stats
+            .format
+            .map_or_else(|| "this input".to_owned(), |f| f.to_string());
+        return Err(format!("No source lines in {format}: {HOW_TO_RECORD}"));
+    }
+    // Lines are kept for the tree as read: the frame there has the same path.
+    let node = if ex.tools.original.is_none() {
+        Some(id)
+    } else {
+        find_path(&original.tree, &path_names(&ex.profile.tree, id))
+    };
+    let Some(node) = node else {
+        return Err(
+            "This frame is not in the profile as read (the view made it): \
+                    u undoes the view"
+                .to_owned(),
+        );
+    };
+    let tree = &original.tree;
+    let f = tree.node(node).name;
+    let title = ex
+        .names
+        .style()
+        .full(&table_label(
+            tree.names(),
+            f,
+            tree.names().resolve(f),
+            |_| true,
+        ))
+        .into_owned();
+    let costs = lines.of_node(node);
+    if costs.is_empty() {
+        return Err(format!(
+            "No source lines for {title}: the input gave none for its frames"
+        ));
+    }
+    for (line, _) in &costs {
+        sources.get(lines.path(line.file));
+    }
+    let read = &*sources;
+    let listed = listings(&costs, lines.start(f), |file| read.peek(lines.path(file)));
+    let files = listed
+        .iter()
+        .map(|l| {
+            let path = lines.path(l.file);
+            let missing = match read.peek(path) {
+                SourceText::Found { .. } => None,
+                SourceText::Missing(tried) => {
+                    Some(tried.iter().map(|p| p.display().to_string()).collect())
+                }
+            };
+            (path.to_owned(), missing)
+        })
+        .collect();
+    let mut view = SourceView::new(title, tree.node(node).total, listed, files);
+    if !ex.tools.applied.slice.is_everything() {
+        view.note = Some(
+            "lines of the whole recording: the time range and tasks shown do not apply to them"
+                .to_owned(),
+        );
+    }
+    Ok(view)
+}

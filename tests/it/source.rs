@@ -1,0 +1,101 @@
+//! The Source screen (`a`): the selected frame's lines with the weight of its samples at
+//! each, opened on the hottest line, from a real Go profile whose source is in testdata.
+
+use crossterm::event::KeyCode;
+use flametui::app::{App, Mode};
+use flametui::source_files::{SourceCache, SourceSearch};
+use flametui::view::color::ColorMode;
+
+use crate::support::{key, marks, profile, session, testdata, text};
+
+/// The pprof profile of `testdata/golines/main.go`, its source found under testdata.
+fn app() -> App {
+    let mut app = App::new(profile("pprof-lines.pb.gz"), ColorMode::Mono);
+    app.sources = SourceCache::new(SourceSearch {
+        dirs: vec![testdata("")],
+        prefixes: Vec::new(),
+    });
+    app
+}
+
+/// Down to `main.work` (runtime.main → main.main → main.work), then `a`.
+fn to_work() -> Vec<flametui::terminal::Input> {
+    vec![
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Char('a')),
+    ]
+}
+
+/// The selected row of the listing (the header and the footer are in reverse video too
+/// without colours: the rows between them are looked at).
+fn selected_row(buf: &ratatui::buffer::Buffer) -> String {
+    let screen = text(buf);
+    let marks = marks(buf);
+    let rows: Vec<(&str, &str)> = screen.lines().zip(marks.lines()).collect();
+    let listing = &rows[2..rows.len() - 4];
+    let selected: Vec<&str> = listing
+        .iter()
+        .filter(|(_, m)| m.contains('S'))
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(selected.len(), 1, "{screen}\n{marks}");
+    selected[0].to_owned()
+}
+
+#[test]
+fn source_opens_on_the_frames_hottest_line() {
+    let (buf, app) = session(app(), 80, 24, to_work());
+    assert_eq!(app.mode, Mode::Source);
+    let screen = text(&buf);
+    assert!(screen.contains("Line  main.work"), "{screen}");
+    // Line 20 (the call of the inlined `square`) has the most total: 950 ms.
+    let row = selected_row(&buf);
+    assert!(row.contains("440 ms     950 ms     20"), "{row}");
+    assert!(row.contains("s += square(uint64(i)) % 7"), "{row}");
+    insta::assert_snapshot!("source_80x24", screen);
+}
+
+#[test]
+fn source_at_200x50_walks_hot_lines_and_shows_shares() {
+    let mut keys = to_work();
+    keys.extend([key(KeyCode::Char('N')), key(KeyCode::Char('%'))]);
+    let (buf, _) = session(app(), 200, 50, keys);
+    let screen = text(&buf);
+    // The hot line before line 20: line 19, as a share of main.work's 1.93 s.
+    let row = selected_row(&buf);
+    assert!(row.contains("26.94%     26.94%     19"), "{row}");
+    insta::assert_snapshot!("source_200x50_shares", screen);
+}
+
+#[test]
+fn esc_goes_back_and_a_format_without_lines_says_so() {
+    let mut keys = to_work();
+    keys.push(key(KeyCode::Esc));
+    let (_, app) = session(app(), 80, 24, keys);
+    assert_eq!(app.mode, Mode::Normal);
+    let plain = App::new(profile("perf-two-libs.txt.gz"), ColorMode::Mono);
+    let (buf, app) = session(
+        plain,
+        100,
+        24,
+        vec![key(KeyCode::Down), key(KeyCode::Char('a'))],
+    );
+    assert_eq!(app.mode, Mode::Normal);
+    let screen = text(&buf);
+    assert!(
+        screen.contains("No source lines in perf script"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_missing_file_still_lists_the_lines_and_says_where_it_looked() {
+    let plain = App::new(profile("pprof-lines.pb.gz"), ColorMode::Mono);
+    let (buf, _) = session(plain, 100, 24, to_work());
+    let screen = text(&buf);
+    assert!(screen.contains("golines/main.go (not found"), "{screen}");
+    assert!(screen.contains("440 ms     950 ms     20"), "{screen}");
+    assert!(screen.contains("looked at golines/main.go"), "{screen}");
+}

@@ -324,6 +324,71 @@ fn dso_group(rest: &str) -> Option<(usize, &str)> {
     None
 }
 
+/// A source line line of `perf script -F +srcline`, printed under each frame that has a
+/// mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SrclineLine<'a> {
+    /// The file (as perf prints it: its base name unless `--full-source-path`) and the
+    /// line number; `None` when perf knows no line.
+    pub at: Option<(&'a str, u32)>,
+    /// perf's ` (inlined)` after it: the frame above is an inlined function's (its stack
+    /// line then has no DSO, which it has without `srcline`).
+    pub inlined: bool,
+}
+
+/// The longest file name read from a srcline line (Linux's `PATH_MAX`).
+pub const MAX_SRCLINE_FILE: usize = 4096;
+
+/// The highest line number read from a srcline line: ten million, past any real source
+/// file (a listing shows every line between a function's first and last).
+pub const MAX_SRCLINE_NUMBER: u32 = 10_000_000;
+
+/// `srcline := "  " ( file ":" ( [0-9]+ | "?" ) | dso "[" hex "]" | symbol? "+" [0-9]+ )
+///             ( " (inlined)" )?` — perf indents it by two spaces (its stack lines by a
+/// tab); `??:0`, a line 0, `dso[address]` and `symbol+offset` are what it prints when it
+/// knows no line. `None` for a line of another shape (a stack line, an event line, whose
+/// comm perf may indent too); `Err` for one of this shape that cannot be read: a line
+/// number past [`MAX_SRCLINE_NUMBER`], a file name past [`MAX_SRCLINE_FILE`] bytes.
+pub fn srcline_line(line: &str) -> Option<Result<SrclineLine<'_>, &'static str>> {
+    let body = line.strip_prefix("  ")?;
+    if body.is_empty() || body.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (body, inlined) = match body.strip_suffix(" (inlined)") {
+        Some(b) => (b, true),
+        None => (body, false),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let at_address = body
+        .strip_suffix(']')
+        .and_then(|b| b.rsplit_once('['))
+        .is_some_and(|(dso, addr)| {
+            !dso.is_empty() && !addr.is_empty() && addr.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+    let read = if at_address {
+        Ok(None)
+    } else if let Some((file, number)) = body
+        .rsplit_once(':')
+        .filter(|(file, n)| !file.is_empty() && (*n == "?" || digits(n)))
+    {
+        match number.parse::<u32>() {
+            _ if number == "?" || file == "??" => Ok(None),
+            Ok(0) => Ok(None),
+            Ok(_) if file.len() > MAX_SRCLINE_FILE => Err("perf srcline file name too long"),
+            Ok(n) if n <= MAX_SRCLINE_NUMBER => Ok(Some((file, n))),
+            _ => Err("perf srcline line number out of range"),
+        }
+    } else if body.rsplit_once('+').is_some_and(|(_, off)| digits(off)) {
+        Ok(None)
+    } else {
+        return None;
+    };
+    if event_line(line).is_some() {
+        return None;
+    }
+    Some(read.map(|at| SrclineLine { at, inlined }))
+}
+
 /// `str::trim_start`, quicker over the ASCII indentation of stack lines.
 fn trim_start(line: &str) -> &str {
     // The ASCII characters `char::is_whitespace` accepts (with vertical tab, unlike
@@ -494,6 +559,68 @@ mod tests {
                     assert_eq!(trim_start(&s), s.trim_start(), "{s:?}");
                 }
             }
+        }
+    }
+
+    /// What perf 6.1 prints under a frame with `-F +srcline`, and lines that only look
+    /// like it.
+    #[test]
+    fn srcline_lines_are_told_from_stack_and_event_lines() {
+        let at = |file, n, inlined| {
+            Some(Ok(SrclineLine {
+                at: Some((file, n)),
+                inlined,
+            }))
+        };
+        let unknown = |inlined| Some(Ok(SrclineLine { at: None, inlined }));
+        assert_eq!(srcline_line("  hot.c:12"), at("hot.c", 12, false));
+        assert_eq!(srcline_line("  hot.c:12 (inlined)"), at("hot.c", 12, true));
+        assert_eq!(
+            srcline_line("  /src/my dir/a:b.c:7"),
+            at("/src/my dir/a:b.c", 7, false)
+        );
+        for none in [
+            "  ??:0",
+            "  ??:?",
+            "  a.c:0",
+            "  [kernel.kallsyms][ffffffff82250979]",
+            "  libc.so.6[2724a]",
+            "  main+12",
+            "  +12",
+        ] {
+            assert_eq!(srcline_line(none), unknown(false), "{none}");
+        }
+        assert_eq!(srcline_line("  ??:0 (inlined)"), unknown(true));
+        assert_eq!(
+            srcline_line("  a.c:10000001"),
+            Some(Err("perf srcline line number out of range"))
+        );
+        assert_eq!(
+            srcline_line("  a.c:99999999999999999999999"),
+            Some(Err("perf srcline line number out of range"))
+        );
+        let long = format!("  {}:3", "x".repeat(MAX_SRCLINE_FILE + 1));
+        assert_eq!(
+            srcline_line(&long),
+            Some(Err("perf srcline file name too long"))
+        );
+        for not in [
+            "\thot.c:12",
+            "   hot.c:12",
+            "  ",
+            "\t            124f work+0x2f (/tmp/srcline/hot)",
+            "  124f work+0x2f (/tmp/srcline/hot)",
+            "  124f work+0x2f (inlined)",
+            "  124f ns::f (inlined)",
+            "  124f [unknown] ([unknown])",
+            "  hot.c:abc",
+            "  hot.c:",
+            ":12",
+            // An event line whose comm perf right-aligned by two spaces.
+            "  kworker/u8:2-e  77 [001] 5.0: 1 block:block_rq_issue: 8,0 W 4096 () 1234 + 8 [dd]",
+            "  kworker/u8:2-e  77 5.0: 1 cpu-clock: 42",
+        ] {
+            assert_eq!(srcline_line(not), None, "{not}");
         }
     }
 }

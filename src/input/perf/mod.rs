@@ -2,12 +2,13 @@
 //! 0.12 defaults (see the README for the few deliberate deviations).
 //!
 //! ```text
-//! sample      := event_line stack_line* blank_line
+//! sample      := event_line ( stack_line srcline_line? )* blank_line
 //! event_line  := comm SP ids SP+ ( "[" cpu "]" SP+ )? ( time ":" SP* )? ( period SP+ )?
 //!                event ( ":" modifiers )? ":" trailer
 //! ids         := [pid "/"] tid                         (the first all-digit word)
 //! event       := name | subsystem ":" tracepoint       (a tracepoint's trailer is its arguments)
 //! stack_line  := WS* pc SP+ symbol ["+0x" hex] SP "(" dso ")"
+//! srcline_line := "  " ( file ":" line | "??:0" | dso "[" hex "]" | … ) [" (inlined)"]
 //! ```
 //!
 //! The process name is the root frame; the weight is the period, or 1 without one; only
@@ -22,7 +23,9 @@
 //! By seam: this file holds the options and the detection; `line` reads the lines (event
 //! lines, stack lines, side records), `names` cleans up symbols into frame names as
 //! inferno does, `cache` keeps each symbol's names once made, and `parser` turns the lines
-//! into samples.
+//! into samples (`parser::srcline`: the source lines of `perf script -F +srcline`, which
+//! perf prints under the frames, indented by two spaces; the frames are named as without
+//! them).
 
 mod cache;
 mod line;

@@ -1,5 +1,8 @@
 //! The line-at-a-time parser: samples (their weight, time and task) from event and stack
-//! lines, each symbol's frame names made once.
+//! lines, each symbol's frame names made once; `srcline` reads the source lines of
+//! `perf script -F +srcline`.
+
+mod srcline;
 
 use rustc_hash::FxHashMap;
 
@@ -62,6 +65,8 @@ pub struct PerfParser {
     sample_lines: u64,
     kept_period: bool,
     kept_clock: bool,
+    /// The source lines of the current sample (`-F +srcline`).
+    src: srcline::SampleLines,
 }
 
 impl PerfParser {
@@ -82,6 +87,9 @@ impl PerfParser {
             return;
         }
         let line = line.trim_end();
+        if self.srcline(line, state, out) {
+            return;
+        }
         if line.is_empty() {
             out.stats.line_counts.blank += 1;
             self.end_sample(out);
@@ -149,6 +157,7 @@ impl PerfParser {
                 self.frame(sl, &mut out.tree);
             }
             self.end_sample(out);
+            self.src.after_event = self.src.ended;
         }
     }
 
@@ -272,6 +281,11 @@ impl PerfParser {
             return;
         };
         self.sample_lines += 1;
+        if sl.dso.is_empty() {
+            // Perhaps an inlined function's: with `srcline`, perf says so on the next line.
+            self.defer(line);
+            return;
+        }
         self.frame(sl, &mut out.tree);
     }
 
@@ -279,6 +293,7 @@ impl PerfParser {
     fn frame(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let before = self.frames.len();
         self.frame_names(sl, tree);
+        self.src.last_frame = (self.frames.len() > before).then_some(before);
         if self.opts.names_only {
             return;
         }
@@ -414,17 +429,27 @@ impl PerfParser {
     /// Ends the current sample. One without any stack line still counts (as its root
     /// frame alone, weight = period), as in `perf report`.
     pub fn end_sample(&mut self, out: &mut Collector) {
+        self.flush_deferred(false, out);
+        self.src.ended = srcline::Ended::Dropped;
         if !self.dropping && self.in_event {
             let process = out.tree.intern_task(&self.pname);
             let frames = std::iter::once(process).chain(self.frames.iter().rev().copied());
             let weight = self.period.unwrap_or(1);
             out.stats.line_counts.in_samples += self.sample_lines;
-            let target = match self.other.take() {
+            let other = self.other.take();
+            let target = match other {
                 None => Some(&mut *out),
                 Some(i) => out.others.get_mut(i),
             };
             if let Some(target) = target {
                 let leaf = target.tree.insert_ids(frames, weight);
+                self.src
+                    .record(target, leaf, Some(self.frames.len()), weight);
+                self.src.ended = srcline::Ended::Kept {
+                    other,
+                    leaf,
+                    weight,
+                };
                 if let Some(switch) = self.switch.take() {
                     target
                         .samples
@@ -438,6 +463,7 @@ impl PerfParser {
             out.stats.line_counts.dropped += self.sample_lines;
         }
         self.sample_lines = 0;
+        self.src.clear();
         self.frames.clear();
         self.inlined.clear();
         self.in_event = false;

@@ -10,6 +10,10 @@ use crate::source_files::SourceText;
 /// Lines shown around the lines with samples.
 pub const CONTEXT: u32 = 5;
 
+/// The most lines a listing spans whole: past it (a huge function, or a hostile input's
+/// lines 1 and 4,000,000,000), only the lines around those with samples are listed.
+pub const MOST_SPAN: u32 = 500;
+
 /// One line of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceRow {
@@ -87,10 +91,25 @@ pub fn listings<'a>(
             let end = u32::try_from(lines.len()).unwrap_or(u32::MAX);
             hi = hi.min(end.max(last));
         }
-        let mut rows = Vec::with_capacity((hi - lo + 1) as usize);
+        // Every line of the span, or (past MOST_SPAN) those near a line with samples.
+        let numbers: Vec<u32> = if hi - lo <= MOST_SPAN {
+            (lo..=hi).collect()
+        } else {
+            let mut near: Vec<u32> = here
+                .iter()
+                .flat_map(|(l, _)| {
+                    let n = l.number;
+                    n.saturating_sub(CONTEXT).max(1)..=n.saturating_add(CONTEXT).min(hi)
+                })
+                .collect();
+            near.sort_unstable();
+            near.dedup();
+            near
+        };
+        let mut rows = Vec::with_capacity(numbers.len());
         let mut sum = Cost::default();
         let mut at = here.iter().peekable();
-        for number in lo..=hi {
+        for number in numbers {
             let mut cost = Cost::default();
             while let Some((l, c)) = at.next_if(|(l, _)| l.number == number) {
                 debug_assert_eq!(l.number, number);
@@ -142,6 +161,21 @@ mod tests {
         let rows = &out[0].rows;
         assert_eq!((rows[0].number, rows.last().unwrap().number), (8, 14));
         assert_eq!(rows[0].text.as_deref(), Some("        line 8"));
+    }
+
+    #[test]
+    fn far_apart_lines_list_only_their_neighbourhoods() {
+        let mut s = SourceLines::default();
+        let file = s.file("m.go");
+        let l = |number| Line { file, number };
+        let lines = [(l(1), cost(1, 1)), (l(4_000_000_000), cost(2, 2))];
+        let missing = SourceText::Missing(Vec::new());
+        let out = listings(&lines, None, |_| &missing);
+        let numbers: Vec<u32> = out[0].rows.iter().map(|r| r.number).collect();
+        assert_eq!(numbers.len(), 6 + 11);
+        assert_eq!(numbers[..6], [1, 2, 3, 4, 5, 6]);
+        assert_eq!(numbers[6], 3_999_999_995);
+        assert_eq!(out[0].sum, cost(3, 3));
     }
 
     #[test]

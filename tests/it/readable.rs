@@ -290,13 +290,13 @@ fn the_footer_at_80_columns_keeps_the_tools() {
 fn the_help_at_80x24_cuts_no_entry() {
     // Page through the whole help: no entry ends in `…`, and every help text shows.
     let mut seen = String::new();
-    for pages in 0..6 {
+    for pages in 0..8 {
         let mut inputs = keys("?");
         inputs.extend((0..pages).map(|_| key(KeyCode::PageDown)));
         let (screen, _, _) = run(PERF, inputs);
         assert!(!screen.contains('…'), "{screen}");
         seen.push_str(&screen);
-        if pages == 5 {
+        if pages == 7 {
             assert_snapshot!("help_end_80x24", screen);
         }
     }

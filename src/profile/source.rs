@@ -19,8 +19,8 @@ use super::intern::NameId;
 use super::tree::NodeId;
 
 /// How to record a profile with source lines, for an input without them.
-pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof) \
-and `perf script -F +srcline`";
+pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
+`perf script -F +srcline` and perf.data of binaries built with -g";
 
 /// Index of a file in a [`SourceLines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

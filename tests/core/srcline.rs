@@ -382,3 +382,91 @@ fn hostile_srcline_lines_are_skipped_and_counted() {
     .collect();
     assert_eq!(got, want);
 }
+
+/// `perf report -i fp.data --no-children --sort srcline -F sample,srcline -g none` of
+/// `perf-data-srcline.data.gz` (frame pointers, `-F 999`, 736 samples of `hot 20000000`).
+const DATA_SELF: [(u32, u64); 7] = [
+    (10, 55),
+    (11, 74),
+    (12, 251),
+    (24, 77),
+    (25, 91),
+    (34, 124),
+    (35, 64),
+];
+
+/// A directory holding `hot` (the binary of the perf.data recording) under its name.
+fn symfs_with_hot() -> std::path::PathBuf {
+    use std::io::Read;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-srcline-symfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata("srcline/hot.gz")).unwrap())
+        .read_to_end(&mut bin)
+        .unwrap();
+    let tmp = dir.join(format!("hot.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, bin).unwrap();
+    std::fs::rename(&tmp, dir.join("hot")).unwrap();
+    dir
+}
+
+/// A perf.data recording's lines come from its binary's DWARF: per function and line,
+/// the figures of `perf script -F +srcline` of the same recording (perf's own answer,
+/// `perf-data-srcline.script.txt.gz`), and each line's self is `perf report`'s. Only the
+/// file names differ: DWARF's whole path, perf's base name.
+#[test]
+fn a_perf_data_recordings_lines_are_perf_scripts_srclines() {
+    let opts = LoadOptions {
+        perf_data: flametui::input::PerfDataOptions {
+            symfs: vec![symfs_with_hot()],
+            kallsyms: Some(std::path::PathBuf::from("/dev/null")),
+            buildid_dir: None,
+        },
+        ..LoadOptions::default()
+    };
+    let data = load("perf-data-srcline.data.gz", &opts);
+    let script = load("perf-data-srcline.script.txt.gz", &LoadOptions::default());
+    assert_eq!(data.stats.samples, 736);
+    // The binary's frames (libc's debug file, which perf found here, is not given).
+    let base = |m: BTreeMap<(String, String, u32), (u64, u64)>| -> BTreeMap<_, _> {
+        m.into_iter()
+            .filter(|((_, file, _), _)| file.ends_with("hot.c"))
+            .map(|((f, file, n), c)| {
+                let name = file.rsplit('/').next().unwrap_or(&file).to_owned();
+                ((f, name, n), c)
+            })
+            .collect()
+    };
+    let from_dwarf = base(by_function(&data));
+    assert!(from_dwarf.len() >= 8, "{from_dwarf:?}");
+    assert_eq!(from_dwarf, base(by_function(&script)));
+    // Paths from `main` (libc's frame below it is `[libc.so.6]` without its binary).
+    let from_main = |m: BTreeMap<(String, String, u32), (u64, u64)>| -> BTreeMap<_, _> {
+        base(m)
+            .into_iter()
+            .map(|((path, file, n), c)| {
+                let at = path.find(";main").unwrap_or(0);
+                ((path[at..].to_owned(), file, n), c)
+            })
+            .collect()
+    };
+    let nodes = from_main(by_node(&data));
+    assert!(nodes.len() >= 9, "{nodes:?}");
+    assert_eq!(nodes, from_main(by_node(&script)));
+    assert!(
+        data.samples
+            .lines()
+            .functions()
+            .iter()
+            .flat_map(|&f| data.samples.lines().of_function(f))
+            .all(|(l, _)| data.samples.lines().path(l.file).ends_with("/hot.c"))
+    );
+    let mut self_lines = BTreeMap::new();
+    for ((_, _, n), (s, _)) in &from_dwarf {
+        if *s > 0 {
+            *self_lines.entry(*n).or_insert(0) += s;
+        }
+    }
+    assert_eq!(self_lines, weights(&DATA_SELF, FP_PERIOD));
+}

@@ -1,5 +1,5 @@
 //! Stage: the DWARF of one ELF file → the addr2line context that knows an address, for
-//! perf script's inline frames ([`super::symbols::Elf::inline_names`]).
+//! perf script's inline frames ([`super::symbols::Elf::inline_frames`]).
 //!
 //! A context of the whole file parses the header, abbreviations and line program header
 //! of every compilation unit before it answers anything: 32 ms for libc's debug file

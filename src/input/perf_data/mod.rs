@@ -196,6 +196,8 @@ struct Frame {
     /// Inlined at `pc` (perf script writes `(inlined)` for its DSO): its library is still
     /// `dso`, the mapping of its address.
     inlined: bool,
+    /// Its source line, from its file's DWARF (what perf script's srcline prints).
+    line: Option<symbols::SrcLine>,
 }
 
 /// The reader's state over the records.

@@ -84,6 +84,7 @@ impl Reader<'_> {
             symbol: self.unknown.clone(),
             dso: self.kernel.clone(),
             inlined: false,
+            line: None,
         });
     }
 
@@ -156,6 +157,7 @@ impl Reader<'_> {
                     symbol: name.clone(),
                     dso,
                     inlined: false,
+                    line: None,
                 }
             })
         });
@@ -164,6 +166,7 @@ impl Reader<'_> {
             symbol: self.unknown.clone(),
             dso: self.kernel.clone(),
             inlined: false,
+            line: None,
         })
     }
 
@@ -179,6 +182,7 @@ impl Reader<'_> {
                 symbol: self.unknown.clone(),
                 dso: self.unknown.clone(),
                 inlined: false,
+                line: None,
             });
             return;
         };
@@ -196,6 +200,7 @@ impl Reader<'_> {
                 symbol: unknown,
                 dso: path,
                 inlined: false,
+                line: None,
             }],
             Some(elf) => {
                 let pc = elf.address_of_offset(offset).unwrap_or(offset);
@@ -205,11 +210,12 @@ impl Reader<'_> {
                         symbol: unknown,
                         dso: path,
                         inlined: false,
+                        line: None,
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
                         let chain = if inline {
-                            elf.inline_names(pc)
+                            elf.inline_frames(pc)
                         } else {
                             Vec::new()
                         };
@@ -219,14 +225,16 @@ impl Reader<'_> {
                                 symbol: name,
                                 dso: path,
                                 inlined: false,
+                                line: elf.line_of(pc),
                             }]
                         } else {
                             // perf: an entry named as the symbol is the symbol's own frame.
-                            let frame = |n: Arc<str>| Frame {
+                            let frame = |(n, line): (Arc<str>, _)| Frame {
                                 pc,
                                 inlined: n != name,
                                 dso: path.clone(),
                                 symbol: n,
+                                line,
                             };
                             chain.into_iter().map(frame).collect()
                         }

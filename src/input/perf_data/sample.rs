@@ -137,7 +137,8 @@ impl Reader<'_> {
                 dso: &f.dso,
                 inlined: f.inlined,
             };
-            self.perf.push_frame(sl, out);
+            let at = f.line.as_ref().map(|(file, n)| (&**file, *n));
+            self.perf.push_frame_at(sl, at, out);
         }
         self.frames = frames;
         self.perf.end_sample(out);

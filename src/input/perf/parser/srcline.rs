@@ -7,7 +7,7 @@
 //! test per line and per sample.
 
 use super::PerfParser;
-use crate::input::perf::line::{srcline_line, stack_line};
+use crate::input::perf::line::{StackLine, srcline_line, stack_line};
 use crate::input::perf::names::INLINED;
 use crate::input::{Collector, ParseState};
 use crate::profile::source::Line;
@@ -110,6 +110,35 @@ fn target(out: &mut Collector, other: Option<usize>) -> Option<&mut Collector> {
 }
 
 impl PerfParser {
+    /// As [`PerfParser::push_frame`], with the frame's source line `at` (a binary
+    /// recording's frame, its line read from its file's DWARF), as a srcline line after
+    /// the frame would give it.
+    pub fn push_frame_at(
+        &mut self,
+        sl: StackLine<'_>,
+        at: Option<(&str, u32)>,
+        out: &mut Collector,
+    ) {
+        let before = self.frames.len();
+        self.push_frame(sl, out);
+        let Some((file, number)) = at else { return };
+        if self.dropping || self.opts.names_only || self.frames.len() <= before {
+            return;
+        }
+        let Some(lines) = target(out, self.other).map(|t| t.samples.lines_mut()) else {
+            return;
+        };
+        let line = Line {
+            file: lines.file(file),
+            number,
+        };
+        let own = &mut self.src.lines;
+        if own.len() <= before {
+            own.resize(self.frames.len().max(before + 1), None);
+        }
+        own[before] = Some(line);
+    }
+
     /// Holds stack line `line`, which has no DSO, until the next line.
     pub(super) fn defer(&mut self, line: &str) {
         self.src.deferred.clear();

@@ -70,7 +70,11 @@ impl Elf {
     /// function keeps that name for every later question (binutils' `dwarf2.c`). The
     /// answer at an address therefore depends on the order of the questions: the file's
     /// order here, perf's sample order there (README, perf.data deviations).
-    pub fn inline_names(&self, svma: u64) -> Vec<Arc<str>> {
+    ///
+    /// Each name comes with its source line: the innermost frame's is the line of `svma`,
+    /// an outer frame's the line its inner one was inlined at (what `addr2line -i` and
+    /// perf's srcline print for each).
+    pub fn inline_frames(&self, svma: u64) -> Vec<(Arc<str>, Option<SrcLine>)> {
         let dwarf = self.dwarf.get_or_init(|| {
             let source = open(self.dwarf_file.as_ref()?)?;
             with_elf!(&source, |file| FileDwarf::load(&file), None)
@@ -85,8 +89,8 @@ impl Elf {
             Some(u.header.offset().0)
         });
         let unit = unit.map_or(u64::MAX, |u| u as u64);
-        // (DIE offset, raw name, linkage-named) innermost first.
-        let mut chain: Vec<(u64, String, bool)> = Vec::new();
+        // (DIE offset, raw name, linkage-named, line) innermost first.
+        let mut chain: Vec<(u64, String, bool, Option<SrcLine>)> = Vec::new();
         let Ok(mut frames) = dwarf.find_frames(svma).skip_all_loads() else {
             return Vec::new();
         };
@@ -101,17 +105,18 @@ impl Elf {
                 || raw.starts_with("_R")
                 || function.language.is_some_and(names_are_linkage);
             let die = frame.dw_die_offset.map_or(u64::MAX, |o| o.0 as u64);
-            chain.push((die, raw.into_owned(), linkage));
+            let line = frame.location.as_ref().and_then(src_line);
+            chain.push((die, raw.into_owned(), linkage, line));
             if chain.len() >= 256 {
                 break;
             }
         }
-        let Some(&(outer_die, _, _)) = chain.last() else {
+        let Some(&(outer_die, _, _, _)) = chain.last() else {
             return Vec::new();
         };
         let mut state = self.a2l_names.borrow_mut();
         let mut out = Vec::with_capacity(chain.len());
-        for (i, (die, raw, linkage)) in chain.iter().enumerate() {
+        for (i, (die, raw, linkage, line)) in chain.iter().enumerate() {
             let st = state.entry((unit, outer_die, *die)).or_default();
             let mut name: Option<Arc<str>> = st.renamed.clone();
             if i == 0 && !*linkage && !st.settled {
@@ -125,10 +130,31 @@ impl Elf {
                 }
             }
             let raw = name.as_deref().unwrap_or(raw);
-            out.push(Arc::from(&*demangle(raw)));
+            out.push((Arc::from(&*demangle(raw)), line.clone()));
         }
         out
     }
+
+    /// The source line of `svma` (its innermost inlined code's), as `addr2line` without
+    /// `-i` and perf's srcline of a frame give it; `None` without DWARF or a line there.
+    pub fn line_of(&self, svma: u64) -> Option<SrcLine> {
+        let dwarf = self.dwarf.get_or_init(|| {
+            let source = open(self.dwarf_file.as_ref()?)?;
+            with_elf!(&source, |file| FileDwarf::load(&file), None)
+        });
+        let found = dwarf.as_ref()?.context_for(svma)?;
+        let location = found.context.find_location(svma).ok()??;
+        src_line(&location)
+    }
+}
+
+/// A source file and line, as DWARF names them.
+pub type SrcLine = (Arc<str>, u32);
+
+/// The file and line of a DWARF location that has both.
+fn src_line(l: &addr2line::Location<'_>) -> Option<SrcLine> {
+    let line = l.line.filter(|&n| n > 0)?;
+    Some((Arc::from(l.file?), line))
 }
 
 /// Languages whose plain DWARF name binutils takes for a linkage name (its

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use object::Object;
 
 use super::dwarf::FileDwarf;
+pub use elf::SrcLine;
 use elf::{parse_elf, parse_elf_with};
 pub use kallsyms::Kallsyms;
 pub use names::demangle;
@@ -153,7 +154,7 @@ pub struct Elf {
     /// file's own `.symtab`, else its `.dynsym`), when it is not `symbols` (taken from
     /// the debug file).
     a2l_symbols: Option<SymbolTable>,
-    /// What addr2line has come to call each DWARF function (see [`Elf::inline_names`]).
+    /// What addr2line has come to call each DWARF function (see [`Elf::inline_frames`]).
     a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64, u64), A2lName>>,
 }
 

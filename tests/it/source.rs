@@ -99,3 +99,21 @@ fn a_missing_file_still_lists_the_lines_and_says_where_it_looked() {
     assert!(screen.contains("440 ms     950 ms     20"), "{screen}");
     assert!(screen.contains("looked at golines/main.go"), "{screen}");
 }
+
+/// In the bottom-up view a frame is no one frame of the profile as read: `a` lists its
+/// function's lines over every frame of it, and the status line says so.
+#[test]
+fn in_an_inverted_view_the_functions_lines_are_listed() {
+    let mut keys = vec![key(KeyCode::Char('r'))];
+    // Bottom-up: the leaves are the roots; `main.square` (510 ms) is among them.
+    keys.extend(crate::support::typing("/^main.square$"));
+    keys.push(key(KeyCode::Enter));
+    keys.push(key(KeyCode::Char('n')));
+    keys.push(key(KeyCode::Char('a')));
+    let (buf, app) = session(app(), 100, 30, keys);
+    let screen = text(&buf);
+    assert_eq!(app.mode, Mode::Source, "{screen}");
+    assert!(screen.contains("Line  main.square"), "{screen}");
+    assert!(screen.contains("510 ms     510 ms     12"), "{screen}");
+    assert!(screen.contains("every frame of the function"), "{screen}");
+}

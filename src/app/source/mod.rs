@@ -100,15 +100,25 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
     } else {
         find_path(&original.tree, &path_names(&ex.profile.tree, id))
     };
-    let Some(node) = node else {
-        return Err(
-            "This frame is not in the profile as read (the view made it): \
-                    u undoes the view"
-                .to_owned(),
-        );
-    };
     let tree = &original.tree;
-    let f = tree.node(node).name;
+    // A frame the view made (an inverted or focused tree's) has no one frame as read:
+    // its function's lines over every frame of it are shown instead, and said so.
+    let (f, costs, total, whole_function) = if let Some(node) = node {
+        let n = tree.node(node);
+        (n.name, lines.of_node(node), n.total, false)
+    } else {
+        let shown = ex.profile.tree.node(id).name;
+        let names = ex.profile.tree.names();
+        let kind = names.kind(shown);
+        let f = tree
+            .names()
+            .lookup_all(names.resolve(shown))
+            .find(|&o| tree.names().kind(o) == kind)
+            .ok_or_else(|| "This frame's function is not in the profile as read".to_owned())?;
+        let totals = crate::profile::functions::function_totals_in(tree, NodeId::ROOT);
+        let total = totals.get(f.0 as usize).map_or(0, |t| t.total);
+        (f, lines.of_function(f), total, true)
+    };
     let title = ex
         .names
         .style()
@@ -119,7 +129,6 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             |_| true,
         ))
         .into_owned();
-    let costs = lines.of_node(node);
     if costs.is_empty() {
         return Err(format!(
             "No source lines for {title}: the input gave none for its frames"
@@ -143,8 +152,13 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             (path.to_owned(), missing)
         })
         .collect();
-    let mut view = SourceView::new(title, tree.node(node).total, listed, files);
-    if !ex.tools.applied.slice.is_everything() {
+    let mut view = SourceView::new(title, total, listed, files);
+    if whole_function {
+        view.note = Some(
+            "every frame of the function in the profile as read: the view made this frame"
+                .to_owned(),
+        );
+    } else if !ex.tools.applied.slice.is_everything() {
         view.note = Some(
             "lines of the whole recording: the time range and tasks shown do not apply to them"
                 .to_owned(),

@@ -193,8 +193,17 @@ pub struct Args {
 
     /// Print the source lines of every function matching REGEX with their self and
     /// total weight, as `go tool pprof -list` (inputs with lines: pprof, `perf script -F
-    /// +srcline`), and exit.
-    #[arg(long, value_name = "REGEX", conflicts_with_all = ["export", "top", "print"])]
+    /// +srcline`, perf.data of binaries built with -g), and exit. It counts every sample
+    /// of the input: the transforms and time or task filters do not apply to lines yet.
+    #[arg(
+        long,
+        value_name = "REGEX",
+        conflicts_with_all = [
+            "export", "top", "print", "exclude", "focus", "hide", "collapse_lib",
+            "collapse_recursion", "merge_inlined", "invert", "time", "compare_time",
+            "comms", "pids", "tids", "heatmap",
+        ]
+    )]
     pub annotate: Option<String>,
 
     /// Look for source files under DIR first (several allowed): the path the profile

@@ -356,7 +356,7 @@ fn write_output(
                         .with_context(|| format!("--annotate: `{pattern}` is no regex"))?;
                     let mut sources =
                         flametui::source_files::SourceCache::new(args.source_search());
-                    report::annotate(p, &re, &mut sources, figures)
+                    report::annotate(p, &re, &mut sources, (figures, args.demangle))
                 }
                 (Some((before, after)), top) => {
                     report::delta_table(before, after, top.unwrap_or(20), figures)

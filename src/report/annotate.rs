@@ -15,13 +15,14 @@ use crate::source_files::{SourceCache, SourceText};
 use crate::text::{sanitize, share};
 use crate::view::source::listings;
 
-/// The listing of every function of `profile` whose name matches `pattern`, sources read
-/// through `sources`; a line saying so when none has lines.
+/// The listing of every function of `profile` whose name (demangled when `demangle`,
+/// `--demangle`) matches `pattern`, sources read through `sources`; a line saying so when
+/// none has lines.
 pub fn annotate(
     profile: &Profile,
     pattern: &Regex,
     sources: &mut SourceCache,
-    figures: Figures,
+    (figures, demangle): (Figures, bool),
 ) -> String {
     let tree = &profile.tree;
     let names = tree.names();
@@ -45,7 +46,16 @@ pub fn annotate(
     let mut matched: Vec<_> = lines
         .functions()
         .into_iter()
-        .map(|f| (table_label(names, f, names.resolve(f), |_| true), f))
+        .map(|f| {
+            // Lines keep the ids of the names as read (a renamed tree adds new ones).
+            let name = names.resolve(f);
+            let shown = if demangle {
+                crate::symbol::demangle(name)
+            } else {
+                std::borrow::Cow::Borrowed(name)
+            };
+            (table_label(names, f, &shown, |_| true).into_owned(), f)
+        })
         .filter(|(label, _)| pattern.is_match(label))
         .collect();
     matched.sort();

@@ -148,3 +148,24 @@ fn a_format_without_lines_says_so_and_how_to_get_them() {
     );
     assert!(text.contains("-F +srcline"), "{text}");
 }
+
+/// `--annotate` counts every sample of the input: with a transform or a time or task
+/// filter, whose samples it would not count, it is refused rather than wrong.
+#[test]
+fn annotate_with_a_filter_is_refused() {
+    for extra in [
+        ["--focus", "main.work"],
+        ["--time", "0,1"],
+        ["--exclude", "spin"],
+    ] {
+        let out = Command::new(BIN)
+            .args(["--annotate", "main"])
+            .args(extra)
+            .arg(testdata("pprof-lines.pb.gz"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with"), "{err}");
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The largest source file read (a generated file past it is not a source to read).
-const MOST_BYTES: u64 = 16 << 20;
+pub const MOST_BYTES: u64 = 16 << 20;
 
 /// Where source files are looked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -80,17 +80,13 @@ impl SourceSearch {
         out
     }
 
-    /// Reads `path`'s source at the first candidate that is a readable file.
+    /// Reads `path`'s source at the first candidate that is a regular file of at most
+    /// [`MOST_BYTES`], read no further than that (a file whose size says 0 and is not,
+    /// `/proc/self/pagemap`, or one that grows, is not read to its end).
     pub fn read(&self, path: &str) -> SourceText {
         let tried = self.candidates(path);
         for c in &tried {
-            let Ok(meta) = std::fs::metadata(c) else {
-                continue;
-            };
-            if !meta.is_file() || meta.len() > MOST_BYTES {
-                continue;
-            }
-            if let Ok(bytes) = std::fs::read(c) {
+            if let Some(bytes) = read_bounded(c) {
                 let text = String::from_utf8_lossy(&bytes);
                 return SourceText::Found {
                     path: c.clone(),
@@ -100,6 +96,26 @@ impl SourceSearch {
         }
         SourceText::Missing(tried)
     }
+}
+
+/// The bytes of the regular file at `path` when it has at most [`MOST_BYTES`] (checked on
+/// the file opened, then while reading); `None` otherwise. Opened without blocking, so a
+/// FIFO named as a source cannot hang the viewer.
+fn read_bounded(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MOST_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MOST_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MOST_BYTES).then_some(bytes)
 }
 
 /// Source files read so far, by the path the profile names.
@@ -139,6 +155,16 @@ impl SourceCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_bigger_than_its_size_says_or_not_a_file_is_not_read() {
+        // `/proc/self/pagemap` says 0 bytes and holds gigabytes; a directory is no source.
+        if std::path::Path::new("/proc/self/pagemap").exists() {
+            assert_eq!(read_bounded(Path::new("/proc/self/pagemap")), None);
+        }
+        assert_eq!(read_bounded(Path::new("/")), None);
+        assert_eq!(read_bounded(Path::new("/nonexistent/x.c")), None);
+    }
 
     #[test]
     fn prefixes_are_rewritten_and_source_dirs_come_first() {

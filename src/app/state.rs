@@ -127,7 +127,9 @@ impl Tools {
         self.table.invalidate();
         self.finder = FinderState::default();
         self.sandwich = None;
-        if self.screen == Screen::Sandwich {
+        // Source lines are of a frame of the old tree (of the old metric, perhaps).
+        self.source = None;
+        if matches!(self.screen, Screen::Sandwich | Screen::Source) {
             self.screen = Screen::Graph;
         }
     }

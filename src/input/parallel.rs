@@ -272,8 +272,12 @@ fn parse_into<R: BufRead>(
                     .map_err(|_| io::Error::other("parser thread panicked"))??,
             );
         }
-        let apart =
-            |c: &Collector| c.samples.is_empty() && c.others.is_empty() && c.after.is_none();
+        let apart = |c: &Collector| {
+            c.samples.is_empty()
+                && c.samples.lines().is_empty()
+                && c.others.is_empty()
+                && c.after.is_none()
+        };
         let mut merged = Collector::default();
         match parts {
             Some(parts) if done.iter().all(apart) => {

@@ -53,9 +53,14 @@ pub struct SourceLines {
     by_function: FxHashMap<(NameId, Line), Cost>,
     /// A function's first line, when the input says it (pprof's `start_line`).
     starts: FxHashMap<NameId, Line>,
-    /// Scratch: the (function, line) pairs of the sample being recorded.
+    /// Scratch: the (function, line) pairs of the sample being recorded (a set for deep
+    /// stacks, where a list would be looked through once per frame).
     seen: Vec<(NameId, Line)>,
+    seen_set: rustc_hash::FxHashSet<(NameId, Line)>,
 }
+
+/// Stacks deeper than this note their (function, line) pairs in a set.
+const DEEP: usize = 64;
 
 impl SourceLines {
     /// True when no sample had a line.
@@ -93,25 +98,31 @@ impl SourceLines {
     /// and its line if known (the last is the leaf).
     pub fn record(&mut self, frames: &[(NodeId, NameId, Option<Line>)], weight: u64) {
         self.seen.clear();
+        self.seen_set.clear();
+        let deep = frames.len() > DEEP;
         let last = frames.len().saturating_sub(1);
         for (i, &(node, f, line)) in frames.iter().enumerate() {
             let Some(line) = line else { continue };
             let leaf = i == last;
             let c = self.by_node.entry((node, line)).or_default();
-            c.total += weight;
+            c.total = c.total.saturating_add(weight);
             if leaf {
-                c.self_weight += weight;
+                c.self_weight = c.self_weight.saturating_add(weight);
             }
-            let first = !self.seen.contains(&(f, line));
-            if first {
+            let first = if deep {
+                self.seen_set.insert((f, line))
+            } else if self.seen.contains(&(f, line)) {
+                false
+            } else {
                 self.seen.push((f, line));
-            }
+                true
+            };
             let c = self.by_function.entry((f, line)).or_default();
             if first {
-                c.total += weight;
+                c.total = c.total.saturating_add(weight);
             }
             if leaf {
-                c.self_weight += weight;
+                c.self_weight = c.self_weight.saturating_add(weight);
             }
         }
     }
@@ -168,13 +179,13 @@ impl SourceLines {
                 .by_node
                 .entry((nodes[node.0 as usize], line(l)))
                 .or_default();
-            e.self_weight += c.self_weight;
-            e.total += c.total;
+            e.self_weight = e.self_weight.saturating_add(c.self_weight);
+            e.total = e.total.saturating_add(c.total);
         }
         for (&(f, l), c) in &other.by_function {
             let e = self.by_function.entry((name(f), line(l))).or_default();
-            e.self_weight += c.self_weight;
-            e.total += c.total;
+            e.self_weight = e.self_weight.saturating_add(c.self_weight);
+            e.total = e.total.saturating_add(c.total);
         }
         for (&f, &l) in &other.starts {
             self.starts.entry(name(f)).or_insert(line(l));
@@ -240,6 +251,27 @@ mod tests {
         assert_eq!(s.of_node(n1).len(), 2);
         assert_eq!(s.functions(), [f, g]);
         assert_eq!(s.path(file), "a.c");
+    }
+
+    #[test]
+    fn a_deep_recursive_stack_counts_each_line_once() {
+        let mut s = SourceLines::default();
+        let file = s.file("r.c");
+        let at = |n| Some(Line { file, number: n });
+        let f = NameId(1);
+        // 20,000 frames of `f` at lines 1..=100 over and over.
+        let frames: Vec<_> = (0..20_000u32)
+            .map(|i| (NodeId(i + 1), f, at(1 + i % 100)))
+            .collect();
+        s.record(&frames, 3);
+        let lines = s.of_function(f);
+        assert_eq!(lines.len(), 100);
+        assert!(lines.iter().all(|(_, c)| c.total == 3));
+        // The leaf is frame 19,999, at line 100.
+        assert_eq!(lines[99].1.self_weight, 3);
+        // Weights past u64::MAX saturate.
+        s.record(&frames[..1], u64::MAX);
+        assert_eq!(s.of_function(f)[0].1.total, u64::MAX);
     }
 
     #[test]

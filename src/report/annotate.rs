@@ -7,13 +7,13 @@ use std::fmt::Write as _;
 
 use regex::Regex;
 
-use super::{Figures, figure};
+use super::{Figures, figure, unit_after};
 use crate::profile::Profile;
 use crate::profile::functions::table_label;
 use crate::profile::source::HOW_TO_RECORD;
 use crate::source_files::{SourceCache, SourceText};
 use crate::text::{sanitize, share};
-use crate::view::source::listings;
+use crate::view::source::{Listing, listings};
 
 /// The listing of every function of `profile` whose name (demangled when `demangle`,
 /// `--demangle`) matches `pattern`, sources read through `sources`; a line saying so when
@@ -42,7 +42,13 @@ pub fn annotate(
         return out;
     }
     let total = tree.total();
-    let _ = writeln!(out, "Total: {}", figure(profile, total, figures));
+    let unit = profile.stats.unit.to_string();
+    let _ = writeln!(
+        out,
+        "Total: {}{}",
+        figure(profile, total, figures),
+        unit_after(profile, &unit, figures)
+    );
     let mut matched: Vec<_> = lines
         .functions()
         .into_iter()
@@ -67,13 +73,6 @@ pub fn annotate(
         );
         return out;
     }
-    let w = |v: u64| {
-        if v == 0 {
-            ".".to_owned()
-        } else {
-            figure(profile, v, figures)
-        }
-    };
     for (label, f) in matched {
         let costs = lines.of_function(f);
         for (line, _) in &costs {
@@ -88,30 +87,58 @@ pub fn annotate(
                 sanitize(&label),
                 sanitize(path)
             );
-            let _ = writeln!(
-                out,
-                "{:>10} {:>10} (flat, cum) {}% of Total",
-                w(listing.sum.self_weight),
-                w(listing.sum.total),
-                share(listing.sum.total, total)
-            );
-            if let SourceText::Missing(tried) = read.peek(path) {
-                let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
-                let _ = writeln!(out, "  (source not found: {})", sanitize(&tried.join(", ")));
-            }
-            for row in &listing.rows {
-                let text = row.text.as_deref().map(sanitize).unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "{:>10} {:>10} {:>6}:{}{}",
-                    w(row.cost.self_weight),
-                    w(row.cost.total),
-                    row.number,
-                    if text.is_empty() { "" } else { " " },
-                    text
-                );
-            }
+            write_listing(&mut out, profile, &listing, read.peek(path), figures);
         }
     }
     out
+}
+
+/// One listing's flat and cum, where its file was looked for when missing, and its rows.
+fn write_listing(
+    out: &mut String,
+    profile: &Profile,
+    listing: &Listing,
+    source: &SourceText,
+    figures: Figures,
+) {
+    let w = |v: u64| {
+        if v == 0 {
+            ".".to_owned()
+        } else {
+            figure(profile, v, figures)
+        }
+    };
+    // Columns as wide as the widest figure (exact ones pass pprof's 10).
+    let width = listing
+        .rows
+        .iter()
+        .flat_map(|r| [r.cost.self_weight, r.cost.total])
+        .chain([listing.sum.self_weight, listing.sum.total])
+        .map(|v| w(v).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    let _ = writeln!(
+        out,
+        "{:>width$} {:>width$} (flat, cum) {}% of Total",
+        w(listing.sum.self_weight),
+        w(listing.sum.total),
+        share(listing.sum.total, profile.tree.total())
+    );
+    if let SourceText::Missing(tried) = source {
+        let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+        let _ = writeln!(out, "  (source not found: {})", sanitize(&tried.join(", ")));
+    }
+    for row in &listing.rows {
+        let text = row.text.as_deref().map(sanitize).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:>width$} {:>width$} {:>6}:{}{}",
+            w(row.cost.self_weight),
+            w(row.cost.total),
+            row.number,
+            if text.is_empty() { "" } else { " " },
+            text
+        );
+    }
 }

@@ -113,11 +113,11 @@ pub fn listings<'a>(
             let mut cost = Cost::default();
             while let Some((l, c)) = at.next_if(|(l, _)| l.number == number) {
                 debug_assert_eq!(l.number, number);
-                cost.self_weight += c.self_weight;
-                cost.total += c.total;
+                cost.self_weight = cost.self_weight.saturating_add(c.self_weight);
+                cost.total = cost.total.saturating_add(c.total);
             }
-            sum.self_weight += cost.self_weight;
-            sum.total += cost.total;
+            sum.self_weight = sum.self_weight.saturating_add(cost.self_weight);
+            sum.total = sum.total.saturating_add(cost.total);
             rows.push(SourceRow {
                 number,
                 cost,

@@ -117,3 +117,24 @@ fn in_an_inverted_view_the_functions_lines_are_listed() {
     assert!(screen.contains("510 ms     510 ms     12"), "{screen}");
     assert!(screen.contains("every frame of the function"), "{screen}");
 }
+
+/// After `H` (hide) the view's frames are not the profile's: a path in the view may name
+/// another frame, or a part of one, as read. `a` then lists the function's lines over every
+/// frame of it, and says so, rather than another frame's lines.
+#[test]
+fn in_a_transformed_view_the_functions_lines_are_listed() {
+    let keys = vec![
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Char('H')),
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Char('a')),
+    ];
+    let (buf, app) = session(app(), 100, 30, keys);
+    let screen = text(&buf);
+    assert_eq!(app.mode, Mode::Source, "{screen}");
+    assert!(screen.contains("Line  main.work"), "{screen}");
+    assert!(screen.contains("every frame of the function"), "{screen}");
+    assert!(screen.contains("440 ms     950 ms     20"), "{screen}");
+}

@@ -104,6 +104,9 @@ pub(super) fn after_view(ex: &mut Explorer, mode: &mut Mode, finder: Option<Stri
     if *mode == Mode::Sandwich && ex.tools.screen != Screen::Sandwich {
         *mode = Mode::Normal;
     }
+    if *mode == Mode::Source && ex.tools.screen != Screen::Source {
+        *mode = Mode::Normal;
+    }
 }
 
 /// Opens callers / callees (recentring keeps the pane the keys go to); returns the ones

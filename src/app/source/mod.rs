@@ -38,6 +38,8 @@ pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode, sources: &mut SourceCac
 /// A key of the screen.
 pub(crate) fn key(ex: &mut Explorer, mode: &mut Mode, k: SourceKey) {
     let Some(view) = ex.tools.source.as_mut() else {
+        // Closed under the keys (a new view or metric): they go back to the graph.
+        close(ex, mode);
         return;
     };
     if view.key(k) {
@@ -52,20 +54,24 @@ pub(crate) fn status_tip(v: &SourceView) -> crate::view::tooltip::Tooltip {
     if let Some(note) = &v.note {
         facts.push(note.clone());
     }
+    let clean = |s: &str| crate::text::sanitize(s).into_owned();
     for (path, missing) in &v.files {
         facts.push(match missing {
-            None => path.clone(),
+            None => clean(path),
             Some(tried) => format!(
-                "{path} not found (looked at {}); --source-path DIR tells where",
-                tried.join(", ")
+                "{} not found (looked at {}); --source-path DIR tells where",
+                clean(path),
+                clean(&tried.join(", "))
             ),
         });
     }
+    let of = if v.note.is_some() {
+        "see below"
+    } else {
+        "self and total of this frame's samples"
+    };
     crate::view::tooltip::Tooltip {
-        title: format!(
-            "Source lines of {}: self and total of this frame's samples",
-            v.title
-        ),
+        title: format!("Source lines of {}: {of}", clean(&v.title)),
         facts,
     }
 }
@@ -92,13 +98,27 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             .stats
             .format
             .map_or_else(|| "this input".to_owned(), |f| f.to_string());
+        if let Some(metric) = original.metric_name() {
+            return Err(format!(
+                "No source lines for {metric}: lines are kept for the events read from \
+                 the input, not for time computed from them (m shows the next metric)"
+            ));
+        }
         return Err(format!("No source lines in {format}: {HOW_TO_RECORD}"));
     }
-    // Lines are kept for the tree as read: the frame there has the same path.
+    // Lines are kept for the tree as read: a view that only slices it keeps the frame's
+    // path there; one that changes frames (hide, merge, invert, group…) would find
+    // another frame, or a part of it, by the same path.
+    let applied = &ex.tools.applied;
     let node = if ex.tools.original.is_none() {
         Some(id)
-    } else {
+    } else if applied.transforms.is_empty()
+        && !applied.inverted
+        && applied.group == crate::profile::group::Group::ThreadName
+    {
         find_path(&original.tree, &path_names(&ex.profile.tree, id))
+    } else {
+        None
     };
     let tree = &original.tree;
     // A frame the view made (an inverted or focused tree's) has no one frame as read:
@@ -155,7 +175,7 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
     let mut view = SourceView::new(title, total, listed, files);
     if whole_function {
         view.note = Some(
-            "every frame of the function in the profile as read: the view made this frame"
+            "every frame of the function in the profile as read: the view changed its frames"
                 .to_owned(),
         );
     } else if !ex.tools.applied.slice.is_everything() {

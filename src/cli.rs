@@ -538,6 +538,8 @@ impl Args {
                 symfs: self.symfs.iter().cloned().collect(),
                 kallsyms: self.kallsyms.clone(),
                 buildid_dir: self.buildid_dir.clone().or_else(default_buildid_dir),
+                // Set by the binary for the viewer and `--annotate`.
+                lines: false,
             },
             count_name: self.countname.clone(),
         }

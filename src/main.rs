@@ -142,6 +142,8 @@ fn run(args: &Args) -> Result<Ending> {
     // however long the recording.
     let viewer = wants_viewer(args);
     opts.perf.no_timeline = slicing.is_empty() && !viewer;
+    // Source lines of a perf.data recording, for what shows them.
+    opts.perf_data.lines = viewer || args.annotate.is_some();
     // Exports have names only, unless a transform reads the libraries or inlining first.
     opts.perf.names_only = args.export.is_some()
         && !transforms

@@ -43,6 +43,7 @@ fn opts(with_binary: bool) -> LoadOptions {
             symfs: vec![symfs(with_binary)],
             kallsyms: Some(PathBuf::from("/dev/null")),
             buildid_dir: None,
+            lines: false,
         },
         ..LoadOptions::default()
     }
@@ -342,6 +343,7 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
             symfs: vec![dir.clone()],
             kallsyms: Some(PathBuf::from("/dev/null")),
             buildid_dir: None,
+            lines: false,
         },
         ..LoadOptions::default()
     };

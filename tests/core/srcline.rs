@@ -423,10 +423,17 @@ fn a_perf_data_recordings_lines_are_perf_scripts_srclines() {
             symfs: vec![symfs_with_hot()],
             kallsyms: Some(std::path::PathBuf::from("/dev/null")),
             buildid_dir: None,
+            lines: true,
         },
         ..LoadOptions::default()
     };
     let data = load("perf-data-srcline.data.gz", &opts);
+    // Lines are read only when asked for (the text outputs that show none need not).
+    let mut without = opts.clone();
+    without.perf_data.lines = false;
+    let plain = load("perf-data-srcline.data.gz", &without);
+    assert!(plain.samples.lines().is_empty());
+    assert_eq!(plain.tree.total(), data.tree.total());
     let script = load("perf-data-srcline.script.txt.gz", &LoadOptions::default());
     assert_eq!(data.stats.samples, 736);
     // The binary's frames (libc's debug file, which perf found here, is not given).

@@ -194,6 +194,7 @@ impl Reader<'_> {
         }
         let path = self.dsos[map.dso as usize].path.clone();
         let unknown = self.unknown.clone();
+        let lines = self.opts.lines;
         let resolved: Vec<Frame> = match self.elf(map.dso) {
             None => vec![Frame {
                 pc: offset,
@@ -214,18 +215,23 @@ impl Reader<'_> {
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
-                        let chain = if inline {
+                        let mut chain = if inline {
                             elf.inline_frames(pc)
                         } else {
                             Vec::new()
                         };
+                        if !lines {
+                            for f in &mut chain {
+                                f.1 = None;
+                            }
+                        }
                         if chain.is_empty() {
                             vec![Frame {
                                 pc,
                                 symbol: name,
                                 dso: path,
                                 inlined: false,
-                                line: elf.line_of(pc),
+                                line: if lines { elf.line_of(pc) } else { None },
                             }]
                         } else {
                             // perf: an entry named as the symbol is the symbol's own frame.

@@ -16,7 +16,7 @@
 use rustc_hash::FxHashMap;
 
 use super::intern::NameId;
-use super::tree::NodeId;
+use super::tree::{CallTree, NodeId};
 
 /// How to record a profile with source lines, for an input without them.
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
@@ -57,6 +57,8 @@ pub struct SourceLines {
     /// stacks, where a list would be looked through once per frame).
     seen: Vec<(NameId, Line)>,
     seen_set: rustc_hash::FxHashSet<(NameId, Line)>,
+    /// Scratch: the frames of the sample being recorded by [`SourceLines::record_from_leaf`].
+    path: Vec<(NodeId, NameId, Option<Line>)>,
 }
 
 /// Stacks deeper than this note their (function, line) pairs in a set.
@@ -125,6 +127,35 @@ impl SourceLines {
                 c.self_weight = c.self_weight.saturating_add(weight);
             }
         }
+    }
+
+    /// Adds one sample of `weight` whose stack ended at node `leaf` of `tree`, its frames'
+    /// lines given leaf first (fewer than the frames: the rest have none). Nothing is
+    /// recorded unless the path from `leaf` up has `nodes` nodes when that is given (the
+    /// frames the lines were read for, and any the reader added, are the path's nodes).
+    pub fn record_from_leaf(
+        &mut self,
+        tree: &CallTree,
+        leaf: NodeId,
+        lines: impl IntoIterator<Item = Option<Line>>,
+        nodes: Option<usize>,
+        weight: u64,
+    ) {
+        let mut path = std::mem::take(&mut self.path);
+        path.clear();
+        let mut node = leaf;
+        while node != NodeId::ROOT {
+            path.push((node, tree.node(node).name, None));
+            node = tree.parent(node).unwrap_or(NodeId::ROOT);
+        }
+        if nodes.is_none_or(|n| n == path.len()) {
+            for (p, line) in path.iter_mut().zip(lines) {
+                p.2 = line;
+            }
+            path.reverse();
+            self.record(&path, weight);
+        }
+        self.path = path;
     }
 
     /// The lines of node `node`'s samples, by file then number.

@@ -6,8 +6,8 @@
 use rustc_hash::FxHashMap;
 
 use super::{Collector, Decoded, budget, capacity, map_for, message, proto};
+use crate::profile::NameId;
 use crate::profile::source::Line;
-use crate::profile::{NameId, NodeId};
 
 /// The frames of every location, root first: the locations' spans of `names` (and of
 /// `lines`, each frame's source line when its `Line` record has one), by id.
@@ -158,31 +158,4 @@ pub(super) fn source_line(
 pub(super) fn frame(out: &mut Collector, name: &str, lib: Option<&str>) -> NameId {
     let name = if name.is_empty() { "[unknown]" } else { name };
     out.tree.names_mut().intern_in(name, lib)
-}
-
-/// Records the lines of a sample of weight `w` whose stack (`names` and their `lines`,
-/// root first) ended at node `leaf`.
-pub(super) fn record_lines(
-    out: &mut Collector,
-    leaf: NodeId,
-    (names, lines): (&[NameId], &[Option<Line>]),
-    path: &mut Vec<(NodeId, NameId, Option<Line>)>,
-    w: u64,
-) {
-    path.clear();
-    let mut node = leaf;
-    while node != NodeId::ROOT {
-        path.push((node, NameId(0), None));
-        node = out.tree.parent(node).unwrap_or(NodeId::ROOT);
-    }
-    // Every frame is a node (pprof stacks have no synthetic root).
-    if path.len() != names.len() {
-        return;
-    }
-    path.reverse();
-    for (p, (&name, &line)) in path.iter_mut().zip(names.iter().zip(lines)) {
-        p.1 = name;
-        p.2 = line;
-    }
-    out.samples.lines_mut().record(path, w);
 }

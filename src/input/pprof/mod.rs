@@ -41,7 +41,7 @@ mod locations;
 pub mod proto;
 pub mod sniff;
 
-use locations::{location_frames, record_lines};
+use locations::location_frames;
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -52,7 +52,7 @@ use rustc_hash::FxHashMap;
 use super::Collector;
 use crate::error::{Error, Result};
 use crate::profile::source::Line;
-use crate::profile::{Format, NameId, NodeId, PprofInfo, SampleTable, TaskId, Unit};
+use crate::profile::{Format, NameId, PprofInfo, SampleTable, TaskId, Unit};
 
 /// The largest (decompressed) profile read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
@@ -341,7 +341,6 @@ pub fn build(
     let with_lines = frames.lines.iter().any(Option::is_some);
     let mut stack: Vec<NameId> = Vec::new();
     let mut stack_lines: Vec<Option<Line>> = Vec::new();
-    let mut path: Vec<(NodeId, NameId, Option<Line>)> = Vec::new();
     let mut n = 0u64;
     let mut tasks = LabelTasks::default();
     each_sample(d.bytes, |s| {
@@ -368,7 +367,15 @@ pub fn build(
             Ok(w) if w > 0 => {
                 let leaf = out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
                 if with_lines {
-                    record_lines(out, leaf, (&stack, &stack_lines), &mut path, w);
+                    // Every frame is a node (pprof stacks have no synthetic root).
+                    let lines = stack_lines.iter().rev().copied();
+                    out.samples.lines_mut().record_from_leaf(
+                        &out.tree,
+                        leaf,
+                        lines,
+                        Some(stack.len()),
+                        w,
+                    );
                 }
                 // Samples are recorded only when some may be told apart by their labels.
                 if d.counts.labelled {

@@ -10,8 +10,8 @@ use super::PerfParser;
 use crate::input::perf::line::{StackLine, srcline_line, stack_line};
 use crate::input::perf::names::INLINED;
 use crate::input::{Collector, ParseState};
+use crate::profile::NodeId;
 use crate::profile::source::Line;
-use crate::profile::{NameId, NodeId};
 
 /// Why a srcline line is skipped when there is no frame above it to be the line of.
 const NO_FRAME: &str = "perf srcline line without a frame";
@@ -34,8 +34,6 @@ pub(super) struct SampleLines {
     /// inlined function's.
     deferred: String,
     has_deferred: bool,
-    /// Scratch: the nodes, names and lines of the sample being recorded.
-    path: Vec<(NodeId, NameId, Option<Line>)>,
 }
 
 /// How a sample ended.
@@ -82,22 +80,13 @@ impl SampleLines {
         frames: Option<usize>,
         weight: u64,
     ) {
-        let path = &mut self.path;
-        path.clear();
-        let mut node = leaf;
-        while node != NodeId::ROOT {
-            path.push((node, target.tree.node(node).name, None));
-            node = target.tree.parent(node).unwrap_or(NodeId::ROOT);
-        }
         // The frames and the process name, each a node; else the lines would not match.
-        if frames.is_some_and(|n| n + 1 != path.len()) {
-            return;
-        }
-        for (p, &line) in path.iter_mut().zip(&self.lines) {
-            p.2 = line;
-        }
-        path.reverse();
-        target.samples.lines_mut().record(path, weight);
+        let lines = self.lines.iter().copied();
+        let nodes = frames.map(|n| n + 1);
+        target
+            .samples
+            .lines_mut()
+            .record_from_leaf(&target.tree, leaf, lines, nodes, weight);
     }
 }
 

@@ -110,10 +110,15 @@ impl PerfParser {
     ) {
         let before = self.frames.len();
         self.push_frame(sl, out);
-        let Some((file, number)) = at else { return };
-        if self.dropping || self.opts.names_only || self.frames.len() <= before {
-            return;
+        if !self.dropping && !self.opts.names_only && self.frames.len() > before {
+            self.set_line(before, at, out);
         }
+    }
+
+    /// Gives frame `frame` of the sample (leaf first) the line `at`, its file interned
+    /// in the collector the sample goes to.
+    fn set_line(&mut self, frame: usize, at: Option<(&str, u32)>, out: &mut Collector) {
+        let Some((file, number)) = at else { return };
         let Some(lines) = target(out, self.other).map(|t| t.samples.lines_mut()) else {
             return;
         };
@@ -122,10 +127,10 @@ impl PerfParser {
             number,
         };
         let own = &mut self.src.lines;
-        if own.len() <= before {
-            own.resize(self.frames.len().max(before + 1), None);
+        if own.len() <= frame {
+            own.resize(self.frames.len().max(frame + 1), None);
         }
-        own[before] = Some(line);
+        own[frame] = Some(line);
     }
 
     /// Holds stack line `line`, which has no DSO, until the next line.
@@ -209,17 +214,8 @@ impl PerfParser {
                 return true;
             };
             self.sample_lines += 1;
-            let lines = target(out, self.other).map(|t| t.samples.lines_mut());
-            if let (Some((file, number)), Some(lines), true) = (at, lines, keep) {
-                let line = Line {
-                    file: lines.file(file),
-                    number,
-                };
-                let own = &mut self.src.lines;
-                if own.len() <= frame {
-                    own.resize(self.frames.len().max(frame + 1), None);
-                }
-                own[frame] = Some(line);
+            if keep {
+                self.set_line(frame, at, out);
             }
             return true;
         }

@@ -3,6 +3,7 @@
 //! [`view::source`](crate::view::source) lists them, flattened into rows: a title row per
 //! file, then its lines.
 
+use crate::app::list;
 use crate::view::source::Listing;
 
 /// A key of the Source screen.
@@ -110,15 +111,17 @@ impl SourceView {
 
     /// Does what `k` says to the selection; true when the screen closes.
     pub fn key(&mut self, k: SourceKey) -> bool {
-        let last = self.rows.len().saturating_sub(1);
-        let page = self.height.saturating_sub(1).max(1);
+        let len = self.rows.len();
+        let page = isize::try_from(self.height.saturating_sub(1).max(1)).unwrap_or(isize::MAX);
         match k {
-            SourceKey::Step(n) => self.selected = step(self.selected, n, last),
-            SourceKey::Page(down) => {
-                let n = i32::try_from(page).unwrap_or(i32::MAX);
-                self.selected = step(self.selected, if down { n } else { -n }, last);
+            SourceKey::Step(n) => {
+                let by = isize::try_from(n).unwrap_or(0);
+                self.selected = list::step(self.selected, by, len);
             }
-            SourceKey::Edge(end) => self.selected = if end { last } else { 0 },
+            SourceKey::Page(down) => {
+                self.selected = list::step(self.selected, if down { page } else { -page }, len);
+            }
+            SourceKey::Edge(end) => self.selected = list::edge(len, end),
             SourceKey::NextHot(forward) => {
                 let hot = |i: &usize| self.cost(*i).is_some_and(|c| c.total > 0);
                 let next = if forward {
@@ -149,11 +152,6 @@ impl SourceView {
         let most = self.rows.len().saturating_sub(h);
         self.offset = self.offset.min(most);
     }
-}
-
-fn step(at: usize, n: i32, last: usize) -> usize {
-    let to = i64::try_from(at).unwrap_or(i64::MAX) + i64::from(n);
-    usize::try_from(to.max(0)).unwrap_or(usize::MAX).min(last)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::profile::functions::table_label;
 use crate::profile::source::HOW_TO_RECORD;
 use crate::source_files::{SourceCache, SourceText};
 use crate::text::{sanitize, share};
-use crate::view::source::{Listing, listings};
+use crate::view::source::{Listing, listings_read};
 
 /// The listing of every function of `profile` whose name (demangled when `demangle`,
 /// `--demangle`) matches `pattern`, sources read through `sources`; a line saying so when
@@ -75,11 +75,9 @@ pub fn annotate(
     }
     for (label, f) in matched {
         let costs = lines.of_function(f);
-        for (line, _) in &costs {
-            sources.get(lines.path(line.file));
-        }
+        let listed = listings_read(lines, &costs, lines.start(f), sources);
         let read = &*sources;
-        for listing in listings(&costs, lines.start(f), |file| read.peek(lines.path(file))) {
+        for listing in listed {
             let path = lines.path(listing.file);
             let _ = writeln!(
                 out,

@@ -4,8 +4,8 @@
 //! pprof -list` does; each with its self and total weight and its text when the file was
 //! found.
 
-use crate::profile::source::{Cost, FileId, Line};
-use crate::source_files::SourceText;
+use crate::profile::source::{Cost, FileId, Line, SourceLines};
+use crate::source_files::{SourceCache, SourceText};
 
 /// Lines shown around the lines with samples.
 pub const CONTEXT: u32 = 5;
@@ -60,6 +60,22 @@ pub fn expand_tabs(text: &str) -> String {
         }
     }
     out
+}
+
+/// The listings of `costs` (lines of `lines`, sorted by file then number) with the text
+/// of their files, read through `sources` (each once, kept there for the caller to say
+/// which were missing).
+pub fn listings_read(
+    lines: &SourceLines,
+    costs: &[(Line, Cost)],
+    start: Option<Line>,
+    sources: &mut SourceCache,
+) -> Vec<Listing> {
+    for (line, _) in costs {
+        sources.get(lines.path(line.file));
+    }
+    let read = &*sources;
+    listings(costs, start, |file| read.peek(lines.path(file)))
 }
 
 /// The listings of `lines` (one function's or one frame's, sorted by file then number),

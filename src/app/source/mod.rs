@@ -12,7 +12,7 @@ use crate::profile::functions::table_label;
 use crate::profile::source::HOW_TO_RECORD;
 use crate::source_files::{SourceCache, SourceText};
 use crate::view::Target;
-use crate::view::source::listings;
+use crate::view::source::listings_read;
 
 pub use state::*;
 
@@ -154,11 +154,8 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             "No source lines for {title}: the input gave none for its frames"
         ));
     }
-    for (line, _) in &costs {
-        sources.get(lines.path(line.file));
-    }
+    let listed = listings_read(lines, &costs, lines.start(f), sources);
     let read = &*sources;
-    let listed = listings(&costs, lines.start(f), |file| read.peek(lines.path(file)));
     let files = listed
         .iter()
         .map(|l| {

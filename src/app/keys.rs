@@ -85,12 +85,18 @@ macro_rules! bind {
 pub(crate) use bind;
 
 impl Key {
+    /// `code` with `mods` as keys are compared: Shift ignored for a character (the
+    /// character says it: `N` is `N`).
+    pub(crate) fn of(code: KeyCode, mods: KeyModifiers) -> Key {
+        let mods = match code {
+            KeyCode::Char(_) => mods - KeyModifiers::SHIFT,
+            _ => mods,
+        };
+        Key { code, mods }
+    }
+
     /// True when the event is this key (Shift ignored for characters).
     pub fn matches(&self, ev: &KeyEvent) -> bool {
-        let mods = match ev.code {
-            KeyCode::Char(_) => ev.modifiers - KeyModifiers::SHIFT,
-            _ => ev.modifiers,
-        };
-        self.code == ev.code && self.mods == mods
+        *self == Key::of(ev.code, ev.modifiers)
     }
 }

@@ -21,7 +21,7 @@ pub mod heat;
 mod impact;
 pub mod jobs;
 pub mod keymap;
-mod keys;
+pub(crate) mod keys;
 pub(crate) mod list;
 mod live;
 pub mod mode;

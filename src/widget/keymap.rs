@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::action::Action as ViewerAction;
 use crate::app::explorer::Explorer;
 use crate::app::graph_keys::GRAPH;
+use crate::app::keys::Key;
 use crate::app::mode::{Dir, Mode};
 
 /// What a key does in the graph.
@@ -80,7 +81,7 @@ pub(crate) fn perform(ex: &mut Explorer, action: Action) {
 /// (`N` is `N`), as in the viewer.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
-    bindings: Vec<(KeyCode, KeyModifiers, Action)>,
+    bindings: Vec<(Key, Action)>,
 }
 
 impl Default for KeyMap {
@@ -92,7 +93,7 @@ impl Default for KeyMap {
             .iter()
             .filter(|row| row.mode == Mode::Normal && !row.compare)
             .filter_map(|row| Some((row, Action::of(row.action.as_ref()?)?)))
-            .flat_map(|(row, action)| row.keys.iter().map(move |k| (k.code, k.mods, action)))
+            .flat_map(|(row, action)| row.keys.iter().map(move |&k| (k, action)))
             .collect();
         Self { bindings }
     }
@@ -101,30 +102,23 @@ impl Default for KeyMap {
 impl KeyMap {
     /// The action of a key, if it has one.
     pub fn action(&self, key: &KeyEvent) -> Option<Action> {
-        let mods = match key.code {
-            KeyCode::Char(_) => key.modifiers - KeyModifiers::SHIFT,
-            _ => key.modifiers,
-        };
         self.bindings
             .iter()
-            .find(|(code, m, _)| *code == key.code && *m == mods)
-            .map(|b| b.2)
+            .find(|(k, _)| k.matches(key))
+            .map(|b| b.1)
     }
 
     /// Gives `code` (with any modifiers) back to the host: the graph ignores it.
     pub fn unbind(&mut self, code: KeyCode) {
-        self.bindings.retain(|b| b.0 != code);
+        self.bindings.retain(|b| b.0.code != code);
     }
 
     /// Binds `code` with `modifiers` to `action` (replacing what it did); Shift is
     /// ignored for a character.
     pub fn bind(&mut self, code: KeyCode, modifiers: KeyModifiers, action: Action) {
-        let modifiers = match code {
-            KeyCode::Char(_) => modifiers - KeyModifiers::SHIFT,
-            _ => modifiers,
-        };
-        self.bindings.retain(|b| !(b.0 == code && b.1 == modifiers));
-        self.bindings.push((code, modifiers, action));
+        let key = Key::of(code, modifiers);
+        self.bindings.retain(|b| b.0 != key);
+        self.bindings.push((key, action));
     }
 }
 

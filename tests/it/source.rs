@@ -88,6 +88,20 @@ fn esc_goes_back_and_a_format_without_lines_says_so() {
         screen.contains("No source lines in perf script"),
         "{screen}"
     );
+    // The word fits 80 columns, as every key's does.
+    let stap = App::new(profile("stap-mysqld-on-off.txt"), ColorMode::Mono);
+    let (buf, _) = session(
+        stap,
+        80,
+        24,
+        vec![key(KeyCode::Down), key(KeyCode::Char('a'))],
+    );
+    let screen = text(&buf);
+    let said = screen
+        .lines()
+        .find(|l| l.starts_with("No source lines in SystemTap: "))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(said.ends_with("perf.data -g"), "{said}");
 }
 
 #[test]

@@ -6,10 +6,9 @@
 use super::explorer::Explorer;
 use super::mode::Mode;
 use super::state::Screen;
-use crate::profile::NodeId;
 use crate::profile::diff::{find_path, path_names};
 use crate::profile::functions::table_label;
-use crate::profile::source::HOW_TO_RECORD;
+use crate::profile::{Format, NodeId};
 use crate::source_files::{SourceCache, SourceText};
 use crate::view::Target;
 use crate::view::source::listings_read;
@@ -94,17 +93,22 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
     let original = ex.original();
     let lines = original.samples.lines();
     if lines.is_empty() {
-        let format = original
-            .stats
-            .format
-            .map_or_else(|| "this input".to_owned(), |f| f.to_string());
-        if let Some(metric) = original.metric_name() {
+        // In a line that fits 80 columns, as every key's word (the longest format name
+        // is 19 characters).
+        let format = original.stats.format;
+        let has_lines = matches!(
+            format,
+            Some(Format::Perf | Format::PerfData | Format::Pprof)
+        );
+        if let (true, Some(metric)) = (has_lines, original.metric_name()) {
             return Err(format!(
-                "No source lines for {metric}: lines are kept for the events read from \
-                 the input, not for time computed from them (m shows the next metric)"
+                "No source lines for {metric}, a metric computed: m shows another"
             ));
         }
-        return Err(format!("No source lines in {format}: {HOW_TO_RECORD}"));
+        let format = format.map_or_else(|| "this input".to_owned(), |f| f.to_string());
+        return Err(format!(
+            "No source lines in {format}: use pprof, perf +srcline or perf.data -g"
+        ));
     }
     // Lines are kept for the tree as read: a view that only slices it keeps the frame's
     // path there; one that changes frames (hide, merge, invert, group…) would find

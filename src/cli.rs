@@ -193,15 +193,15 @@ pub struct Args {
 
     /// Print the source lines of every function matching REGEX with their self and
     /// total weight, as `go tool pprof -list` (inputs with lines: pprof, `perf script -F
-    /// +srcline`, perf.data of binaries built with -g), and exit. It counts every sample
-    /// of the input: the transforms and time or task filters do not apply to lines yet.
+    /// +srcline`, perf.data of binaries built with -g), and exit. It counts the samples of
+    /// `--time` and `--comms/--pids/--tids`; the transforms, which change frames, do not
+    /// apply to lines.
     #[arg(
         long,
         value_name = "REGEX",
         conflicts_with_all = [
             "export", "top", "print", "exclude", "focus", "hide", "collapse_lib",
-            "collapse_recursion", "merge_inlined", "invert", "time", "compare_time",
-            "comms", "pids", "tids", "heatmap",
+            "collapse_recursion", "merge_inlined", "invert", "compare_time", "heatmap",
         ]
     )]
     pub annotate: Option<String>,

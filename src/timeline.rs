@@ -10,7 +10,7 @@ use crate::profile::heatmap::{self, HeatMap};
 use crate::profile::slice::{
     TaskFilter, TaskFilterError, TimeBound, TimeRange, range_label, seconds, select_tasks,
 };
-use crate::profile::{Format, Profile, SampleTable, Slice, slice_tree};
+use crate::profile::{Format, Profile, SampleTable, Slice, slice_tree_mapped};
 
 /// The slicing flags of the command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -184,7 +184,7 @@ fn slice_profile(
     range: Option<TimeRange>,
 ) -> Result<Profile> {
     let p = rec.main();
-    let tree = slice_tree(&p.tree, rec.samples(), slice);
+    let (tree, leaves) = slice_tree_mapped(&p.tree, rec.samples(), slice);
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
     if samples == 0 {
         return Err(empty_slice(rec, args, slice, flag, range));
@@ -197,9 +197,18 @@ fn slice_profile(
         .collect();
     let mut stats = p.stats.clone();
     stats.samples = samples;
+    // The slice's source lines, summed again from its samples' stacks of lines; no
+    // sample records (the slice is made).
+    let mut table = crate::profile::SampleTable::default();
+    if let Some(stacks) = rec.samples().line_stacks() {
+        let picked = slice
+            .indexed(rec.samples())
+            .map(|(i, s)| (s.leaf, stacks[i], s.weight));
+        *table.lines_mut() = rec.samples().lines().replayed(&tree, &leaves, picked);
+    }
     Ok(Profile {
         metrics: crate::profile::metrics::Metrics::default(),
-        samples: std::sync::Arc::default(),
+        samples: std::sync::Arc::new(table),
         source: format!("{} [{}]", p.source, label.join(" · ")),
         tree,
         stats,

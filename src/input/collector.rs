@@ -71,6 +71,7 @@ impl Collector {
             }
         }
         let leaves = self.tree.merge_from_mapped(&other.tree);
+        let mut stacks = Vec::new();
         if !other.samples.lines().is_empty() {
             // The other tree's names by this tree's ids, through the nodes that hold them.
             let mut names = vec![crate::profile::NameId(0); other.tree.names().len()];
@@ -79,12 +80,13 @@ impl Collector {
                 names[from.0 as usize] = self.tree.node(to).name;
             }
             let lines = std::mem::take(other.samples.lines_mut());
-            self.samples
+            stacks = self
+                .samples
                 .lines_mut()
                 .merge_mapped(&lines, &leaves, Some(&names));
         }
         self.samples
-            .append_mapped(std::mem::take(&mut other.samples), &leaves);
+            .append_mapped(std::mem::take(&mut other.samples), &leaves, &stacks);
         match (&mut self.after, other.after.take()) {
             (Some(a), Some(b)) => a.merge_from(&b),
             (None, Some(b)) => self.after = Some(b),

@@ -298,7 +298,7 @@ impl Preview {
         let min = tree.lightest_of_heaviest(self.keep);
         let (preview, map) = tree.pruned(min);
         let mut samples = SampleTable::default();
-        samples.append_mapped(out.samples.clone(), &map);
+        samples.append_mapped(out.samples.clone(), &map, &[]);
         stats.preview_min = Some(min);
         ((preview, samples), stats)
     }

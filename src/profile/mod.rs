@@ -31,7 +31,7 @@ use std::fmt;
 pub use format::{FORMATS, Format, FormatInfo};
 pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Switch, Task, TaskId, TaskState};
-pub use slice::{Slice, slice_tree};
+pub use slice::{Slice, slice_tree, slice_tree_mapped};
 pub use tree::{
     CallTree, Counters, ForestEntry, Node, NodeId, SortedWalk, StackRun, UnionRun,
     union_sorted_runs,

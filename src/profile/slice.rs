@@ -12,6 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::samples::{Sample, SampleTable, TaskId};
+use super::source::{Cost, Line, Of};
 use super::tree::{CallTree, Counters, NodeId};
 
 /// Which samples to look at: a time range and a task set, each `None` for all.
@@ -33,6 +34,15 @@ impl Slice {
     /// binary search; a table without a timeline (see [`SampleTable::has_timeline`])
     /// has all its times at 0, so callers refuse a range on it first.
     pub fn samples<'a>(&self, table: &'a SampleTable) -> impl Iterator<Item = &'a Sample> + 'a {
+        self.indexed(table).map(|(_, s)| s)
+    }
+
+    /// As [`Slice::samples`], each with its index in the table (for the columns beside
+    /// the samples).
+    pub fn indexed<'a>(
+        &self,
+        table: &'a SampleTable,
+    ) -> impl Iterator<Item = (usize, &'a Sample)> + 'a {
         let within = match self.range {
             Some((start, end)) => table.range(start, end),
             None => 0..table.len(),
@@ -46,9 +56,28 @@ impl Slice {
             }
             m
         });
+        let first = within.start;
         table.samples()[within]
             .iter()
-            .filter(move |s| mask.as_ref().is_none_or(|m| m[s.task.0 as usize]))
+            .enumerate()
+            .map(move |(i, s)| (first + i, s))
+            .filter(move |(_, s)| mask.as_ref().is_none_or(|m| m[s.task.0 as usize]))
+    }
+
+    /// The source lines of `of` in this slice's samples and the weight of those with it
+    /// on their stack ([`crate::profile::source::SourceLines::of_samples`]; `tree`: the
+    /// tree `table`'s leaves are nodes of); `None` when the table keeps no sample's lines.
+    pub fn source_lines(
+        &self,
+        tree: &CallTree,
+        table: &SampleTable,
+        of: Of,
+    ) -> Option<(Vec<(Line, Cost)>, u64)> {
+        let stacks = table.line_stacks()?;
+        let samples = self
+            .indexed(table)
+            .map(|(i, s)| (s.leaf, stacks[i], s.weight));
+        Some(table.lines().of_samples(tree, of, samples))
     }
 }
 
@@ -57,6 +86,15 @@ impl Slice {
 /// self parts are summed from the samples; nodes without a sample in the slice are left
 /// out; names and the order of siblings are those of `tree`.
 pub fn slice_tree(tree: &CallTree, samples: &SampleTable, slice: &Slice) -> CallTree {
+    slice_tree_mapped(tree, samples, slice).0
+}
+
+/// As [`slice_tree`], with where each node of `tree` went (the root for one left out).
+pub fn slice_tree_mapped(
+    tree: &CallTree,
+    samples: &SampleTable,
+    slice: &Slice,
+) -> (CallTree, Vec<NodeId>) {
     let n = tree.len();
     let mut counts = vec![Counters::default(); n];
     let mut saturated = tree.saturated();
@@ -82,11 +120,11 @@ pub fn slice_tree(tree: &CallTree, samples: &SampleTable, slice: &Slice) -> Call
         p.total = add(p.total, c.total, &mut saturated);
         p.samples += c.samples;
     }
-    let mut out = tree.pruned_with(&counts);
+    let (mut out, map) = tree.pruned_with(&counts);
     if saturated {
         out.mark_saturated();
     }
-    out
+    (out, map)
 }
 
 fn add(a: u64, b: u64, saturated: &mut bool) -> u64 {

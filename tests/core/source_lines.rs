@@ -157,13 +157,13 @@ fn a_format_without_lines_says_so_and_how_to_get_them() {
     assert!(text.contains("-F +srcline"), "{text}");
 }
 
-/// `--annotate` counts every sample of the input: with a transform or a time or task
-/// filter, whose samples it would not count, it is refused rather than wrong.
+/// `--annotate` counts the samples of a time range or task set (`source_slices.rs`), not
+/// those a transform keeps or renames: with one, it is refused rather than wrong.
 #[test]
-fn annotate_with_a_filter_is_refused() {
+fn annotate_with_a_transform_is_refused() {
     for extra in [
         ["--focus", "main.work"],
-        ["--time", "0,1"],
+        ["--compare-time", "0,1"],
         ["--exclude", "spin"],
     ] {
         let out = Command::new(BIN)

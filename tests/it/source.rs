@@ -152,3 +152,43 @@ fn in_a_transformed_view_the_functions_lines_are_listed() {
     assert!(screen.contains("every frame of the function"), "{screen}");
     assert!(screen.contains("440 ms     950 ms     20"), "{screen}");
 }
+
+/// With a time range shown, the figures are those of its samples (each keeps its stack of
+/// lines), not the whole recording's: `work`'s hottest line in 0.3–0.7 s of the
+/// frame-pointer srcline recording has 144 of its 394 samples (`source_slices.rs` holds
+/// every figure to a load of those samples alone).
+#[test]
+fn source_counts_the_time_range_shown() {
+    let mut app = App::new(profile("perf-srcline.txt.gz"), ColorMode::Mono);
+    app.view.set_slice(flametui::profile::Slice {
+        range: Some((300_000_000, 700_000_000)),
+        tasks: None,
+    });
+    let keys = vec![
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Down),
+        key(KeyCode::Char('a')),
+    ];
+    let (buf, app) = session(app, 100, 30, keys);
+    assert_eq!(app.mode, Mode::Source);
+    let screen = text(&buf);
+    assert!(screen.contains("Line  work"), "{screen}");
+    // The selected row (reverse video) is line 12's, with the range's figures.
+    let marks = marks(&buf);
+    let selected: Vec<&str> = screen
+        .lines()
+        .zip(marks.lines())
+        .skip(3)
+        .filter(|(t, m)| m.contains('S') && t.contains(" ms "))
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(selected.len(), 1, "{screen}\n{marks}");
+    assert!(
+        selected[0].contains("144 ms     144 ms     12"),
+        "{}",
+        selected[0]
+    );
+    assert!(!screen.contains("do not apply"), "{screen}");
+}

@@ -8,7 +8,8 @@ use super::mode::Mode;
 use super::state::Screen;
 use crate::profile::diff::{find_path, path_names};
 use crate::profile::functions::table_label;
-use crate::profile::{Format, NodeId};
+use crate::profile::source::Of;
+use crate::profile::{Format, NameId, NodeId};
 use crate::source_files::{SourceCache, SourceText};
 use crate::view::Target;
 use crate::view::source::listings_read;
@@ -110,39 +111,27 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             "No source lines in {format}: use pprof, perf +srcline or perf.data -g"
         ));
     }
-    // Lines are kept for the tree as read: a view that only slices it keeps the frame's
-    // path there; one that changes frames (hide, merge, invert, group…) would find
-    // another frame, or a part of it, by the same path.
-    let applied = &ex.tools.applied;
-    let node = if ex.tools.original.is_none() {
-        Some(id)
-    } else if applied.transforms.is_empty()
-        && !applied.inverted
-        && applied.group == crate::profile::group::Group::ThreadName
-    {
-        find_path(&original.tree, &path_names(&ex.profile.tree, id))
-    } else {
-        None
-    };
+    let (f, of, whole_function) = what_of(ex, id)?;
     let tree = &original.tree;
-    // A frame the view made (an inverted or focused tree's) has no one frame as read:
-    // its function's lines over every frame of it are shown instead, and said so.
-    let (f, costs, total, whole_function) = if let Some(node) = node {
-        let n = tree.node(node);
-        (n.name, lines.of_node(node), n.total, false)
+    // A time range or task set: the lines of its samples, summed again from each
+    // sample's stack of lines (the whole recording's when the input kept none).
+    let slice = &ex.tools.applied.slice;
+    let sliced = if slice.is_everything() {
+        None
     } else {
-        let shown = ex.profile.tree.node(id).name;
-        let names = ex.profile.tree.names();
-        let kind = names.kind(shown);
-        let f = tree
-            .names()
-            .lookup_all(names.resolve(shown))
-            .find(|&o| tree.names().kind(o) == kind)
-            .ok_or_else(|| "This frame's function is not in the profile as read".to_owned())?;
-        let totals = crate::profile::functions::function_totals_in(tree, NodeId::ROOT);
-        let total = totals.get(f.0 as usize).map_or(0, |t| t.total);
-        (f, lines.of_function(f), total, true)
+        slice.source_lines(tree, &original.samples, of)
     };
+    let exact = slice.is_everything() || sliced.is_some();
+    let (costs, total) = sliced.unwrap_or_else(|| match of {
+        Of::Node(node) => (lines.of_node(node), tree.node(node).total),
+        Of::Function(f) => {
+            let totals = crate::profile::functions::function_totals_in(tree, NodeId::ROOT);
+            (
+                lines.of_function(f),
+                totals.get(f.0 as usize).map_or(0, |t| t.total),
+            )
+        }
+    });
     let title = ex
         .names
         .style()
@@ -154,9 +143,12 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
         ))
         .into_owned();
     if costs.is_empty() {
-        return Err(format!(
-            "No source lines for {title}: the input gave none for its frames"
-        ));
+        let why = if slice.is_everything() {
+            "the input gave none for its frames"
+        } else {
+            "none in the samples shown"
+        };
+        return Err(format!("No source lines for {title}: {why}"));
     }
     let listed = listings_read(lines, &costs, lines.start(f), sources);
     let read = &*sources;
@@ -179,11 +171,47 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
             "every frame of the function in the profile as read: the view changed its frames"
                 .to_owned(),
         );
-    } else if !ex.tools.applied.slice.is_everything() {
+    } else if !exact {
         view.note = Some(
             "lines of the whole recording: the time range and tasks shown do not apply to them"
                 .to_owned(),
         );
     }
     Ok(view)
+}
+
+/// What the Source screen of frame `id` of the view shows the lines of: its node in the
+/// tree as read, or, for a frame the view made (an inverted or focused tree's, which has
+/// no one frame as read), its function's over every frame of it (`true`: said so).
+///
+/// # Errors
+/// The frame's function is not in the tree as read.
+fn what_of(ex: &Explorer, id: NodeId) -> Result<(NameId, Of, bool), String> {
+    // Lines are kept for the tree as read: a view that only slices it keeps the frame's
+    // path there; one that changes frames (hide, merge, invert, group…) would find
+    // another frame, or a part of it, by the same path.
+    let applied = &ex.tools.applied;
+    let tree = &ex.original().tree;
+    let node = if ex.tools.original.is_none() {
+        Some(id)
+    } else if applied.transforms.is_empty()
+        && !applied.inverted
+        && applied.group == crate::profile::group::Group::ThreadName
+    {
+        find_path(tree, &path_names(&ex.profile.tree, id))
+    } else {
+        None
+    };
+    if let Some(node) = node {
+        return Ok((tree.node(node).name, Of::Node(node), false));
+    }
+    let shown = ex.profile.tree.node(id).name;
+    let names = ex.profile.tree.names();
+    let kind = names.kind(shown);
+    let f = tree
+        .names()
+        .lookup_all(names.resolve(shown))
+        .find(|&o| tree.names().kind(o) == kind)
+        .ok_or_else(|| "This frame's function is not in the profile as read".to_owned())?;
+    Ok((f, Of::Function(f), true))
 }

@@ -366,10 +366,11 @@ pub fn build(
         match u64::try_from(value) {
             Ok(w) if w > 0 => {
                 let leaf = out.tree.insert_ids_counted(stack.iter().copied(), w, 1);
+                let mut line_stack = 0;
                 if with_lines {
                     // Every frame is a node (pprof stacks have no synthetic root).
                     let lines = stack_lines.iter().rev().copied();
-                    out.samples.lines_mut().record_from_leaf(
+                    line_stack = out.samples.lines_mut().record_from_leaf(
                         &out.tree,
                         leaf,
                         lines,
@@ -381,6 +382,7 @@ pub fn build(
                 if d.counts.labelled {
                     let task = tasks.task(d, &s.label, &mut out.samples)?;
                     out.samples.push(None, task, leaf, w);
+                    out.samples.set_line_stack(line_stack);
                 }
                 out.stats.samples += 1;
                 out.stats.line_counts.in_samples += 1;

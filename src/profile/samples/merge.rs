@@ -1,6 +1,7 @@
 //! Tables joined and put in time order: another table's samples appended (the pieces of
 //! one input in the input's order, two sorted tables merged), and the samples sorted once
-//! at the end of loading (a few sorted runs merged rather than sorted).
+//! at the end of loading (a few sorted runs merged rather than sorted). The columns beside
+//! the samples (switches, source-line stacks) follow their samples through each.
 
 use super::{Sample, SampleTable, Switch, TaskId};
 use crate::profile::tree::NodeId;
@@ -8,8 +9,10 @@ use crate::profile::tree::NodeId;
 impl SampleTable {
     /// Appends every sample of `other`, whose leaves are nodes of another tree: `leaves`
     /// maps them to this table's tree (what [`crate::profile::CallTree::merge_from_mapped`]
-    /// returns). Its tasks are added to this table's.
-    pub fn append_mapped(&mut self, other: SampleTable, leaves: &[NodeId]) {
+    /// returns), and `stacks` its source-line stacks to this table's (what
+    /// [`crate::profile::source::SourceLines::merge_mapped`] returns; empty: its samples'
+    /// lines are dropped). Its tasks are added to this table's.
+    pub fn append_mapped(&mut self, other: SampleTable, leaves: &[NodeId], stacks: &[u32]) {
         let tasks: Vec<TaskId> = other
             .tasks
             .iter()
@@ -29,6 +32,25 @@ impl SampleTable {
             && other.switches.len() == other.samples.len();
         if !switches_kept {
             self.switches.clear();
+        }
+        let more_sw = if switches_kept {
+            other.switches
+        } else {
+            Vec::new()
+        };
+        // Lines: a column on both sides when either has one (0: a sample without lines).
+        let mut more_ln: Vec<u32> = if stacks.is_empty() {
+            Vec::new()
+        } else {
+            other
+                .line_stacks
+                .iter()
+                .map(|&s| stacks.get(s as usize).copied().unwrap_or(0))
+                .collect()
+        };
+        if !self.line_stacks.is_empty() || !more_ln.is_empty() {
+            self.line_stacks.resize(self.samples.len(), 0);
+            more_ln.resize(other.samples.len(), 0);
         }
         self.switch_ins.extend_from_slice(&other.switch_ins);
         // Mapped in place (the same buffer).
@@ -51,46 +73,46 @@ impl SampleTable {
         if self.samples.is_empty() {
             // Nothing here yet: the other's samples and pieces are this table's.
             self.samples = mapped;
-            self.switches = if switches_kept {
-                other.switches
-            } else {
-                Vec::new()
-            };
+            self.switches = more_sw;
+            self.line_stacks = more_ln;
             self.pieces = other.pieces;
             return;
         }
         if !self.pieces.is_empty() && !other.pieces.is_empty() {
             // Pieces of one input (parser threads' chunks): joined in the input's order.
-            self.join_pieces(&mapped, &other.switches, &other.pieces, switches_kept);
+            self.join_pieces(&mapped, &more_sw, &more_ln, &other.pieces);
             return;
         }
         self.pieces.clear();
         if both_sorted && !joined_in_order {
             // Two sorted tables (two parser threads' chunks, interleaved in time): merged
             // in one pass rather than appended and sorted at the end.
-            let with = switches_kept && !self.switches.is_empty();
-            merge_into(
-                (&mut self.samples, with.then_some(&mut self.switches)),
-                (&mapped, &other.switches),
-            );
+            let with = self.has_columns();
+            let picks = merge_into(&mut self.samples, &mapped, with);
+            merge_column(&mut self.switches, &more_sw, &picks);
+            merge_column(&mut self.line_stacks, &more_ln, &picks);
             self.sorted = true;
             return;
         }
-        if switches_kept {
-            self.switches.extend_from_slice(&other.switches);
-        }
+        self.switches.extend_from_slice(&more_sw);
+        self.line_stacks.extend_from_slice(&more_ln);
         self.samples.extend(mapped);
     }
 
+    /// True when some column beside the samples is kept.
+    fn has_columns(&self) -> bool {
+        !self.switches.is_empty() || !self.line_stacks.is_empty()
+    }
+
     /// Joins `more` (the samples of other pieces, already mapped to this table's tree and
-    /// tasks, with their switches) to this table's, piece by piece in the pieces' order.
+    /// tasks, with their columns) to this table's, piece by piece in the pieces' order.
     /// Whether the result is in time order is left to [`SampleTable::finish`].
     fn join_pieces(
         &mut self,
         more: &[Sample],
         more_sw: &[Switch],
+        more_ln: &[u32],
         more_pieces: &[(u64, usize)],
-        with_switches: bool,
     ) {
         // (piece, side, start, end) of every piece of both sides.
         let spans = |pieces: &[(u64, usize)], len: usize, side: bool| {
@@ -106,24 +128,16 @@ impl SampleTable {
         all.sort_by_key(|&(key, side, ..)| (key, side));
         let mine = std::mem::take(&mut self.samples);
         let mine_sw = std::mem::take(&mut self.switches);
-        let with = with_switches && !(mine_sw.is_empty() && more_sw.is_empty());
+        let mine_ln = std::mem::take(&mut self.line_stacks);
         self.samples = Vec::with_capacity(mine.len() + more.len());
-        if with {
-            self.switches = Vec::with_capacity(self.samples.capacity());
-        }
         self.pieces.clear();
-        for (key, side, start, end) in all {
-            let (from, from_sw) = if side {
-                (more, more_sw)
-            } else {
-                (&mine[..], &mine_sw[..])
-            };
+        for &(key, side, start, end) in &all {
+            let from = if side { more } else { &mine[..] };
             self.pieces.push((key, self.samples.len()));
             self.samples.extend_from_slice(&from[start..end]);
-            if with {
-                self.switches.extend_from_slice(&from_sw[start..end]);
-            }
         }
+        self.switches = join_column(&all, &mine_sw, more_sw);
+        self.line_stacks = join_column(&all, &mine_ln, more_ln);
         self.sorted = false;
     }
 
@@ -132,6 +146,9 @@ impl SampleTable {
     pub fn finish(&mut self) {
         self.switch_ins.sort_unstable();
         self.pieces = Vec::new();
+        if !self.line_stacks.is_empty() {
+            self.line_stacks.resize(self.samples.len(), 0);
+        }
         if !self.sorted {
             let runs = sorted_runs(&self.samples);
             if runs.len() == 1 {
@@ -139,30 +156,22 @@ impl SampleTable {
             } else if runs.len() <= MAX_RUNS {
                 // A table of a few sorted runs (one per parser thread): each merged into
                 // the runs before it.
-                let with = self.switches.len() == self.samples.len() && !self.switches.is_empty();
                 let all = std::mem::take(&mut self.samples);
-                let all_sw = if with {
-                    std::mem::take(&mut self.switches)
-                } else {
-                    Vec::new()
-                };
+                let all_sw = std::mem::take(&mut self.switches);
+                let all_ln = std::mem::take(&mut self.line_stacks);
                 let ends: Vec<usize> = runs.iter().skip(1).copied().chain([all.len()]).collect();
+                let with = !all_sw.is_empty() || !all_ln.is_empty();
                 for (&start, &end) in runs.iter().zip(&ends) {
-                    let run_sw = if with { &all_sw[start..end] } else { &[][..] };
-                    merge_into(
-                        (&mut self.samples, with.then_some(&mut self.switches)),
-                        (&all[start..end], run_sw),
-                    );
+                    let picks = merge_into(&mut self.samples, &all[start..end], with);
+                    merge_column(&mut self.switches, run(&all_sw, start, end), &picks);
+                    merge_column(&mut self.line_stacks, run(&all_ln, start, end), &picks);
                 }
-            } else if self.switches.len() == self.samples.len() && !self.switches.is_empty() {
-                let mut both: Vec<(Sample, Switch)> = self
-                    .samples
-                    .iter()
-                    .copied()
-                    .zip(self.switches.iter().copied())
-                    .collect();
-                both.sort_by_key(|(s, _)| s.time);
-                (self.samples, self.switches) = both.into_iter().unzip();
+            } else if self.has_columns() {
+                let mut order: Vec<u32> = (0..self.samples.len() as u32).collect();
+                order.sort_by_key(|&i| self.samples[i as usize].time);
+                self.samples = permuted(&self.samples, &order);
+                self.switches = permuted(&self.switches, &order);
+                self.line_stacks = permuted(&self.line_stacks, &order);
             } else {
                 self.samples.sort_by_key(|s| s.time);
             }
@@ -182,19 +191,18 @@ impl SampleTable {
     }
 }
 
-/// `more` (and its switches, when `into` has them) merged into `into`, both in time
-/// order, from the back into `into`'s grown buffer (no second buffer: a grown allocation
-/// is remapped, not copied); at one instant `into`'s first (stable).
-fn merge_into(
-    (into, into_sw): (&mut Vec<Sample>, Option<&mut Vec<Switch>>),
-    (more, more_sw): (&[Sample], &[Switch]),
-) {
+/// `more` merged into `into`, both in time order, from the back into `into`'s grown
+/// buffer (no second buffer: a grown allocation is remapped, not copied); at one instant
+/// `into`'s first (stable). With `picks`, which side each place of the result came from
+/// (`true`: `more`), for the columns to follow ([`merge_column`]).
+fn merge_into(into: &mut Vec<Sample>, more: &[Sample], picks: bool) -> Vec<bool> {
     let (kept, added) = (into.len(), more.len());
     into.extend_from_slice(more);
-    let mut sw = into_sw.filter(|s| s.len() == kept && more_sw.len() == added);
-    if let Some(s) = sw.as_mut() {
-        s.extend_from_slice(more_sw);
-    }
+    let mut from_more = if picks {
+        vec![false; kept + added]
+    } else {
+        Vec::new()
+    };
     // From the back: the next place to fill, and how many of each side are left.
     let (mut left, mut right, mut at) = (kept, added, kept + added);
     while right > 0 {
@@ -202,17 +210,69 @@ fn merge_into(
         if left > 0 && into[left - 1].time > more[right - 1].time {
             left -= 1;
             into[at] = into[left];
-            if let Some(s) = sw.as_mut() {
-                s[at] = s[left];
-            }
         } else {
             right -= 1;
             into[at] = more[right];
-            if let Some(s) = sw.as_mut() {
-                s[at] = more_sw[right];
+            if picks {
+                from_more[at] = true;
             }
         }
     }
+    from_more
+}
+
+/// A column merged as its samples were: `picks` from [`merge_into`]. A column kept on
+/// one side only (empty on the other, as long as its samples on this) is left empty.
+fn merge_column<T: Copy>(into: &mut Vec<T>, more: &[T], picks: &[bool]) {
+    let added = picks.iter().filter(|&&p| p).count();
+    let kept = picks.len() - added;
+    if into.len() != kept || more.len() != added || picks.is_empty() {
+        into.clear();
+        return;
+    }
+    into.extend_from_slice(more);
+    let (mut left, mut right) = (kept, added);
+    for at in (0..picks.len()).rev() {
+        if picks[at] {
+            right -= 1;
+            into[at] = more[right];
+        } else {
+            left -= 1;
+            into[at] = into[left];
+        }
+    }
+}
+
+/// A column joined as [`SampleTable::join_pieces`] joins its samples (`spans`: piece,
+/// side, start, end); empty when either side's is.
+fn join_column<T: Copy>(spans: &[(u64, bool, usize, usize)], mine: &[T], more: &[T]) -> Vec<T> {
+    let whole = |s: &[T], side| {
+        spans
+            .iter()
+            .filter(|sp| sp.1 == side)
+            .all(|&(_, _, _, end)| end <= s.len())
+    };
+    if mine.is_empty() && more.is_empty() || !whole(mine, false) || !whole(more, true) {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(mine.len() + more.len());
+    for &(_, side, start, end) in spans {
+        out.extend_from_slice(&if side { more } else { mine }[start..end]);
+    }
+    out
+}
+
+/// The part `[start, end)` of a column, or nothing when it is not kept.
+fn run<T>(col: &[T], start: usize, end: usize) -> &[T] {
+    col.get(start..end).unwrap_or(&[])
+}
+
+/// `col` in the order `order` gives (indexes into it); empty when it is.
+fn permuted<T: Copy>(col: &[T], order: &[u32]) -> Vec<T> {
+    if col.len() != order.len() {
+        return Vec::new();
+    }
+    order.iter().map(|&i| col[i as usize]).collect()
 }
 
 /// The most sorted runs a table is merged from rather than sorted (the runs of the
@@ -248,7 +308,7 @@ mod tests {
         let mut u = SampleTable::default();
         let b = u.task("b", None, Some(2));
         u.push_switch(Some(20), b, NodeId(0), 1, sw(2, TaskState::Uninterruptible));
-        t.append_mapped(u, &[NodeId(2)]);
+        t.append_mapped(u, &[NodeId(2)], &[]);
         t.finish();
         let order: Vec<(u64, u32, i32)> = t
             .samples()
@@ -260,6 +320,33 @@ mod tests {
         // A plain sample makes the column meaningless: no switches at all.
         t.push(Some(40), a, NodeId(1), 1);
         assert!(t.switches().is_none());
+    }
+
+    #[test]
+    fn stacks_of_lines_follow_their_samples_and_a_table_without_any_gets_zeros() {
+        let mut table = SampleTable::default();
+        let ta = table.task("a", None, Some(1));
+        table.push(Some(30), ta, NodeId(3), 1);
+        table.push(Some(10), ta, NodeId(1), 1);
+        table.set_line_stack(7);
+        let mut second = SampleTable::default();
+        let tb = second.task("b", None, Some(2));
+        second.push(Some(20), tb, NodeId(0), 1);
+        second.push(Some(40), tb, NodeId(0), 1);
+        second.set_line_stack(2);
+        // Stack 2 of `u` is stack 5 here.
+        table.append_mapped(second, &[NodeId(2)], &[0, 1, 5]);
+        let mut third = SampleTable::default();
+        let tc = third.task("c", None, Some(3));
+        third.push(Some(5), tc, NodeId(0), 1);
+        table.append_mapped(third, &[NodeId(4)], &[]);
+        table.finish();
+        let order: Vec<(u64, u32)> = table.samples().iter().map(|s| (s.time, s.leaf.0)).collect();
+        assert_eq!(order, [(5, 4), (10, 1), (20, 2), (30, 3), (40, 2)]);
+        assert_eq!(table.line_stacks(), Some(&[0, 7, 0, 0, 5][..]));
+        table.relabel(|i, s| if i == 1 { NodeId::ROOT } else { s.leaf });
+        table.drop_unsettled();
+        assert_eq!(table.line_stacks(), Some(&[0, 0, 0, 5][..]));
     }
 
     #[test]
@@ -282,6 +369,7 @@ mod tests {
                             state: TaskState::Sleeping,
                         };
                         t.push_switch(Some(time), task, NodeId(leaf), 1, sw);
+                        t.set_line_stack(leaf);
                     }
                 }
                 let mut want: Vec<(u64, u32)> =
@@ -292,8 +380,14 @@ mod tests {
             .unwrap();
     }
 
-    /// `t` finished is in the order `want` gives (time, leaf), each switch beside its
-    /// sample (the switches' `next_tid` numbers their leaves).
+    /// Stacks of lines `0..n` mapped to themselves.
+    fn same(n: u32) -> Vec<u32> {
+        (0..n).collect()
+    }
+
+    /// `t` finished is in the order `want` gives (time, leaf), each switch and stack of
+    /// lines beside its sample (the switches' `next_tid` and the stacks number their
+    /// leaves).
     fn in_order(
         mut t: SampleTable,
         want: &[(u64, u32)],
@@ -306,6 +400,9 @@ mod tests {
         for (s, sw) in t.samples.iter().zip(&t.switches) {
             prop_assert_eq!(s.leaf.0.cast_signed(), sw.next_tid);
         }
+        let stacks: Vec<u32> = t.samples.iter().map(|s| s.leaf.0).collect();
+        let any = stacks.iter().any(|&s| s != 0);
+        prop_assert_eq!(t.line_stacks(), any.then_some(&stacks[..]));
         Ok(())
     }
 
@@ -327,6 +424,7 @@ mod tests {
                             state: TaskState::Sleeping,
                         };
                         t.push_switch(Some(time), task, NodeId(leaf), 1, sw);
+                        t.set_line_stack(leaf);
                     }
                     t
                 };
@@ -339,7 +437,7 @@ mod tests {
                     .chain((1000..).zip(&b).map(|(k, &time)| (time, k)))
                     .collect();
                 want.sort_by_key(|w| w.0);
-                t.append_mapped(u, &leaves);
+                t.append_mapped(u, &leaves, &same(2000));
                 in_order(t, &want)
             })
             .unwrap();
@@ -371,6 +469,7 @@ mod tests {
                             state: TaskState::Sleeping,
                         };
                         t.push_switch(Some(time), task, NodeId(i as u32), 1, sw);
+                        t.set_line_stack(i as u32);
                     }
                     at += len;
                 }
@@ -378,8 +477,8 @@ mod tests {
                 // Into an empty table first, as the parser's results are gathered.
                 let mut all = SampleTable::default();
                 let [a, b] = tables;
-                all.append_mapped(a, &leaves);
-                all.append_mapped(b, &leaves);
+                all.append_mapped(a, &leaves, &same(100));
+                all.append_mapped(b, &leaves, &same(100));
                 let mut want: Vec<(u64, u32)> =
                     times.iter().zip(0..).map(|(&t, i)| (t, i)).collect();
                 want.sort_by_key(|w| w.0);

@@ -174,6 +174,9 @@ pub struct SampleTable {
     /// The source lines of the samples' frames, for inputs that have them (kept here, as
     /// the records are, for the tree as read).
     lines: SourceLines,
+    /// Each sample's stack of source lines in `lines` ([`SourceLines::stack`]; 0: none),
+    /// when some sample has lines (shorter while loading: the samples past it have none).
+    line_stacks: Vec<u32>,
 }
 
 impl SampleTable {
@@ -185,6 +188,26 @@ impl SampleTable {
     /// The source lines, to record into.
     pub fn lines_mut(&mut self) -> &mut SourceLines {
         &mut self.lines
+    }
+
+    /// Gives the last sample pushed the source-line stack `stack` (what
+    /// [`SourceLines::record_from_leaf`] returned for it).
+    pub fn set_line_stack(&mut self, stack: u32) {
+        let Some(last) = self.samples.len().checked_sub(1) else {
+            return;
+        };
+        if stack == 0 && self.line_stacks.is_empty() {
+            return;
+        }
+        self.line_stacks.resize(last, 0);
+        self.line_stacks.push(stack);
+    }
+
+    /// Each sample's source-line stack ([`SourceLines::stack`], 0 for none), in the order
+    /// of [`SampleTable::samples`], once finished; `None` when no sample has lines.
+    pub fn line_stacks(&self) -> Option<&[u32]> {
+        (!self.line_stacks.is_empty() && self.line_stacks.len() == self.samples.len())
+            .then_some(&self.line_stacks[..])
     }
 
     /// The id of a task, added on first sight.
@@ -269,7 +292,14 @@ impl SampleTable {
 
     /// Drops the samples whose leaf is the root (records never settled).
     pub fn drop_unsettled(&mut self) {
-        self.samples.retain(|s| s.leaf != NodeId::ROOT);
+        let keep: Vec<bool> = self
+            .samples
+            .iter()
+            .map(|s| s.leaf != NodeId::ROOT)
+            .collect();
+        retain_by(&mut self.samples, &keep);
+        retain_by(&mut self.switches, &keep);
+        retain_by(&mut self.line_stacks, &keep);
     }
 
     /// Records that thread `tid` came on a CPU at `time` (a switch record, not a sample).
@@ -402,11 +432,22 @@ impl SampleTable {
     }
 }
 
+/// Keeps the values of `col` whose place is `true` in `keep` (a column beside the samples
+/// as they are filtered).
+fn retain_by<T>(col: &mut Vec<T>, keep: &[bool]) {
+    let mut at = 0;
+    col.retain(|_| {
+        at += 1;
+        keep.get(at - 1).copied().unwrap_or(false)
+    });
+}
+
 impl PartialEq for SampleTable {
     /// Equal samples and tasks (the lookup index follows from the tasks).
     fn eq(&self, other: &Self) -> bool {
         self.samples == other.samples
             && self.switches == other.switches
+            && self.line_stacks == other.line_stacks
             && self.switch_ins == other.switch_ins
             && self.tasks == other.tasks
             && self.untimed == other.untimed
@@ -491,7 +532,7 @@ mod tests {
         let x2 = b.task("x", None, Some(1));
         b.push(Some(1), y, NodeId(1), 3);
         b.push(Some(7), x2, NodeId(2), 4);
-        a.append_mapped(b, &[NodeId(0), NodeId(7), NodeId(8)]);
+        a.append_mapped(b, &[NodeId(0), NodeId(7), NodeId(8)], &[]);
         a.finish();
         let got: Vec<(u64, u32, u32, u64)> = a
             .samples()

@@ -261,9 +261,11 @@ impl CallTree {
     /// one sample, with those counters instead of this tree's: names (ids and kinds),
     /// scale and each family's order are kept (alphabetical when this tree is finished),
     /// nodes without a sample are left out with everything below them. The root is always
-    /// there. A missing entry counts as no sample.
+    /// there. A missing entry counts as no sample. With it, where each node went (index:
+    /// this tree's id; the root for a node left out).
     #[must_use]
-    pub fn pruned_with(&self, counts: &[Counters]) -> CallTree {
+    pub fn pruned_with(&self, counts: &[Counters]) -> (CallTree, Vec<NodeId>) {
+        let mut map = vec![NodeId::ROOT; self.slots.len()];
         let mut out = self.empty_like();
         let count = |id: NodeId| counts.get(id.index()).copied().unwrap_or_default();
         out.set_counters(NodeId::ROOT, count(NodeId::ROOT));
@@ -280,11 +282,12 @@ impl CallTree {
                 }
                 let new = out.child_or_insert(copy, self.slots[c.index()].name);
                 out.set_counters(new, k);
+                map[c.index()] = new;
                 todo.push((c, new, depth + 1));
             }
         }
         out.max_depth = deepest;
-        out
+        (out, map)
     }
 
     fn set_counters(&mut self, id: NodeId, k: Counters) {

@@ -443,20 +443,16 @@ impl PerfParser {
             };
             if let Some(target) = target {
                 let leaf = target.tree.insert_ids(frames, weight);
-                self.src
+                let stack = self
+                    .src
                     .record(target, leaf, Some(self.frames.len()), weight);
+                let pushed = self.push_record(target, leaf, weight, stack);
                 self.src.ended = srcline::Ended::Kept {
                     other,
                     leaf,
                     weight,
+                    pushed,
                 };
-                if let Some(switch) = self.switch.take() {
-                    target
-                        .samples
-                        .push_switch(self.time, self.task, leaf, weight, switch);
-                } else if !self.opts.no_timeline {
-                    target.samples.push(self.time, self.task, leaf, weight);
-                }
                 target.stats.samples += 1;
             }
         } else {

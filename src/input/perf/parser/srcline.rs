@@ -3,8 +3,9 @@
 //! inlined function's frame ` (inlined)` after that line instead of after the frame.
 //! Frames are named as without `srcline`; each sample's lines go to its collector's
 //! [`crate::profile::source::SourceLines`], the frames flametui adds (the process
-//! name) without a line. Nothing here runs for an input without srcline lines but a
-//! test per line and per sample.
+//! name) without a line, and each sample's record gets its stack of lines
+//! ([`PerfParser::push_record`]). Nothing else here runs for an input without srcline
+//! lines but a test per line and per sample.
 
 use super::PerfParser;
 use crate::input::perf::line::{StackLine, srcline_line, stack_line};
@@ -46,6 +47,8 @@ pub(super) enum Ended {
         other: Option<usize>,
         leaf: NodeId,
         weight: u64,
+        /// Its record is the last of the collector's sample table.
+        pushed: bool,
     },
     Dropped,
 }
@@ -58,7 +61,8 @@ impl SampleLines {
     }
 
     /// Records the lines of a sample of `frames` frames (`None`: as many as its path
-    /// has), if it has any, whose leaf is node `leaf` of `target`'s tree.
+    /// has), if it has any, whose leaf is node `leaf` of `target`'s tree; returns their
+    /// stack, for the sample's record (0: none).
     #[inline]
     pub(super) fn record(
         &mut self,
@@ -66,9 +70,11 @@ impl SampleLines {
         leaf: NodeId,
         frames: Option<usize>,
         weight: u64,
-    ) {
-        if !self.lines.is_empty() {
-            self.record_path(target, leaf, frames, weight);
+    ) -> u32 {
+        if self.lines.is_empty() {
+            0
+        } else {
+            self.record_path(target, leaf, frames, weight)
         }
     }
 
@@ -79,14 +85,39 @@ impl SampleLines {
         leaf: NodeId,
         frames: Option<usize>,
         weight: u64,
-    ) {
+    ) -> u32 {
         // The frames and the process name, each a node; else the lines would not match.
         let lines = self.lines.iter().copied();
         let nodes = frames.map(|n| n + 1);
         target
             .samples
             .lines_mut()
-            .record_from_leaf(&target.tree, leaf, lines, nodes, weight);
+            .record_from_leaf(&target.tree, leaf, lines, nodes, weight)
+    }
+}
+
+impl PerfParser {
+    /// Appends the sample's record (time, task, leaf, weight, its switch and its `stack`
+    /// of lines) to `target`'s table, unless the output needs no timeline (a switch is
+    /// always kept: the off-CPU metric is made of them); true when appended.
+    pub(super) fn push_record(
+        &mut self,
+        target: &mut Collector,
+        leaf: NodeId,
+        weight: u64,
+        stack: u32,
+    ) -> bool {
+        if let Some(switch) = self.switch.take() {
+            target
+                .samples
+                .push_switch(self.time, self.task, leaf, weight, switch);
+        } else if !self.opts.no_timeline {
+            target.samples.push(self.time, self.task, leaf, weight);
+        } else {
+            return false;
+        }
+        target.samples.set_line_stack(stack);
+        true
     }
 }
 
@@ -224,6 +255,7 @@ impl PerfParser {
                 other,
                 leaf,
                 weight,
+                pushed,
             } => {
                 out.stats.line_counts.in_samples += 1;
                 if let (Some((file, number)), Some(t), true) = (at, target(out, other), keep) {
@@ -233,7 +265,10 @@ impl PerfParser {
                     };
                     self.src.lines.clear();
                     self.src.lines.push(Some(line));
-                    self.src.record(t, leaf, None, weight);
+                    let stack = self.src.record(t, leaf, None, weight);
+                    if pushed {
+                        t.samples.set_line_stack(stack);
+                    }
                     self.src.lines.clear();
                 }
             }

@@ -18,6 +18,8 @@ use rustc_hash::FxHashMap;
 use super::intern::NameId;
 use super::tree::{CallTree, NodeId};
 
+mod stacks;
+
 /// How to record a profile with source lines, for an input without them.
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
 `perf script -F +srcline` and perf.data of binaries built with -g";
@@ -59,6 +61,19 @@ pub struct SourceLines {
     seen_set: rustc_hash::FxHashSet<(NameId, Line)>,
     /// Scratch: the frames of the sample being recorded by [`SourceLines::record_from_leaf`].
     path: Vec<(NodeId, NameId, Option<Line>)>,
+    /// Each recorded sample's lines, interned (the sample table keeps the id of each).
+    stacks: stacks::Stacks,
+    /// Scratch: the lines of the sample being recorded, leaf first.
+    stack: Vec<Option<Line>>,
+}
+
+/// What [`SourceLines::of_samples`] sums the lines of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Of {
+    /// One node of the tree (a frame of some stacks).
+    Node(NodeId),
+    /// Every frame of a function.
+    Function(NameId),
 }
 
 /// Stacks deeper than this note their (function, line) pairs in a set.
@@ -133,6 +148,8 @@ impl SourceLines {
     /// lines given leaf first (fewer than the frames: the rest have none). Nothing is
     /// recorded unless the path from `leaf` up has `nodes` nodes when that is given (the
     /// frames the lines were read for, and any the reader added, are the path's nodes).
+    /// Returns the sample's stack of lines ([`SourceLines::stack`]; 0 when none was
+    /// recorded), for the sample table to keep beside the sample.
     pub fn record_from_leaf(
         &mut self,
         tree: &CallTree,
@@ -140,7 +157,7 @@ impl SourceLines {
         lines: impl IntoIterator<Item = Option<Line>>,
         nodes: Option<usize>,
         weight: u64,
-    ) {
+    ) -> u32 {
         let mut path = std::mem::take(&mut self.path);
         path.clear();
         let mut node = leaf;
@@ -148,14 +165,122 @@ impl SourceLines {
             path.push((node, tree.node(node).name, None));
             node = tree.parent(node).unwrap_or(NodeId::ROOT);
         }
+        let mut id = 0;
         if nodes.is_none_or(|n| n == path.len()) {
+            let mut stack = std::mem::take(&mut self.stack);
+            stack.clear();
             for (p, line) in path.iter_mut().zip(lines) {
                 p.2 = line;
+                stack.push(line);
             }
+            id = self.stacks.intern(&stack);
+            self.stack = stack;
             path.reverse();
             self.record(&path, weight);
         }
         self.path = path;
+        id
+    }
+
+    /// The lines of stack `id` (what [`SourceLines::record_from_leaf`] returned), leaf
+    /// first, up to the last frame with a line.
+    pub fn stack(&self, id: u32) -> &[Option<Line>] {
+        self.stacks.get(id)
+    }
+
+    /// The lines of `of` in some of the samples only (a time range, some tasks): each
+    /// given as `(leaf, stack, weight)` — its leaf node in `tree`, the tree the lines were
+    /// recorded for, its stack of lines, its weight —, summed as the whole profile's are
+    /// ([`SourceLines::of_node`], [`SourceLines::of_function`]), by file then number; and
+    /// the weight of the samples with `of` on their stack, lines or not (the figure the
+    /// lines' shares are of).
+    pub fn of_samples(
+        &self,
+        tree: &CallTree,
+        of: Of,
+        samples: impl IntoIterator<Item = (NodeId, u32, u64)>,
+    ) -> (Vec<(Line, Cost)>, u64) {
+        // Samples of one leaf and stack are summed first: one walk up the tree for each.
+        let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
+        for (leaf, stack, w) in samples {
+            let e = weights.entry((leaf, stack)).or_default();
+            *e = e.saturating_add(w);
+        }
+        let mut out: FxHashMap<Line, Cost> = FxHashMap::default();
+        let mut seen: Vec<Line> = Vec::new();
+        let mut total = 0u64;
+        for ((leaf, stack), w) in weights {
+            let lines = self.stacks.get(stack);
+            seen.clear();
+            let (mut node, mut depth, mut on_stack) = (leaf, 0, false);
+            while node != NodeId::ROOT {
+                let here = match of {
+                    Of::Node(n) => node == n,
+                    Of::Function(f) => tree.node(node).name == f,
+                };
+                let line = lines.get(depth).copied().flatten();
+                node = tree.parent(node).unwrap_or(NodeId::ROOT);
+                depth += 1;
+                on_stack |= here;
+                let (true, Some(line)) = (here, line) else {
+                    continue;
+                };
+                // A line counts once per sample in a function (recursion), as recorded.
+                if seen.contains(&line) {
+                    continue;
+                }
+                seen.push(line);
+                let c = out.entry(line).or_default();
+                c.total = c.total.saturating_add(w);
+                if depth == 1 {
+                    c.self_weight = c.self_weight.saturating_add(w);
+                }
+            }
+            if on_stack {
+                total = total.saturating_add(w);
+            }
+        }
+        let mut out: Vec<(Line, Cost)> = out.into_iter().collect();
+        out.sort_unstable_by_key(|&(line, _)| line);
+        (out, total)
+    }
+
+    /// The lines of some of the samples (a time range, some tasks), for the tree of those
+    /// samples: each given as `(leaf, stack, weight)` (its leaf in the tree the lines were
+    /// recorded for, its stack of lines, its weight), its leaf moved to the new tree by
+    /// `leaves` (index: the old id). Files and functions' first lines are kept.
+    #[must_use]
+    pub fn replayed(
+        &self,
+        tree: &CallTree,
+        leaves: &[NodeId],
+        samples: impl IntoIterator<Item = (NodeId, u32, u64)>,
+    ) -> SourceLines {
+        let mut out = SourceLines {
+            files: self.files.clone(),
+            file_ids: self.file_ids.clone(),
+            starts: self.starts.clone(),
+            ..SourceLines::default()
+        };
+        let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
+        for (leaf, stack, w) in samples {
+            if stack != 0 {
+                let e = weights.entry((leaf, stack)).or_default();
+                *e = e.saturating_add(w);
+            }
+        }
+        let mut weights: Vec<_> = weights.into_iter().collect();
+        weights.sort_unstable();
+        for ((leaf, stack), w) in weights {
+            let Some(&to) = leaves.get(leaf.0 as usize) else {
+                continue;
+            };
+            if to != NodeId::ROOT {
+                let lines = self.stacks.get(stack).iter().copied();
+                out.record_from_leaf(tree, to, lines, None, w);
+            }
+        }
+        out
     }
 
     /// The lines of node `node`'s samples, by file then number.
@@ -192,13 +317,14 @@ impl SourceLines {
 
     /// Adds `other`'s lines, its nodes mapped by `nodes` (index: `other`'s node id) and its
     /// functions by `names` (the same, or `None` when both share names); for the tables
-    /// of the pieces of one input, joined.
+    /// of the pieces of one input, joined. Returns `other`'s stacks' ids in this one (index:
+    /// `other`'s id), for its sample table's ([`crate::profile::SampleTable::append_mapped`]).
     pub fn merge_mapped(
         &mut self,
         other: &SourceLines,
         nodes: &[NodeId],
         names: Option<&[NameId]>,
-    ) {
+    ) -> Vec<u32> {
         let files: Vec<FileId> = other.files.iter().map(|p| self.file(p)).collect();
         let line = |l: Line| Line {
             file: files[l.file.0 as usize],
@@ -221,6 +347,14 @@ impl SourceLines {
         for (&f, &l) in &other.starts {
             self.starts.entry(name(f)).or_insert(line(l));
         }
+        let mut stack = Vec::new();
+        (0..other.stacks.len())
+            .map(|id| {
+                stack.clear();
+                stack.extend(other.stacks.get(id as u32).iter().map(|l| l.map(line)));
+                self.stacks.intern(&stack)
+            })
+            .collect()
     }
 }
 
@@ -328,5 +462,69 @@ mod tests {
             )]
         );
         assert_eq!(a.of_function(NameId(9)).len(), 1);
+    }
+
+    #[test]
+    fn the_lines_of_some_samples_are_those_recorded_of_them_alone() {
+        use proptest::prelude::*;
+        use proptest::test_runner::TestRunner;
+        // Samples: frames (function 0..4, line 0..4 or none), a weight, and whether the
+        // subset has it.
+        let frame = (0u8..4, prop::option::of(1u32..5));
+        let sample = (prop::collection::vec(frame, 1..8), 1u64..10, any::<bool>());
+        TestRunner::default()
+            .run(&prop::collection::vec(sample, 1..40), |samples| {
+                let mut tree = CallTree::new();
+                let names: Vec<NameId> = ["f", "g", "h", "k"]
+                    .iter()
+                    .map(|n| tree.intern(n))
+                    .collect();
+                let (mut all, mut some) = (SourceLines::default(), SourceLines::default());
+                let file = all.file("a.c");
+                let _ = some.file("a.c");
+                let mut recorded = Vec::new();
+                for (frames, w, picked) in &samples {
+                    let leaf = tree.insert_ids(frames.iter().map(|f| names[f.0 as usize]), *w);
+                    let lines: Vec<Option<Line>> = frames
+                        .iter()
+                        .rev()
+                        .map(|f| f.1.map(|number| Line { file, number }))
+                        .collect();
+                    let stack = all.record_from_leaf(&tree, leaf, lines.clone(), None, *w);
+                    prop_assert_eq!(
+                        all.stack(stack),
+                        &lines[..lines.iter().rposition(Option::is_some).map_or(0, |i| i + 1)]
+                    );
+                    if *picked {
+                        some.record_from_leaf(&tree, leaf, lines, None, *w);
+                        recorded.push((leaf, stack, *w));
+                    }
+                }
+                // The subset's lines from its stacks are those recorded of it alone.
+                for &f in &names {
+                    let (got, _) = all.of_samples(&tree, Of::Function(f), recorded.clone());
+                    prop_assert_eq!(got, some.of_function(f));
+                }
+                for id in tree.ids().filter(|&id| id != NodeId::ROOT) {
+                    let (got, total) = all.of_samples(&tree, Of::Node(id), recorded.clone());
+                    prop_assert_eq!(got, some.of_node(id));
+                    let under: u64 = recorded
+                        .iter()
+                        .filter(|(leaf, ..)| {
+                            std::iter::successors(Some(*leaf), |&n| tree.parent(n)).any(|n| n == id)
+                        })
+                        .map(|r| r.2)
+                        .sum();
+                    prop_assert_eq!(total, under);
+                }
+                // Replayed into the same tree, they are the subset's too.
+                let leaves: Vec<NodeId> = tree.ids().collect();
+                let again = all.replayed(&tree, &leaves, recorded.clone());
+                for &f in &names {
+                    prop_assert_eq!(again.of_function(f), some.of_function(f));
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 }

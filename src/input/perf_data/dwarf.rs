@@ -57,8 +57,13 @@ impl std::fmt::Debug for FileDwarf {
 
 impl FileDwarf {
     /// Reads (inflating) the DWARF sections of `file`; `None` without `.debug_info`.
-    pub fn load<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> Option<Self> {
-        use object::{Object, ObjectSection};
+    /// `direct` reads a section that is not compressed straight from the file, when it
+    /// can (`(offset, size)`; `None`: through `file`).
+    pub fn load<'d, R: object::ReadRef<'d>>(
+        file: &object::File<'d, R>,
+        direct: &dyn Fn(u64, u64) -> Option<Arc<[u8]>>,
+    ) -> Option<Self> {
+        use object::{CompressionFormat, Object, ObjectSection};
         file.section_by_name(".debug_info")?;
         let endian = if file.is_little_endian() {
             RunTimeEndian::Little
@@ -67,13 +72,20 @@ impl FileDwarf {
         };
         let mut sections = Vec::new();
         for id in SECTIONS {
-            let Some(data) = file
-                .section_by_name(id.name())
-                .and_then(|s| s.uncompressed_data().ok())
-            else {
+            let Some(section) = file.section_by_name(id.name()) else {
                 continue;
             };
-            sections.push((id, gimli::EndianArcSlice::new(Arc::from(&*data), endian)));
+            let plain = section
+                .compressed_file_range()
+                .ok()
+                .filter(|r| r.format == CompressionFormat::None);
+            let data = plain
+                .and_then(|r| direct(r.offset, r.uncompressed_size))
+                .or_else(|| Some(Arc::from(&*section.uncompressed_data().ok()?)));
+            let Some(data) = data else {
+                continue;
+            };
+            sections.push((id, gimli::EndianArcSlice::new(data, endian)));
         }
         let mut me = FileDwarf {
             sections,
@@ -289,7 +301,7 @@ mod tests {
             .read_to_end(&mut bytes)
             .unwrap();
         let file = object::File::parse(&bytes[..]).unwrap();
-        let dwarf = FileDwarf::load(&file).unwrap();
+        let dwarf = FileDwarf::load(&file, &|_, _| None).unwrap();
         assert!(!dwarf.linked);
         assert!(!dwarf.units.is_empty() && !dwarf.ranges.is_empty());
         let whole = Context::from_dwarf(dwarf.dwarf(None).unwrap()).unwrap();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
-use super::source::{Source, open, with_elf};
+use super::source::{Source, open, open_for_dwarf, with_elf};
 use super::{Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
 use crate::input::perf_data::dwarf::{Context, FileDwarf};
 
@@ -76,8 +76,9 @@ impl Elf {
     /// perf's srcline print for each).
     pub fn inline_frames(&self, svma: u64) -> Vec<(Arc<str>, Option<SrcLine>)> {
         let dwarf = self.dwarf.get_or_init(|| {
-            let source = open(self.dwarf_file.as_ref()?)?;
-            with_elf!(&source, |file| FileDwarf::load(&file), None)
+            let source = open_for_dwarf(self.dwarf_file.as_ref()?)?;
+            let direct = |at, size| source.section(at, size);
+            with_elf!(&source, |file| FileDwarf::load(&file, &direct), None)
         });
         let Some(found) = dwarf.as_ref().and_then(|d| d.context_for(svma)) else {
             return Vec::new();
@@ -139,8 +140,9 @@ impl Elf {
     /// `-i` and perf's srcline of a frame give it; `None` without DWARF or a line there.
     pub fn line_of(&self, svma: u64) -> Option<SrcLine> {
         let dwarf = self.dwarf.get_or_init(|| {
-            let source = open(self.dwarf_file.as_ref()?)?;
-            with_elf!(&source, |file| FileDwarf::load(&file), None)
+            let source = open_for_dwarf(self.dwarf_file.as_ref()?)?;
+            let direct = |at, size| source.section(at, size);
+            with_elf!(&source, |file| FileDwarf::load(&file, &direct), None)
         });
         let found = dwarf.as_ref()?.context_for(svma)?;
         let location = found.context.find_location(svma).ok()??;

@@ -30,6 +30,30 @@ pub(super) enum Source {
 pub(super) struct Sparse {
     pinned: Vec<(u64, Vec<u8>)>,
     rest: object::ReadCache<Windowed>,
+    /// The file again, for sections read whole into their own buffer ([`Source::section`]).
+    raw: std::fs::File,
+    len: u64,
+}
+
+impl Source {
+    /// The `size` bytes at `offset` of a large file, read straight into one buffer of
+    /// their own (a DWARF section: 100 MB and more in a debug build, which through the
+    /// read cache would be zeroed, read, copied out and held twice); `None` for a small
+    /// file (its bytes are in memory) or a range the file does not have.
+    pub(super) fn section(&self, offset: u64, size: u64) -> Option<std::sync::Arc<[u8]>> {
+        use std::os::unix::fs::FileExt as _;
+        let Source::Parts(sparse) = self else {
+            return None;
+        };
+        if offset.checked_add(size)? > sparse.len {
+            return None;
+        }
+        let mut bytes: std::sync::Arc<[u8]> =
+            std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
+        let buf = std::sync::Arc::get_mut(&mut bytes)?;
+        sparse.raw.read_exact_at(buf, offset).ok()?;
+        Some(bytes)
+    }
 }
 
 impl Sparse {
@@ -180,6 +204,12 @@ pub(super) fn open(path: &Path) -> Option<Source> {
     open_with(path, false)
 }
 
+/// As [`open`], for the DWARF sections: the file is never read whole, each section goes
+/// straight into its own buffer ([`Source::section`]).
+pub(super) fn open_for_dwarf(path: &Path) -> Option<Source> {
+    open_sized(path, 0, false)
+}
+
 /// At most this many bytes of a large file's symbol and string tables are read whole
 /// (beyond, they are read through the window).
 const PIN_BYTES: u64 = 256 << 20;
@@ -189,19 +219,25 @@ const PIN_BYTES: u64 = 256 << 20;
 /// the strings' order, and through the window every jump was a fresh 256 KB read (a
 /// 150 MB compiler library: 400 ms of copying for a 20 MB string table).
 pub(super) fn open_with(path: &Path, symbols: bool) -> Option<Source> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
-        return None;
-    }
     let whole = if symbols {
         READ_WHOLE_FOR_SYMBOLS
     } else {
         READ_WHOLE_BYTES
     };
+    open_sized(path, whole, symbols)
+}
+
+/// As [`open_with`], a file of at most `whole` bytes read whole.
+fn open_sized(path: &Path, whole: u64, symbols: bool) -> Option<Source> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
+        return None;
+    }
     if meta.len() <= whole {
         return std::fs::read(path).ok().map(Source::Bytes);
     }
     let file = std::fs::File::open(path).ok()?;
+    let raw = file.try_clone().ok()?;
     let mut windowed = Windowed {
         file,
         pos: 0,
@@ -219,6 +255,8 @@ pub(super) fn open_with(path: &Path, symbols: bool) -> Option<Source> {
     Some(Source::Parts(Sparse {
         pinned,
         rest: object::ReadCache::new(windowed),
+        raw,
+        len: meta.len(),
     }))
 }
 
@@ -258,6 +296,13 @@ mod tests {
     use crate::input::perf_data::symbols::{Elf, UnwindSections};
     use std::sync::Arc;
 
+    fn bytes_len(s: &Source) -> u64 {
+        match s {
+            Source::Bytes(b) => b.len() as u64,
+            Source::Parts(p) => p.len,
+        }
+    }
+
     /// A large file is read in parts through a window; what it gives is what the whole
     /// file read at once gives.
     #[test]
@@ -282,6 +327,8 @@ mod tests {
         let parts = Source::Parts(Sparse {
             pinned: Vec::new(),
             rest: object::ReadCache::new(windowed()),
+            raw: std::fs::File::open(&path).unwrap(),
+            len: bytes_len(&whole),
         });
         let a = with_elf!(&whole, |f| parse_elf(&f, &path), Elf::default());
         let b = with_elf!(&parts, |f| parse_elf(&f, &path), Elf::default());
@@ -304,7 +351,17 @@ mod tests {
         let pinned = Source::Parts(Sparse {
             pinned,
             rest: object::ReadCache::new(w),
+            raw: std::fs::File::open(&path).unwrap(),
+            len: raw.len() as u64,
         });
+        // A section read straight from the file is the file's bytes; none past its end.
+        assert_eq!(
+            parts.section(strtab, 64).as_deref(),
+            Some(&raw[strtab as usize..strtab as usize + 64])
+        );
+        assert!(parts.section(raw.len() as u64 - 4, 5).is_none());
+        assert!(parts.section(u64::MAX, 2).is_none());
+        assert!(whole.section(0, 4).is_none());
         let whole_pinned = with_elf!(&pinned, |f| parse_elf(&f, &path), Elf::default());
         let _ = std::fs::remove_file(&path);
         assert!(a.symbols.symbols.len() > 10);

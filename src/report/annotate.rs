@@ -13,7 +13,8 @@ use crate::profile::functions::table_label;
 use crate::profile::source::HOW_TO_RECORD;
 use crate::source_files::{SourceCache, SourceText};
 use crate::text::{sanitize, share};
-use crate::view::source::{Listing, listings_read};
+use crate::view::listings::listings_read;
+use crate::view::source::Listing;
 
 /// The listing of every function of `profile` whose name (demangled when `demangle`,
 /// `--demangle`) matches `pattern`, sources read through `sources`; a line saying so when
@@ -79,13 +80,18 @@ pub fn annotate(
         let read = &*sources;
         for listing in listed {
             let path = lines.path(listing.file);
+            let (what, source) = match lines.code(listing.file) {
+                // Its instructions (no file to look for), as `go tool pprof -disasm`.
+                Some(c) => (format!(" at {:#x}, no source lines", c.start), None),
+                None => (String::new(), Some(read.peek(path))),
+            };
             let _ = writeln!(
                 out,
-                "ROUTINE ======================== {} in {}",
+                "ROUTINE ======================== {} in {}{what}",
                 sanitize(&label),
                 sanitize(path)
             );
-            write_listing(&mut out, profile, &listing, read.peek(path), figures);
+            write_listing(&mut out, profile, &listing, source, figures);
         }
     }
     out
@@ -96,7 +102,7 @@ fn write_listing(
     out: &mut String,
     profile: &Profile,
     listing: &Listing,
-    source: &SourceText,
+    source: Option<&SourceText>,
     figures: Figures,
 ) {
     let w = |v: u64| {
@@ -123,7 +129,7 @@ fn write_listing(
         w(listing.sum.total),
         share(listing.sum.total, profile.tree.total())
     );
-    if let SourceText::Missing(tried) = source {
+    if let Some(SourceText::Missing(tried)) = source {
         let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(out, "  (source not found: {})", sanitize(&tried.join(", ")));
     }
@@ -134,7 +140,7 @@ fn write_listing(
             "{:>width$} {:>width$} {:>6}:{}{}",
             w(row.cost.self_weight),
             w(row.cost.total),
-            row.number,
+            listing.number(row),
             if text.is_empty() { "" } else { " " },
             text
         );

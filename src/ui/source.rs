@@ -35,9 +35,15 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
     } else {
         ("Self", "Total")
     };
+    // Instructions by offset when no listing has source lines.
+    let number_head = if v.listings.iter().all(|l| l.code) {
+        "Offset"
+    } else {
+        "Line"
+    };
     let head = format!(
         "{self_head:>AMOUNT$}{total_head:>w$}{:>NUMBER$}  {}",
-        "Line",
+        number_head,
         sanitize(&v.title),
         w = AMOUNT + 1
     );
@@ -65,13 +71,14 @@ pub fn render(ex: &Explorer, colors: ColorMode, buf: &mut Buffer) {
         let (line, style) = match v.rows[i] {
             SourceRowRef::File(f) => (file_title(v, f), Style::new().add_modifier(Modifier::BOLD)),
             SourceRowRef::Line { listing, row } => {
-                let r = &v.listings[listing].rows[row];
+                let l = &v.listings[listing];
+                let r = &l.rows[row];
                 let text = r.text.as_deref().map(sanitize).unwrap_or_default();
                 let line = format!(
                     "{:>AMOUNT$} {:>AMOUNT$}{:>NUMBER$}  {text}",
                     figure(r.cost.self_weight),
                     figure(r.cost.total),
-                    r.number,
+                    l.number(r),
                 );
                 let style = if r.cost.total == 0 {
                     Style::new().add_modifier(Modifier::DIM)
@@ -98,6 +105,9 @@ fn file_title(v: &SourceView, f: usize) -> String {
     let (path, missing) = &v.files[f];
     let path = sanitize(path);
     match missing {
+        None if v.listings.get(f).is_some_and(|l| l.code) => {
+            format!("── {path} (no source lines: instructions, by offset)")
+        }
         None => format!("── {path}"),
         Some(_) => format!("── {path} (not found: --source-path DIR says where it is)"),
     }

@@ -12,9 +12,11 @@
 pub mod clip;
 pub mod color;
 pub mod delta;
+pub mod disasm;
 pub mod heatmap;
 pub mod index;
 pub mod layout;
+pub mod listings;
 pub mod names;
 pub mod search;
 pub mod source;

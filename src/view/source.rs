@@ -4,8 +4,8 @@
 //! pprof -list` does; each with its self and total weight and its text when the file was
 //! found.
 
-use crate::profile::source::{Cost, FileId, Line, SourceLines};
-use crate::source_files::{SourceCache, SourceText};
+use crate::profile::source::{Cost, FileId, Line};
+use crate::source_files::SourceText;
 
 /// Lines shown around the lines with samples.
 pub const CONTEXT: u32 = 5;
@@ -34,9 +34,22 @@ pub struct Listing {
     pub rows: Vec<SourceRow>,
     /// Sums of the rows' self and total weights.
     pub sum: Cost,
+    /// The file is a function's machine code: rows are its instructions, numbered by
+    /// their offset from its start ([`crate::view::disasm`]).
+    pub code: bool,
 }
 
 impl Listing {
+    /// A row's number as the listing shows it: a line's number, or an instruction's
+    /// offset from the function's start (`+1a`).
+    pub fn number(&self, row: &SourceRow) -> String {
+        if self.code {
+            format!("+{:x}", row.number)
+        } else {
+            row.number.to_string()
+        }
+    }
+
     /// The row with the most total weight (the first of equals), where a view of the
     /// function scrolls to first.
     pub fn hottest(&self) -> Option<usize> {
@@ -60,22 +73,6 @@ pub fn expand_tabs(text: &str) -> String {
         }
     }
     out
-}
-
-/// The listings of `costs` (lines of `lines`, sorted by file then number) with the text
-/// of their files, read through `sources` (each once, kept there for the caller to say
-/// which were missing).
-pub fn listings_read(
-    lines: &SourceLines,
-    costs: &[(Line, Cost)],
-    start: Option<Line>,
-    sources: &mut SourceCache,
-) -> Vec<Listing> {
-    for (line, _) in costs {
-        sources.get(lines.path(line.file));
-    }
-    let read = &*sources;
-    listings(costs, start, |file| read.peek(lines.path(file)))
 }
 
 /// The listings of `lines` (one function's or one frame's, sorted by file then number),
@@ -140,7 +137,12 @@ pub fn listings<'a>(
                 text: source.line(number).map(expand_tabs),
             });
         }
-        out.push(Listing { file, rows, sum });
+        out.push(Listing {
+            file,
+            rows,
+            sum,
+            code: false,
+        });
     }
     out
 }

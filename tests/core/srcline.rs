@@ -478,3 +478,107 @@ fn a_perf_data_recordings_lines_are_perf_scripts_srclines() {
     }
     assert_eq!(self_lines, weights(&DATA_SELF, FP_PERIOD));
 }
+
+/// A directory holding the stripped `hot` (`testdata/stripped/hot.gz`) under its name.
+fn symfs_with_stripped_hot() -> std::path::PathBuf {
+    use std::io::Read;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-stripped-symfs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata("stripped/hot.gz")).unwrap())
+        .read_to_end(&mut bin)
+        .unwrap();
+    let tmp = dir.join(format!("hot.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, bin).unwrap();
+    std::fs::rename(&tmp, dir.join("hot")).unwrap();
+    dir
+}
+
+/// `perf script -i strip.data -F ip,sym,symoff -G` counted per address: the leaves of the
+/// recording of `hot.c` built without `-g` and stripped, in `spin` and `work`.
+const STRIPPED_SELF: [(&str, u32, u64); 17] = [
+    ("spin", 0x2f, 1),
+    ("spin", 0x35, 51),
+    ("spin", 0x38, 1),
+    ("spin", 0x3b, 1),
+    ("spin", 0x42, 4),
+    ("spin", 0x4a, 11),
+    ("spin", 0x4d, 6),
+    ("spin", 0x53, 51),
+    ("spin", 0x5b, 10),
+    ("spin", 0x5e, 146),
+    ("work", 0x24, 97),
+    ("work", 0x2f, 116),
+    ("work", 0x32, 107),
+    ("work", 0x36, 91),
+    ("work", 0x3d, 292),
+    ("work", 0x40, 84),
+    ("work", 0x43, 98),
+];
+
+/// A binary without lines gets its cost per instruction, as `perf annotate` counts it:
+/// each address's self is perf's count of leaves there, and the listing disassembles the
+/// function (the instructions `perf annotate --stdio -s spin` prints, in its syntax).
+#[test]
+fn a_stripped_binarys_functions_are_listed_per_instruction() {
+    let symfs = symfs_with_stripped_hot();
+    let opts = LoadOptions {
+        perf_data: flametui::input::PerfDataOptions {
+            symfs: vec![symfs.clone()],
+            kallsyms: Some(std::path::PathBuf::from("/dev/null")),
+            buildid_dir: None,
+            lines: true,
+        },
+        ..LoadOptions::default()
+    };
+    let p = load("perf-data-stripped.data.gz", &opts);
+    let lines = p.samples.lines();
+    let names = p.tree.names();
+    let mut got = Vec::new();
+    for f in lines.functions() {
+        let name = names.resolve(f);
+        if name != "spin" && name != "work" {
+            continue;
+        }
+        for (line, c) in lines.of_function(f) {
+            let code = lines.code(line.file).expect("a code file");
+            assert!(lines.path(line.file).ends_with("/hot"));
+            assert!(code.bytes.len() > 0x40, "{}", code.bytes.len());
+            if c.self_weight > 0 {
+                got.push((name, line.number, c.self_weight / FP_PERIOD));
+            }
+        }
+    }
+    got.sort_unstable();
+    assert_eq!(got, STRIPPED_SELF);
+    // The text form: instructions by offset, as objdump writes them.
+    let out = Command::new(BIN)
+        .args(["--annotate", "^spin$", "--exact", "--symfs"])
+        .arg(&symfs)
+        .args(["--kallsyms", "/dev/null"])
+        .arg(testdata("perf-data-stripped.data.gz"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("ROUTINE ======================== spin in "),
+        "{text}"
+    );
+    assert!(text.contains("at 0x11c0, no source lines"), "{text}");
+    let row = |offset: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!(" {offset}: ")))
+            .unwrap_or_else(|| panic!("{offset} in {text}"))
+            .to_owned()
+    };
+    assert!(row("+5e").contains("146,146,146"), "{text}");
+    assert!(
+        row("+5e").ends_with("test    $0xfffff,%ecx"),
+        "{}",
+        row("+5e")
+    );
+    assert!(row("+20").ends_with("add     $0x1,%rcx"), "{}", row("+20"));
+    assert!(row("+64").ends_with("jne     0x11e0"), "{}", row("+64"));
+    let _ = std::fs::remove_dir_all(&symfs);
+}

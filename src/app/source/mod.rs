@@ -12,7 +12,7 @@ use crate::profile::source::Of;
 use crate::profile::{Format, NameId, NodeId};
 use crate::source_files::{SourceCache, SourceText};
 use crate::view::Target;
-use crate::view::source::listings_read;
+use crate::view::listings::listings_read;
 
 pub use state::*;
 
@@ -157,6 +157,7 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
         .map(|l| {
             let path = lines.path(l.file);
             let missing = match read.peek(path) {
+                _ if l.code => None,
                 SourceText::Found { .. } => None,
                 SourceText::Missing(tried) => {
                     Some(tried.iter().map(|p| p.display().to_string()).collect())

@@ -175,6 +175,7 @@ mod tests {
             file,
             rows: vec![row(1, 0), row(2, 3), row(3, 0), row(4, 9), row(5, 1)],
             sum: Cost::default(),
+            code: false,
         };
         SourceView::new("f".into(), 13, vec![listing], vec![("m.go".into(), None)])
     }

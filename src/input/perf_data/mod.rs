@@ -204,6 +204,9 @@ struct Frame {
     inlined: bool,
     /// Its source line, from its file's DWARF (what perf script's srcline prints).
     line: Option<symbols::SrcLine>,
+    /// Without a line (no DWARF there), when lines are read: its symbol's addresses
+    /// `[start, end)`, for the cost per instruction.
+    code: Option<(u64, u64)>,
 }
 
 /// The reader's state over the records.
@@ -223,6 +226,8 @@ struct Reader<'o> {
     kallsyms_job: Option<std::thread::JoinHandle<Kallsyms>>,
     /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
     cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
+    /// The machine code of functions without lines, by DSO path and start, read once.
+    codes: FxHashMap<(Arc<str>, u64), Option<crate::profile::source::SharedCode>>,
     unknown: Arc<str>,
     kernel: Arc<str>,
     /// perf's name of the idle task (pid and tid 0).

@@ -77,6 +77,7 @@ impl<'o> Reader<'o> {
             kallsyms: None,
             kallsyms_job: None,
             cache: FxHashMap::default(),
+            codes: FxHashMap::default(),
             unknown: Arc::from("[unknown]"),
             kernel: Arc::from("[kernel.kallsyms]"),
             swapper: Arc::from("swapper"),

@@ -85,6 +85,7 @@ impl Reader<'_> {
             dso: self.kernel.clone(),
             inlined: false,
             line: None,
+            code: None,
         });
     }
 
@@ -158,6 +159,7 @@ impl Reader<'_> {
                     dso,
                     inlined: false,
                     line: None,
+                    code: None,
                 }
             })
         });
@@ -167,6 +169,7 @@ impl Reader<'_> {
             dso: self.kernel.clone(),
             inlined: false,
             line: None,
+            code: None,
         })
     }
 
@@ -183,6 +186,7 @@ impl Reader<'_> {
                 dso: self.unknown.clone(),
                 inlined: false,
                 line: None,
+                code: None,
             });
             return;
         };
@@ -202,6 +206,7 @@ impl Reader<'_> {
                 dso: path,
                 inlined: false,
                 line: None,
+                code: None,
             }],
             Some(elf) => {
                 let pc = elf.address_of_offset(offset).unwrap_or(offset);
@@ -212,6 +217,7 @@ impl Reader<'_> {
                         dso: path,
                         inlined: false,
                         line: None,
+                        code: None,
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
@@ -226,12 +232,19 @@ impl Reader<'_> {
                             }
                         }
                         if chain.is_empty() {
+                            let line = if lines { elf.line_of(pc) } else { None };
+                            let code = if lines && line.is_none() {
+                                elf.symbols.range_of(pc)
+                            } else {
+                                None
+                            };
                             vec![Frame {
                                 pc,
                                 symbol: name,
                                 dso: path,
                                 inlined: false,
-                                line: if lines { elf.line_of(pc) } else { None },
+                                line,
+                                code,
                             }]
                         } else {
                             // perf: an entry named as the symbol is the symbol's own frame.
@@ -241,6 +254,7 @@ impl Reader<'_> {
                                 dso: path.clone(),
                                 symbol: n,
                                 line,
+                                code: None,
                             };
                             chain.into_iter().map(frame).collect()
                         }

@@ -122,10 +122,36 @@ impl Reader<'_> {
         }
     }
 
+    /// The machine code of the function at `[start, end)` of DSO `dso` (its path), read
+    /// from its binary once.
+    fn code_of(
+        &mut self,
+        dso: &Arc<str>,
+        start: u64,
+        end: u64,
+    ) -> Option<crate::profile::source::SharedCode> {
+        if let Some(code) = self.codes.get(&(dso.clone(), start)) {
+            return code.clone();
+        }
+        let index = self.dso_ids.get(dso).copied();
+        let code = index
+            .and_then(|i| self.elf(i))
+            .and_then(|elf| elf.code_bytes(start, end))
+            .map(|(bytes, arch)| (Arc::from(bytes), arch));
+        self.codes.insert((dso.clone(), start), code.clone());
+        code
+    }
+
     /// Gives the parser `self.frames` and ends the sample.
     fn push_frames(&mut self, out: &mut Collector) {
         let frames = std::mem::take(&mut self.frames);
         for f in &frames {
+            let code = match f.code {
+                Some((start, end)) if f.line.is_none() => {
+                    Some((start, self.code_of(&f.dso, start, end)))
+                }
+                _ => None,
+            };
             if self.perf.keeps_addrs() {
                 use std::fmt::Write;
                 self.pc.clear();
@@ -138,7 +164,14 @@ impl Reader<'_> {
                 inlined: f.inlined,
             };
             let at = f.line.as_ref().map(|(file, n)| (&**file, *n));
-            self.perf.push_frame_at(sl, at, out);
+            match &code {
+                Some((start, code)) => {
+                    let offset = f.pc.saturating_sub(*start);
+                    self.perf
+                        .push_frame_code(sl, (*start, offset, code.as_ref()), out);
+                }
+                None => self.perf.push_frame_at(sl, at, out),
+            }
         }
         self.frames = frames;
         self.perf.end_sample(out);

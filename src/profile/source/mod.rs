@@ -18,7 +18,10 @@ use rustc_hash::FxHashMap;
 use super::intern::NameId;
 use super::tree::{CallTree, NodeId};
 
+mod code;
 mod stacks;
+
+pub use code::{Arch, Code, MOST_CODE_BYTES, SharedCode};
 
 /// How to record a profile with source lines, for an input without them.
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
@@ -65,6 +68,12 @@ pub struct SourceLines {
     stacks: stacks::Stacks,
     /// Scratch: the lines of the sample being recorded, leaf first.
     stack: Vec<Option<Line>>,
+    /// The files that are a function's machine code ([`SourceLines::code_file`]), by
+    /// binary and start, and their code.
+    code_ids: FxHashMap<(Box<str>, u64), FileId>,
+    codes: FxHashMap<FileId, Code>,
+    /// The bytes of code kept, in all.
+    code_bytes: usize,
 }
 
 /// What [`SourceLines::of_samples`] sums the lines of.
@@ -260,6 +269,9 @@ impl SourceLines {
             files: self.files.clone(),
             file_ids: self.file_ids.clone(),
             starts: self.starts.clone(),
+            code_ids: self.code_ids.clone(),
+            codes: self.codes.clone(),
+            code_bytes: self.code_bytes,
             ..SourceLines::default()
         };
         let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
@@ -325,7 +337,16 @@ impl SourceLines {
         nodes: &[NodeId],
         names: Option<&[NameId]>,
     ) -> Vec<u32> {
-        let files: Vec<FileId> = other.files.iter().map(|p| self.file(p)).collect();
+        let files: Vec<FileId> = (0..other.files.len())
+            .map(|i| {
+                let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                let path = other.path(id);
+                match other.code(id) {
+                    Some(c) => self.code_file(path, c.start, || Some((c.bytes.to_vec(), c.arch))),
+                    None => self.file(path),
+                }
+            })
+            .collect();
         let line = |l: Line| Line {
             file: files[l.file.0 as usize],
             number: l.number,

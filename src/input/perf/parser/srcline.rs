@@ -12,7 +12,7 @@ use crate::input::perf::line::{StackLine, srcline_line, stack_line};
 use crate::input::perf::names::INLINED;
 use crate::input::{Collector, ParseState};
 use crate::profile::NodeId;
-use crate::profile::source::Line;
+use crate::profile::source::{Line, SharedCode};
 
 /// Why a srcline line is skipped when there is no frame above it to be the line of.
 const NO_FRAME: &str = "perf srcline line without a frame";
@@ -146,6 +146,32 @@ impl PerfParser {
         }
     }
 
+    /// As [`PerfParser::push_frame`], for a frame of a binary without lines: the frame's
+    /// "line" is its address, `offset` bytes into its function, which starts at `start`
+    /// of the DSO the frame names and whose machine code is `code` (when read).
+    pub fn push_frame_code(
+        &mut self,
+        sl: StackLine<'_>,
+        (start, offset, code): (u64, u64, Option<&SharedCode>),
+        out: &mut Collector,
+    ) {
+        let before = self.frames.len();
+        self.push_frame(sl, out);
+        let kept = !self.dropping && !self.opts.names_only && self.frames.len() > before;
+        let (Ok(number), true) = (u32::try_from(offset), kept) else {
+            return;
+        };
+        let Some(lines) = target(out, self.other).map(|t| t.samples.lines_mut()) else {
+            return;
+        };
+        let bytes = || code.map(|(b, arch)| (b.to_vec(), *arch));
+        let line = Line {
+            file: lines.code_file(sl.dso, start, bytes),
+            number,
+        };
+        self.put_line(before, line);
+    }
+
     /// Gives frame `frame` of the sample (leaf first) the line `at`, its file interned
     /// in the collector the sample goes to.
     fn set_line(&mut self, frame: usize, at: Option<(&str, u32)>, out: &mut Collector) {
@@ -157,6 +183,11 @@ impl PerfParser {
             file: lines.file(file),
             number,
         };
+        self.put_line(frame, line);
+    }
+
+    /// Frame `frame` of the sample (leaf first) is at `line`.
+    fn put_line(&mut self, frame: usize, line: Line) {
         let own = &mut self.src.lines;
         if own.len() <= frame {
             own.resize(self.frames.len().max(frame + 1), None);

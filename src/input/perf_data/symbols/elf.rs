@@ -9,6 +9,7 @@ use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTab
 use super::source::{Source, open, open_for_dwarf, with_elf};
 use super::{Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
 use crate::input::perf_data::dwarf::{Context, FileDwarf};
+use crate::profile::source::{Arch, MOST_CODE_BYTES};
 
 impl Elf {
     /// The file's address of a file offset (through its loadable segments).
@@ -34,6 +35,33 @@ impl Elf {
             })
             .max_by_key(|&&(off, _, _, exec)| (exec, off))
             .map(|&(off, _, vaddr, _)| (off, vaddr))
+    }
+
+    /// The machine code of `[start, end)` (a function's addresses) from the binary itself
+    /// (not its debug file, whose code sections hold nothing), at most
+    /// [`MOST_CODE_BYTES`], and its instruction set; `None` when no code section holds
+    /// `start`.
+    pub fn code_bytes(&self, start: u64, end: u64) -> Option<(Vec<u8>, Arch)> {
+        let source = open_for_dwarf(&self.unwind_files.0)?;
+        with_elf!(
+            &source,
+            |file| {
+                let arch = match file.architecture() {
+                    object::Architecture::X86_64 => Arch::X86_64,
+                    _ => Arch::Other,
+                };
+                let size = end.saturating_sub(start).min(MOST_CODE_BYTES as u64);
+                file.sections()
+                    .filter(|s| s.kind() == object::SectionKind::Text)
+                    .find(|s| start >= s.address() && start - s.address() < s.size())
+                    .and_then(|s| {
+                        let size = size.min(s.address() + s.size() - start);
+                        s.data_range(start, size).ok().flatten()
+                    })
+                    .map(|b| (b.to_vec(), arch))
+            },
+            None
+        )
     }
 
     /// The sections the unwinder needs, read on first use: `.text`, `.eh_frame` and its

@@ -99,6 +99,11 @@ impl SymbolTable {
         self.find_symbol(addr).map(|s| (s.shown(), s.start))
     }
 
+    /// The addresses `[start, end)` of the symbol holding `addr`.
+    pub fn range_of(&self, addr: u64) -> Option<(u64, u64)> {
+        self.find_symbol(addr).map(|s| (s.start, s.end))
+    }
+
     fn find_symbol(&self, addr: u64) -> Option<&Symbol> {
         let at = self.symbols.partition_point(|s| s.start <= addr);
         let s = self.symbols.get(at.checked_sub(1)?)?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
 use super::source::{Source, open, open_for_dwarf, with_elf};
-use super::{Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
+use super::{CodeSections, Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
 use crate::input::perf_data::dwarf::{Context, FileDwarf};
 use crate::profile::source::{Arch, MOST_CODE_BYTES};
 
@@ -42,26 +42,33 @@ impl Elf {
     /// [`MOST_CODE_BYTES`], and its instruction set; `None` when no code section holds
     /// `start`.
     pub fn code_bytes(&self, start: u64, end: u64) -> Option<(Vec<u8>, Arch)> {
-        let source = open_for_dwarf(&self.unwind_files.0)?;
-        with_elf!(
-            &source,
-            |file| {
-                let arch = match file.architecture() {
-                    object::Architecture::X86_64 => Arch::X86_64,
-                    _ => Arch::Other,
-                };
-                let size = end.saturating_sub(start).min(MOST_CODE_BYTES as u64);
-                file.sections()
-                    .filter(|s| s.kind() == object::SectionKind::Text)
-                    .find(|s| start >= s.address() && start - s.address() < s.size())
-                    .and_then(|s| {
-                        let size = size.min(s.address() + s.size() - start);
-                        s.data_range(start, size).ok().flatten()
-                    })
-                    .map(|b| (b.to_vec(), arch))
-            },
-            None
-        )
+        use std::os::unix::fs::FileExt as _;
+        let code = self
+            .code
+            .get_or_init(|| {
+                let path = &self.unwind_files.0;
+                let source = open_for_dwarf(path)?;
+                let (sections, arch) = with_elf!(&source, |file| code_sections(&file), None)?;
+                Some(CodeSections {
+                    file: std::fs::File::open(path).ok()?,
+                    sections,
+                    arch,
+                })
+            })
+            .as_ref()?;
+        let &(address, size, offset) = code
+            .sections
+            .iter()
+            .find(|&&(a, size, _)| start >= a && start - a < size)?;
+        let len = end
+            .saturating_sub(start)
+            .min(MOST_CODE_BYTES as u64)
+            .min(address + size - start);
+        let mut bytes = vec![0; usize::try_from(len).ok()?];
+        code.file
+            .read_exact_at(&mut bytes, offset + (start - address))
+            .ok()?;
+        Some((bytes, code.arch))
     }
 
     /// The sections the unwinder needs, read on first use: `.text`, `.eh_frame` and its
@@ -178,6 +185,25 @@ impl Elf {
     }
 }
 
+/// The code sections of a file, `(address, size, file offset)`, and its instruction set.
+fn code_sections<'d, R: object::ReadRef<'d>>(
+    file: &object::File<'d, R>,
+) -> Option<(Vec<(u64, u64, u64)>, Arch)> {
+    let arch = match file.architecture() {
+        object::Architecture::X86_64 => Arch::X86_64,
+        _ => Arch::Other,
+    };
+    let sections = file
+        .sections()
+        .filter(|s| s.kind() == object::SectionKind::Text)
+        .filter_map(|s| {
+            let (offset, size) = s.file_range()?;
+            Some((s.address(), size.min(s.size()), offset))
+        })
+        .collect();
+    Some((sections, arch))
+}
+
 /// A source file and line, as DWARF names them.
 pub type SrcLine = (Arc<str>, u32);
 
@@ -276,6 +302,7 @@ pub(super) fn parse_elf_with<'d, R: object::ReadRef<'d>>(
         dwarf: std::cell::OnceCell::new(),
         unwind_files: (path.to_path_buf(), None),
         unwind: std::cell::OnceCell::new(),
+        code: std::cell::OnceCell::new(),
         debug_file: false,
         plt,
         a2l_symbols: None,

@@ -146,6 +146,9 @@ pub struct Elf {
     dwarf: std::cell::OnceCell<Option<FileDwarf>>,
     /// The file itself and its debug file, for the unwind sections.
     unwind_files: (PathBuf, Option<PathBuf>),
+    /// The file's code sections, found on first use (for the machine code of functions
+    /// without lines).
+    code: std::cell::OnceCell<Option<CodeSections>>,
     /// Unwind information for `--call-graph dwarf`, read on first use (a frame-pointer
     /// recording needs none, and `.text` is most of a binary).
     unwind: std::cell::OnceCell<Option<UnwindSections>>,
@@ -161,6 +164,15 @@ pub struct Elf {
     a2l_symbols: Option<SymbolTable>,
     /// What addr2line has come to call each DWARF function (see [`Elf::inline_frames`]).
     a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64, u64), A2lName>>,
+}
+
+/// A binary opened for its machine code: its code sections `(address, size, file offset)`
+/// and instruction set.
+#[derive(Debug)]
+struct CodeSections {
+    file: std::fs::File,
+    sections: Vec<(u64, u64, u64)>,
+    arch: crate::profile::source::Arch,
 }
 
 /// binutils' state of one DWARF function (a subprogram or one inlined instance): whether

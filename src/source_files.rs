@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 /// The largest source file read (a generated file past it is not a source to read).
 pub const MOST_BYTES: u64 = 16 << 20;
 
+// A line's start is kept in a `u32`.
+const _: () = assert!(MOST_BYTES <= u32::MAX as u64);
+
 /// Where source files are looked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceSearch {
@@ -27,8 +30,8 @@ pub enum SourceText {
     Found {
         /// The file read.
         path: PathBuf,
-        /// Its lines, without their ends.
-        lines: Vec<String>,
+        /// Its lines.
+        lines: FileLines,
     },
     /// Not found (or unreadable) at any of these paths.
     Missing(Vec<PathBuf>),
@@ -38,11 +41,59 @@ impl SourceText {
     /// Line `number` (from 1), if the file was read and has it.
     pub fn line(&self, number: u32) -> Option<&str> {
         match self {
-            Self::Found { lines, .. } => lines
-                .get((number as usize).checked_sub(1)?)
-                .map(String::as_str),
+            Self::Found { lines, .. } => lines.get((number as usize).checked_sub(1)?),
             Self::Missing(_) => None,
         }
+    }
+}
+
+/// A file's text and where each of its lines starts: four bytes a line, where a `String`
+/// a line took 24 and an allocation (a 16 MiB file of empty lines held 400 MB). Its lines
+/// are those of [`str::lines`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileLines {
+    text: String,
+    starts: Vec<u32>,
+}
+
+impl FileLines {
+    /// The lines of `text`.
+    pub fn new(text: String) -> Self {
+        let len = text.len();
+        // Counted first, so that the starts take no more room than they need.
+        let mut starts =
+            Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        starts.extend(
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+                .take_while(|&start| start < len)
+                .map(|start| start as u32),
+        );
+        Self { text, starts }
+    }
+
+    /// How many lines there are.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True when there is no line.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Line `index` (from 0), without its end (`\n` or `\r\n`).
+    pub fn get(&self, index: usize) -> Option<&str> {
+        let start = *self.starts.get(index)? as usize;
+        let end = self
+            .starts
+            .get(index + 1)
+            .map_or(self.text.len(), |&e| e as usize);
+        let line = self.text.get(start..end)?;
+        Some(
+            line.strip_suffix('\n')
+                .map_or(line, |l| l.strip_suffix('\r').unwrap_or(l)),
+        )
     }
 }
 
@@ -87,10 +138,11 @@ impl SourceSearch {
         let tried = self.candidates(path);
         for c in &tried {
             if let Some(bytes) = read_bounded(c) {
-                let text = String::from_utf8_lossy(&bytes);
+                let text = String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
                 return SourceText::Found {
                     path: c.clone(),
-                    lines: text.lines().map(str::to_owned).collect(),
+                    lines: FileLines::new(text),
                 };
             }
         }
@@ -113,7 +165,8 @@ fn read_bounded(path: &Path) -> Option<Vec<u8>> {
     if !meta.is_file() || meta.len() > MOST_BYTES {
         return None;
     }
-    let mut bytes = Vec::new();
+    // Room for what the size says (and a byte to see the end), not twice as much.
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
     file.take(MOST_BYTES + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= MOST_BYTES).then_some(bytes)
 }
@@ -164,6 +217,30 @@ mod tests {
         }
         assert_eq!(read_bounded(Path::new("/")), None);
         assert_eq!(read_bounded(Path::new("/nonexistent/x.c")), None);
+    }
+
+    #[test]
+    fn a_files_lines_are_those_of_str_lines() {
+        for text in [
+            "",
+            "\n",
+            "\n\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "a\r",
+            "\r\n\r\nx\n\ny",
+            "é\n\tü\n",
+        ] {
+            let lines = FileLines::new(text.to_owned());
+            let got: Vec<&str> = (0..lines.len()).map(|i| lines.get(i).unwrap()).collect();
+            assert_eq!(got, text.lines().collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(lines.get(lines.len()), None);
+        }
+        let lines = FileLines::new("\n".repeat(1 << 20));
+        assert_eq!(lines.len(), 1 << 20);
+        assert_eq!(lines.get((1 << 20) - 1), Some(""));
     }
 
     #[test]

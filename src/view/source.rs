@@ -171,12 +171,12 @@ mod tests {
         // From the function's start, and no further than the file's end.
         let text = SourceText::Found {
             path: "m.go".into(),
-            lines: crate::source_files::FileLines::new(
+            lines: std::sync::Arc::new(crate::source_files::FileLines::new(
                 (1..=14)
                     .map(|i| format!("\tline {i}"))
                     .collect::<Vec<_>>()
                     .join("\n"),
-            ),
+            )),
         };
         let out = listings(&lines, Some(l(8)), |_| &text);
         let rows = &out[0].rows;

@@ -14,6 +14,11 @@ pub const CONTEXT: u32 = 5;
 /// lines 1 and 4,000,000,000), only the lines around those with samples are listed.
 pub const MOST_SPAN: u32 = 500;
 
+/// The most columns of a line's text kept (the screen has no sideways scrolling, and
+/// `--annotate` would print a minified file's one line whole once per function listed):
+/// past it the text ends with `…`.
+pub const MOST_COLUMNS: usize = 1024;
+
 /// One line of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceRow {
@@ -58,19 +63,23 @@ impl Listing {
     }
 }
 
-/// Tabs to the next multiple of 8 columns.
+/// Tabs to the next multiple of 8 columns, the text cut at [`MOST_COLUMNS`] (a line of
+/// 16 MiB of tabs was 128 MiB once expanded).
 pub fn expand_tabs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::with_capacity(text.len().min(MOST_COLUMNS));
     let mut col = 0;
     for c in text.chars() {
+        let n = if c == '\t' { 8 - col % 8 } else { 1 };
+        if col + n > MOST_COLUMNS {
+            out.push('…');
+            break;
+        }
         if c == '\t' {
-            let n = 8 - col % 8;
             out.extend(std::iter::repeat_n(' ', n));
-            col += n;
         } else {
             out.push(c);
-            col += 1;
         }
+        col += n;
     }
     out
 }
@@ -173,7 +182,12 @@ mod tests {
         // From the function's start, and no further than the file's end.
         let text = SourceText::Found {
             path: "m.go".into(),
-            lines: (1..=14).map(|i| format!("\tline {i}")).collect(),
+            lines: std::sync::Arc::new(crate::source_files::FileLines::new(
+                (1..=14)
+                    .map(|i| format!("\tline {i}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )),
         };
         let out = listings(&lines, Some(l(8)), |_| &text);
         let rows = &out[0].rows;
@@ -199,5 +213,15 @@ mod tests {
     #[test]
     fn tabs_expand_to_eight_columns() {
         assert_eq!(expand_tabs("a\tb\t\tc"), "a       b               c");
+        // A line past MOST_COLUMNS is cut there, tabs or not.
+        let tabs = expand_tabs(&"\t".repeat(1 << 20));
+        assert_eq!(tabs, format!("{}…", " ".repeat(MOST_COLUMNS)));
+        let long = expand_tabs(&"é".repeat(MOST_COLUMNS + 1));
+        assert_eq!(long.chars().count(), MOST_COLUMNS + 1);
+        assert!(long.ends_with("é…"));
+        assert_eq!(
+            expand_tabs(&"x".repeat(MOST_COLUMNS)),
+            "x".repeat(MOST_COLUMNS)
+        );
     }
 }

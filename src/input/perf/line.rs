@@ -337,7 +337,7 @@ pub struct SrclineLine<'a> {
 }
 
 /// The longest file name read from a srcline line (Linux's `PATH_MAX`).
-pub const MAX_SRCLINE_FILE: usize = 4096;
+pub const MAX_SRCLINE_FILE: usize = crate::profile::source::MOST_FILE_NAME;
 
 /// The highest line number read from a srcline line: ten million, past any real source
 /// file (a listing shows every line between a function's first and last).

@@ -7,7 +7,10 @@ use rustc_hash::FxHashMap;
 
 use super::{Collector, Decoded, budget, capacity, map_for, message, proto};
 use crate::profile::NameId;
-use crate::profile::source::Line;
+use crate::profile::source::{Line, MOST_FILE_NAME};
+
+/// What a function whose file name is too long is noted for.
+pub(super) const LONG_FILE_NOTE: &str = "pprof function file name too long, its lines left out";
 
 /// The frames of every location, root first: the locations' spans of `names` (and of
 /// `lines`, each frame's source line when its `Line` record has one), by id.
@@ -129,7 +132,10 @@ pub(super) fn location_frames(
 }
 
 /// The line `number` of function `f` (interned as `id`), its file interned in `out`'s
-/// lines, which also learn where the function starts; none without a file or a number.
+/// lines, which also learn where the function starts; none without a file or a number,
+/// nor with a file name past [`MOST_FILE_NAME`] bytes (one string, shared by any number
+/// of functions, each listing printing it: a 1 MB name made 300 MB of `--annotate`),
+/// noted once.
 pub(super) fn source_line(
     d: &Decoded<'_>,
     out: &mut Collector,
@@ -137,6 +143,17 @@ pub(super) fn source_line(
     number: i64,
 ) -> Option<Line> {
     let path = d.string(f.file, "").ok().filter(|p| !p.is_empty())?;
+    if path.len() > MOST_FILE_NAME {
+        if !out
+            .stats
+            .bad_lines
+            .iter()
+            .any(|b| b.reason == LONG_FILE_NOTE)
+        {
+            out.stats.note(0, LONG_FILE_NOTE, path);
+        }
+        return None;
+    }
     let lines = out.samples.lines_mut();
     let file = lines.file(path);
     if let Ok(start) = u32::try_from(f.start)

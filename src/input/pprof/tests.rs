@@ -295,3 +295,50 @@ fn a_clamped_path_leaves_its_callers_and_siblings_own_weights_exact() {
         ]
     );
 }
+
+#[test]
+fn a_file_name_past_path_max_gives_no_lines_and_one_note() {
+    // Functions 1 and 2 in a 1 MB file, 3 in `a.go`; one location each.
+    let long = "x".repeat(1 << 20);
+    let strings = ["", "samples", "count", &long, "a.go", "f", "g", "h"];
+    let p = Profile {
+        sample_type: vec![ValueType { r#type: 1, unit: 2 }],
+        location: (1..=3)
+            .map(|i| Location {
+                id: i,
+                mapping_id: 0,
+                address: 0x1000 + i,
+                line: vec![Line {
+                    function_id: i,
+                    line: 7,
+                }],
+            })
+            .collect(),
+        function: (1..=3)
+            .map(|i| Function {
+                id: i,
+                name: 4 + i as i64,
+                system_name: 0,
+                filename: if i == 3 { 4 } else { 3 },
+                start_line: 1,
+            })
+            .collect(),
+        string_table: strings.iter().map(|x| x.as_bytes().to_vec()).collect(),
+        ..Profile::default()
+    };
+    let b = with_samples(&p, &[(&[1], &[1]), (&[2], &[1]), (&[3], &[1])]);
+    let mut out = load(Cursor::new(b), "p.pb", None).unwrap();
+    out.tree.finish();
+    assert_eq!(out.tree.total(), 3);
+    let lines = out.samples.lines();
+    let names = out.tree.names();
+    let with_lines: Vec<&str> = lines
+        .functions()
+        .iter()
+        .map(|&f| names.resolve(f))
+        .collect();
+    assert_eq!(with_lines, ["h"]);
+    let notes: Vec<&str> = out.stats.bad_lines.iter().map(|b| b.reason).collect();
+    assert_eq!(notes, [super::locations::LONG_FILE_NOTE]);
+    assert_eq!(out.stats.skipped_lines(), 0);
+}

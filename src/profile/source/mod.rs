@@ -27,6 +27,10 @@ pub use code::{Arch, Code, MOST_CODE_BYTES, SharedCode};
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
 `perf script -F +srcline` and perf.data of binaries built with -g";
 
+/// The longest file name a line may have (Linux's `PATH_MAX`): a longer one names no file
+/// that could be read, and a listing prints its file's name in each function's header.
+pub const MOST_FILE_NAME: usize = 4096;
+
 /// Index of a file in a [`SourceLines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);

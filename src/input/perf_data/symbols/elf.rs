@@ -185,10 +185,13 @@ impl Elf {
     }
 }
 
-/// The code sections of a file, `(address, size, file offset)`, and its instruction set.
+/// A code section: `(address, size, file offset)`.
+type CodeRange = (u64, u64, u64);
+
+/// The code sections of a file, and its instruction set.
 fn code_sections<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
-) -> Option<(Vec<(u64, u64, u64)>, Arch)> {
+) -> Option<(Vec<CodeRange>, Arch)> {
     let arch = match file.architecture() {
         object::Architecture::X86_64 => Arch::X86_64,
         _ => Arch::Other,

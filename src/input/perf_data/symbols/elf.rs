@@ -48,7 +48,7 @@ impl Elf {
             .get_or_init(|| {
                 let path = &self.unwind_files.0;
                 let source = open_for_dwarf(path)?;
-                let (sections, arch) = with_elf!(&source, |file| code_sections(&file), None)?;
+                let (sections, arch) = with_elf!(&source, |file| Some(code_sections(&file)), None)?;
                 Some(CodeSections {
                     file: std::fs::File::open(path).ok()?,
                     sections,
@@ -191,7 +191,7 @@ type CodeRange = (u64, u64, u64);
 /// The code sections of a file, and its instruction set.
 fn code_sections<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
-) -> Option<(Vec<CodeRange>, Arch)> {
+) -> (Vec<CodeRange>, Arch) {
     let arch = match file.architecture() {
         object::Architecture::X86_64 => Arch::X86_64,
         _ => Arch::Other,
@@ -204,7 +204,7 @@ fn code_sections<'d, R: object::ReadRef<'d>>(
             Some((s.address(), size.min(s.size()), offset))
         })
         .collect();
-    Some((sections, arch))
+    (sections, arch)
 }
 
 /// A source file and line, as DWARF names them.

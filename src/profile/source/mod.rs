@@ -9,7 +9,7 @@
 //!   count twice, a node being one frame of a stack.
 //!
 //! Lines are kept only for inputs that have them (pprof `Line` records, perf script
-//! `-F +srcline`), for the tree as read: a derived tree (a slice, a transform) has other
+//! `-F +srcline`, perf.data DWARF, `.cpuprofile` `positionTicks`), for the tree as read: a derived tree (a slice, a transform) has other
 //! nodes, and the Source screen finds the selected frame's path in the tree as read.
 //! Weights are the tree's units; a line is a (file, number) pair, files interned.
 
@@ -23,6 +23,10 @@ mod stacks;
 /// How to record a profile with source lines, for an input without them.
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
 `perf script -F +srcline` and perf.data of binaries built with -g";
+
+/// The highest line number read from any input: ten million, past any real source file
+/// (a listing shows every line between a function's first and last).
+pub const MAX_LINE_NUMBER: u32 = 10_000_000;
 
 /// Index of a file in a [`SourceLines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,5 +1,5 @@
 //! An evented profile loaded: its open and close events replayed into a trie of stack
-//! states, each charged with the time spent in it.
+//! states, each charged with the time spent in it (and each span's frames' source lines).
 
 use rustc_hash::FxHashMap;
 
@@ -12,6 +12,8 @@ use crate::profile::{ForestEntry, NameId};
 #[derive(Default)]
 struct States {
     entries: Vec<ForestEntry>,
+    /// Each entry's frame index.
+    frames: Vec<u32>,
     /// (parent entry + 1, or 0 at the root; frame index) → entry.
     children: FxHashMap<(u32, u32), u32>,
     /// (start time, entry, weight) of each interval.
@@ -31,11 +33,30 @@ impl States {
             own: 0,
             own_samples: 0,
         });
+        self.frames.push(frame);
         self.children.insert(key, e);
         e
     }
 
     /// Charges the stack `state` with the time from `from` to `to`.
+    /// The frame indices of the stack `e`, root first, into `out`.
+    fn stack(&self, e: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let mut at = Some(e);
+        while let Some(e) = at {
+            let Some((entry, &frame)) = self
+                .entries
+                .get(e as usize)
+                .zip(self.frames.get(e as usize))
+            else {
+                break;
+            };
+            out.push(frame);
+            at = entry.parent;
+        }
+        out.reverse();
+    }
+
     fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) -> bool {
         let mut saturated = false;
         let Some(e) = state else { return false };
@@ -127,10 +148,17 @@ pub(super) fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) 
             .note(ctx.number, "frames left open at the end", &why);
     }
     let nodes = out.tree.insert_forest(&states.entries);
-    for (time, e, weight) in states.intervals {
+    let mut stack = Vec::new();
+    for &(time, e, weight) in &states.intervals {
         if let Some(&leaf) = nodes.get(e as usize) {
+            let mut line_stack = 0;
+            if ctx.lines.is_some() {
+                states.stack(e, &mut stack);
+                line_stack = ctx.record_lines(&stack, leaf, weight, out);
+            }
             if ctx.records {
                 out.samples.push(time, ctx.task, leaf, weight);
+                out.samples.set_line_stack(line_stack);
             }
             out.stats.samples += 1;
         }

@@ -27,6 +27,7 @@ mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;
+mod source_json;
 mod source_lines;
 mod source_slices;
 mod srcline;

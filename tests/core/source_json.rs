@@ -452,3 +452,36 @@ fn speedscope_evented_spans_record_their_lines() {
         [Some(1)]
     );
 }
+
+/// `--annotate` counts a time range's or task set's samples from their stacks of lines; a
+/// `.cpuprofile` keeps none (its ticks are per node), so it is refused rather than wrong.
+#[test]
+fn annotate_of_a_slice_of_a_cpuprofile_is_refused() {
+    let run = |extra: &[&str], name: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_flametui"))
+            .args(["--annotate", "loop|compress"])
+            .args(extra)
+            .arg(testdata(name))
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--time", "0,50%"], "node-lines.cpuprofile.gz");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("per node, not per sample"), "{err}");
+    let out = run(&[], "node-lines.cpuprofile.gz");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ROUTINE ======================== loop (lines.js:3)"),
+        "{text}"
+    );
+    // speedscope keeps each sample's lines: a range of it is annotated.
+    let out = run(&["--time", "0,50%"], "pyspy-speedscope.json");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ROUTINE ======================== compress_work"),
+        "{text}"
+    );
+}

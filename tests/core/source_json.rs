@@ -485,3 +485,47 @@ fn annotate_of_a_slice_of_a_cpuprofile_is_refused() {
         "{text}"
     );
 }
+
+/// A chain of 100,000 nodes, each with ticks, records each node's lines without walking
+/// its stack (linear; a walk would take 5 billion steps), and a node's self time past
+/// `u64::MAX` shares out saturated.
+#[test]
+fn deep_cpuprofile_lines_stay_linear_and_saturate() {
+    let n = 100_000u64;
+    let nodes: Vec<String> = (1..=n)
+        .map(|i| {
+            let children = if i < n {
+                format!("[{}]", i + 1)
+            } else {
+                "[]".to_owned()
+            };
+            format!(
+                r#"{{"id": {i}, "callFrame": {{"functionName": "f", "url": "/d.js",
+                   "lineNumber": 0}}, "hitCount": 3, "children": {children},
+                   "positionTicks": [{{"line": {}, "ticks": 1}}, {{"line": 2, "ticks": 2}}]}}"#,
+                i % 7 + 3
+            )
+        })
+        .collect();
+    let doc: Value =
+        serde_json::from_str(&format!(r#"{{"nodes": [{}]}}"#, nodes.join(","))).unwrap();
+    let started = std::time::Instant::now();
+    let p = load_value(&doc);
+    assert!(started.elapsed().as_secs() < 60);
+    let got = lines_by_file(&p);
+    assert_eq!(got[&("/d.js".to_owned(), 2)], (2 * n, 2 * n));
+    assert_eq!(got.values().map(|c| c.0).sum::<u64>(), 3 * n);
+    // 1e16 µs three times is past u64::MAX ns: the node saturates, and so do its lines.
+    let doc: Value = serde_json::from_str(
+        r#"{"nodes": [
+            {"id": 1, "callFrame": {"functionName": "(root)", "url": ""}, "children": [2]},
+            {"id": 2, "callFrame": {"functionName": "a", "url": "/a.js"}, "hitCount": 3,
+             "positionTicks": [{"line": 1, "ticks": 2}, {"line": 2, "ticks": 1}]}],
+         "samples": [2, 2, 2], "timeDeltas": [1e16, 1e16, 1e16]}"#,
+    )
+    .unwrap();
+    let p = load_value(&doc);
+    assert!(p.tree.saturated());
+    let got = lines_by_file(&p);
+    assert_eq!(got.values().map(|c| c.0).sum::<u64>(), u64::MAX);
+}

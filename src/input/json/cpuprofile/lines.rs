@@ -61,8 +61,8 @@ pub(super) fn record(
             continue;
         }
         let file = out.samples.lines_mut().file(&path);
+        let f = out.tree.node(leaf).name;
         if let Some(start) = n.call_frame.line_number.and_then(|l| line_number(l + 1.0)) {
-            let f = out.tree.node(leaf).name;
             let start = Line {
                 file,
                 number: start,
@@ -93,10 +93,12 @@ pub(super) fn record(
         counts.extend(ticks.iter().map(|t| t.1));
         for (&(number, _), weight) in ticks.iter().zip(apportion(own, &counts)) {
             if weight > 0 {
-                // Only the leaf frame has a line: its self and total, nothing for callers.
-                let line = Some(Line { file, number });
-                let lines = out.samples.lines_mut();
-                lines.record_from_leaf(&out.tree, leaf, [line], None, weight);
+                // Only the node's own frame has a line: its self and total, nothing for
+                // its callers, which have none. Recorded as a stack of that one frame (what
+                // a walk from the node up would record, without the walk: a chain of
+                // deep nodes with ticks stays linear).
+                let frame = (leaf, f, Some(Line { file, number }));
+                out.samples.lines_mut().record(&[frame], weight);
             }
         }
     }

@@ -36,7 +36,9 @@
 //! profile's stack, for the time it was open) is recorded as pprof's are: its leaf frame's
 //! line gets its weight as self, every line on its stack as total, in the tree's unit. A
 //! line that is not a whole number from 1 to ten million is left out with a note. Each
-//! sample keeps its stack of lines, so a time range's lines are its samples' own.
+//! sample keeps its stack of lines, so a time range's lines are its samples' own. An
+//! evented profile whose stacks are too deep to walk in time linear in its events is left
+//! without lines, with a note (see `evented`).
 
 mod evented;
 mod stacks;

@@ -193,9 +193,10 @@ pub struct Args {
 
     /// Print the source lines of every function matching REGEX with their self and
     /// total weight, as `go tool pprof -list` (inputs with lines: pprof, `perf script -F
-    /// +srcline`, perf.data of binaries built with -g), and exit. It counts the samples of
-    /// `--time` and `--comms/--pids/--tids`; the transforms, which change frames, do not
-    /// apply to lines.
+    /// +srcline`, perf.data of binaries built with -g, .cpuprofile, speedscope with files
+    /// and lines), and exit. It counts the samples of `--time` and `--comms/--pids/--tids`
+    /// (not for .cpuprofile, whose lines are per node); the transforms, which change
+    /// frames, do not apply to lines.
     #[arg(
         long,
         value_name = "REGEX",

@@ -100,6 +100,25 @@ fn error_text(e: &anyhow::Error) -> String {
         .join("\n")
 }
 
+/// `--annotate` of a time range or task set needs each sample's lines: a .cpuprofile's
+/// are per node, not per sample, so none are a slice's.
+///
+/// # Errors
+/// [`flametui::Error::SliceUsage`] for such an input sliced.
+fn annotate_slices(args: &Args, rec: &Loaded, slicing: &timeline::SliceArgs) -> Result<()> {
+    let samples = rec.samples();
+    let per_node = !samples.lines().is_empty() && samples.line_stacks().is_none();
+    if args.annotate.is_some() && per_node && !slicing.is_empty() {
+        return Err(flametui::Error::SliceUsage(format!(
+            "--annotate: the source lines of {} are per node, not per sample (a .cpuprofile's \
+             positionTicks), so --time and the task filters cannot apply to them",
+            rec.main().source
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 fn run(args: &Args) -> Result<Ending> {
     if let Some(shell) = args.completions {
         // Generated into memory: clap_complete panics when it cannot write.
@@ -177,6 +196,7 @@ fn run(args: &Args) -> Result<Ending> {
         if paths.len() == 2 {
             rec.side()?;
         }
+        annotate_slices(args, &rec, &slicing)?;
         let l = &rec;
         partial |= warn_about(l.main());
         warn_no_libraries(args, l.main());

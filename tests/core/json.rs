@@ -627,6 +627,15 @@ fn a_million_frames_deep_evented_profile_loads_in_one_pass() {
     assert_eq!(p.tree.max_depth(), n as u32);
     assert_eq!(p.tree.total(), 2 * n as u64 - 1);
     assert_eq!(p.stats.unit, Unit::Samples);
+    // Source lines would walk every state's stack (a million frames, a million times):
+    // past the budget, the profile is left without lines, and says so.
+    assert!(p.samples.lines().is_empty());
+    assert!(
+        p.stats
+            .bad_lines
+            .iter()
+            .any(|b| b.reason == "source lines left out: stacks too deep")
+    );
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod perf_data;
 mod pprof;
 mod props;
 mod source_hostile;
+mod source_json;
 mod source_lines;
 mod source_slices;
 mod srcline;

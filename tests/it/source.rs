@@ -101,7 +101,7 @@ fn esc_goes_back_and_a_format_without_lines_says_so() {
         .lines()
         .find(|l| l.starts_with("No source lines in SystemTap: "))
         .unwrap_or_else(|| panic!("{screen}"));
-    assert!(said.ends_with("perf.data -g"), "{said}");
+    assert!(said.ends_with("cpuprofile, speedscope"), "{said}");
 }
 
 #[test]

@@ -99,17 +99,30 @@ fn build(ex: &Explorer, sources: &mut SourceCache) -> Result<SourceView, String>
         let format = original.stats.format;
         let has_lines = matches!(
             format,
-            Some(Format::Perf | Format::PerfData | Format::Pprof)
+            Some(
+                Format::Perf
+                    | Format::PerfData
+                    | Format::Pprof
+                    | Format::Cpuprofile
+                    | Format::Speedscope
+            )
         );
         if let (true, Some(metric)) = (has_lines, original.metric_name()) {
             return Err(format!(
                 "No source lines for {metric}, a metric computed: m shows another"
             ));
         }
+        // A format that can have lines says what this input lacks; another, which do.
+        let how = match format {
+            Some(Format::Perf) => "record with perf script -F +srcline",
+            Some(Format::PerfData) => "its binaries need -g (DWARF)",
+            Some(Format::Pprof) => "its locations have no Line records",
+            Some(Format::Cpuprofile) => "its nodes have no positionTicks",
+            Some(Format::Speedscope) => "its frames have no file and line",
+            _ => "use pprof, perf, cpuprofile, speedscope",
+        };
         let format = format.map_or_else(|| "this input".to_owned(), |f| f.to_string());
-        return Err(format!(
-            "No source lines in {format}: use pprof, perf +srcline or perf.data -g"
-        ));
+        return Err(format!("No source lines in {format}: {how}"));
     }
     let (f, of, whole_function) = what_of(ex, id)?;
     let tree = &original.tree;

@@ -27,6 +27,7 @@
 pub mod cpuprofile;
 pub mod speedscope;
 
+use std::borrow::Cow;
 use std::io::{BufReader, Cursor, Read};
 
 use serde::Deserialize;
@@ -34,6 +35,7 @@ use serde::Deserialize;
 use super::Collector;
 use crate::error::{Error, Result};
 use crate::profile::Format;
+use crate::profile::source::MAX_LINE_NUMBER;
 
 /// The largest (decompressed) JSON document read: 1 GiB.
 pub const MAX_BYTES: u64 = 1 << 30;
@@ -243,6 +245,51 @@ fn file_name(path: &str) -> &str {
     }
 }
 
+/// The path of a source file as a profile names it: a `file://` URL's path, its
+/// percent-escapes decoded (`file:///srv/my%20app/a.js` → `/srv/my app/a.js`; before a
+/// drive letter the slash goes, `file:///C:/a.js` → `C:/a.js`), anything else whole
+/// (`node:internal/…`, `https://…`, a plain path, a `file://` URL naming a host).
+fn source_path(url: &str) -> Cow<'_, str> {
+    let Some(path) = url.strip_prefix("file://").filter(|p| p.starts_with('/')) else {
+        return Cow::Borrowed(url);
+    };
+    let b = path.as_bytes();
+    let drive = b.get(1).is_some_and(u8::is_ascii_alphabetic) && b.get(2) == Some(&b':');
+    percent_decoded(if drive { &path[1..] } else { path })
+}
+
+/// `s` with each `%XX` escape the byte it stands for; `s` as it is when that is not UTF-8.
+fn percent_decoded(s: &str) -> Cow<'_, str> {
+    if !s.contains('%') {
+        return Cow::Borrowed(s);
+    }
+    let hex = |c: Option<&u8>| c.and_then(|&c| char::from(c).to_digit(16));
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if let (b'%', Some(high), Some(low)) = (c, hex(b.get(i + 1)), hex(b.get(i + 2))) {
+            out.push((high * 16 + low) as u8);
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_or(Cow::Borrowed(s), Cow::Owned)
+}
+
+/// A 1-based line number as JSON gives it: a whole number from 1 to [`MAX_LINE_NUMBER`],
+/// else `None` (0, negative, fractional, not a number, past any real file).
+fn line_number(value: f64) -> Option<u32> {
+    let whole = value.fract() == 0.0;
+    (whole && (1.0..=f64::from(MAX_LINE_NUMBER)).contains(&value)).then(|| {
+        #[allow(clippy::cast_sign_loss)] // checked from 1 to MAX_LINE_NUMBER just above
+        let n = value as u32;
+        n
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +325,31 @@ mod tests {
         );
         assert_eq!(file_name("spy.py"), "spy.py");
         assert_eq!(file_name("dir/"), "dir/");
+    }
+
+    #[test]
+    fn source_paths_are_file_urls_paths_else_the_whole_url() {
+        assert_eq!(source_path("file:///srv/app/work.js"), "/srv/app/work.js");
+        assert_eq!(
+            source_path("file:///srv/my%20app/%E2%82%AC.js"),
+            "/srv/my app/€.js"
+        );
+        assert_eq!(source_path("file:///C:/app/a.js"), "C:/app/a.js");
+        assert_eq!(source_path("file:///srv/100%.js"), "/srv/100%.js");
+        assert_eq!(source_path("file:///srv/%FF.js"), "/srv/%FF.js");
+        assert_eq!(source_path("file://host/a.js"), "file://host/a.js");
+        assert_eq!(source_path("node:internal/util"), "node:internal/util");
+        assert_eq!(source_path("https://x.org/a.js"), "https://x.org/a.js");
+        assert_eq!(source_path("/usr/lib/a.py"), "/usr/lib/a.py");
+    }
+
+    #[test]
+    fn line_numbers_are_whole_and_in_range() {
+        assert_eq!(line_number(1.0), Some(1));
+        assert_eq!(line_number(10_000_000.0), Some(10_000_000));
+        for bad in [0.0, -1.0, 1.5, 10_000_001.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert_eq!(line_number(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -341,7 +341,7 @@ pub const MAX_SRCLINE_FILE: usize = crate::profile::source::MOST_FILE_NAME;
 
 /// The highest line number read from a srcline line: ten million, past any real source
 /// file (a listing shows every line between a function's first and last).
-pub const MAX_SRCLINE_NUMBER: u32 = 10_000_000;
+pub const MAX_SRCLINE_NUMBER: u32 = crate::profile::source::MAX_LINE_NUMBER;
 
 /// `srcline := "  " ( file ":" ( [0-9]+ | "?" ) | dso "[" hex "]" | symbol? "+" [0-9]+ )
 ///             ( " (inlined)" )?` — perf indents it by two spaces (its stack lines by a

@@ -9,7 +9,8 @@
 //!   count twice, a node being one frame of a stack.
 //!
 //! Lines are kept only for inputs that have them (pprof `Line` records, perf script
-//! `-F +srcline`), for the tree as read: a derived tree (a slice, a transform) has other
+//! `-F +srcline`, perf.data DWARF, `.cpuprofile` `positionTicks`, speedscope frames'
+//! `file` and `line`), for the tree as read: a derived tree (a slice, a transform) has other
 //! nodes, and the Source screen finds the selected frame's path in the tree as read.
 //! Weights are the tree's units; a line is a (file, number) pair, files interned.
 
@@ -25,7 +26,13 @@ pub use code::{Arch, Code, MOST_CODE_BYTES, SharedCode};
 
 /// How to record a profile with source lines, for an input without them.
 pub const HOW_TO_RECORD: &str = "lines come from pprof profiles (Go's runtime/pprof), \
-`perf script -F +srcline` and perf.data of binaries built with -g";
+`perf script -F +srcline`, perf.data of binaries built with -g, Chrome/V8 .cpuprofile \
+(`node --cpu-prof`: its nodes' positionTicks) and speedscope frames with a file and line \
+(py-spy)";
+
+/// The highest line number read from any input: ten million, past any real source file
+/// (a listing shows every line between a function's first and last).
+pub const MAX_LINE_NUMBER: u32 = 10_000_000;
 
 /// The longest file name a line may have (Linux's `PATH_MAX`): a longer one names no file
 /// that could be read, and a listing prints its file's name in each function's header.

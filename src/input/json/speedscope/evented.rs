@@ -1,17 +1,19 @@
 //! An evented profile loaded: its open and close events replayed into a trie of stack
-//! states, each charged with the time spent in it.
+//! states, each charged with the time spent in it (and each span's frames' source lines).
 
 use rustc_hash::FxHashMap;
 
 use super::{Ctx, EventKind, Measure, SpeedscopeProfile, skip_record};
 use crate::input::Collector;
-use crate::profile::{ForestEntry, NameId};
+use crate::profile::{ForestEntry, NameId, NodeId};
 
 /// The stack states of an evented profile: a trie of open frames whose entries weigh the
 /// time spent with exactly that stack open, and the intervals for the sample table.
 #[derive(Default)]
 struct States {
     entries: Vec<ForestEntry>,
+    /// Each entry's frame index.
+    frames: Vec<u32>,
     /// (parent entry + 1, or 0 at the root; frame index) → entry.
     children: FxHashMap<(u32, u32), u32>,
     /// (start time, entry, weight) of each interval.
@@ -31,11 +33,30 @@ impl States {
             own: 0,
             own_samples: 0,
         });
+        self.frames.push(frame);
         self.children.insert(key, e);
         e
     }
 
     /// Charges the stack `state` with the time from `from` to `to`.
+    /// The frame indices of the stack `e`, root first, into `out`.
+    fn stack(&self, e: u32, out: &mut Vec<u32>) {
+        out.clear();
+        let mut at = Some(e);
+        while let Some(e) = at {
+            let Some((entry, &frame)) = self
+                .entries
+                .get(e as usize)
+                .zip(self.frames.get(e as usize))
+            else {
+                break;
+            };
+            out.push(frame);
+            at = entry.parent;
+        }
+        out.reverse();
+    }
+
     fn charge(&mut self, state: Option<u32>, from: f64, to: f64, measure: Measure) -> bool {
         let mut saturated = false;
         let Some(e) = state else { return false };
@@ -127,13 +148,62 @@ pub(super) fn evented(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) 
             .note(ctx.number, "frames left open at the end", &why);
     }
     let nodes = out.tree.insert_forest(&states.entries);
-    for (time, e, weight) in states.intervals {
+    let line_stacks = record_lines(ctx, &states, &nodes, events.len(), out);
+    for &(time, e, weight) in &states.intervals {
         if let Some(&leaf) = nodes.get(e as usize) {
             if ctx.records {
                 out.samples.push(time, ctx.task, leaf, weight);
+                let stack = line_stacks.get(e as usize).copied().unwrap_or(0);
+                out.samples.set_line_stack(stack);
             }
             out.stats.samples += 1;
         }
     }
     true
+}
+
+/// Records the source lines of each stack state once, with all the time spent in it (as
+/// recording each of its spans would: they have one stack); returns each state's stack of
+/// lines (empty: none). The frames walked, each state's depth, stay within a budget linear
+/// in the events (64 an event, plus 16 M): a profile past it (a million nested frames) is
+/// left without lines, with a note, so its lines are never part of a profile's.
+fn record_lines(
+    ctx: &Ctx<'_>,
+    states: &States,
+    nodes: &[NodeId],
+    events: usize,
+    out: &mut Collector,
+) -> Vec<u32> {
+    if ctx.lines.is_none() {
+        return Vec::new();
+    }
+    // A state's parent comes before it.
+    let mut depth: Vec<u64> = Vec::with_capacity(states.entries.len());
+    let mut cost = 0u64;
+    for entry in &states.entries {
+        let d = entry
+            .parent
+            .and_then(|p| depth.get(p as usize))
+            .map_or(1, |d| d + 1);
+        depth.push(d);
+        if entry.own > 0 {
+            cost = cost.saturating_add(d);
+        }
+    }
+    let budget = (events as u64).saturating_mul(64).saturating_add(1 << 24);
+    if cost > budget {
+        let why = format!("{cost} frames to walk, more than {budget}");
+        out.stats
+            .note(ctx.number, "source lines left out: stacks too deep", &why);
+        return Vec::new();
+    }
+    let mut stacks = vec![0; states.entries.len()];
+    let mut stack = Vec::new();
+    for (e, entry) in states.entries.iter().enumerate() {
+        if let (true, Some(&leaf)) = (entry.own > 0, nodes.get(e)) {
+            states.stack(e as u32, &mut stack);
+            stacks[e] = ctx.record_lines(&stack, leaf, entry.own, out);
+        }
+    }
+    stacks
 }

@@ -30,15 +30,25 @@
 //! not in `shared.frames`, or with a negative weight, is skipped and counted; an event
 //! that closes a frame not open is skipped, one that closes an outer frame closes the
 //! frames inside it too, frames left open are closed at `endValue` (all with a note).
+//!
+//! Source lines: a frame with a `file` and a `line` (1-based) is at that line of that file
+//! (the path as the file gives it, a `file://` URL's path). Each sample (an evented
+//! profile's stack, for the time it was open) is recorded as pprof's are: its leaf frame's
+//! line gets its weight as self, every line on its stack as total, in the tree's unit. A
+//! line that is not a whole number from 1 to ten million is left out with a note. Each
+//! sample keeps its stack of lines, so a time range's lines are its samples' own. An
+//! evented profile whose stacks are too deep to walk in time linear in its events is left
+//! without lines, with a note (see `evented`).
 
 mod evented;
 mod stacks;
 
 use serde::Deserialize;
 
-use super::{Document, file_name, to_ns};
+use super::{Document, file_name, line_number, source_path, to_ns};
 use crate::input::Collector;
-use crate::profile::{NameId, TaskId, Unit};
+use crate::profile::source::Line;
+use crate::profile::{NameId, NodeId, TaskId, Unit};
 use evented::evented;
 use stacks::Stacks;
 
@@ -188,6 +198,7 @@ pub(crate) fn build(doc: Document, keep: bool, out: &mut Collector) -> Result<()
             out.tree.names_mut().intern_in(&frame_name(f), lib)
         })
         .collect();
+    let lines = frame_lines(&frames, out);
     drop(frames);
     let mut kept: Option<(Measure, String)> = None;
     for (i, p) in profiles.into_iter().enumerate() {
@@ -226,6 +237,7 @@ pub(crate) fn build(doc: Document, keep: bool, out: &mut Collector) -> Result<()
             measure,
             task,
             names: &names,
+            lines: lines.as_deref(),
             records: keep,
         };
         // The records of the other type (a sampled profile's `events`) are not read.
@@ -268,8 +280,54 @@ struct Ctx<'a> {
     measure: Measure,
     task: TaskId,
     names: &'a [NameId],
+    /// Each frame's source line, when some frame has one.
+    lines: Option<&'a [Option<Line>]>,
     /// Whether to keep a record per sample (not for the text outputs of a whole profile).
     records: bool,
+}
+
+/// Each frame's source line (its `file` and `line`), files interned in `out`'s lines;
+/// `None` when no frame has one.
+fn frame_lines(frames: &[Frame], out: &mut Collector) -> Option<Vec<Option<Line>>> {
+    let mut any = false;
+    let lines = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let path = f
+                .file
+                .as_deref()
+                .map(source_path)
+                .filter(|p| !p.is_empty())?;
+            let line = f.line?;
+            let Some(number) = line_number(line) else {
+                let why = format!("frame {i} is at line {line:?}");
+                out.stats
+                    .note(0, "frame's line left out: not 1 to 10,000,000", &why);
+                return None;
+            };
+            any = true;
+            let file = out.samples.lines_mut().file(&path);
+            Some(Line { file, number })
+        })
+        .collect();
+    any.then_some(lines)
+}
+
+impl Ctx<'_> {
+    /// Records the lines of a sample of `frames` (frame indices, root first) whose leaf is
+    /// node `leaf` of `out`'s tree, weighing `weight`; returns its stack of lines (0: none).
+    fn record_lines(&self, frames: &[u32], leaf: NodeId, weight: u64, out: &mut Collector) -> u32 {
+        let Some(lines) = self.lines.filter(|_| weight > 0) else {
+            return 0;
+        };
+        let at = frames
+            .iter()
+            .rev()
+            .map(|&f| lines.get(f as usize).copied().flatten());
+        let table = out.samples.lines_mut();
+        table.record_from_leaf(&out.tree, leaf, at, Some(frames.len()), weight)
+    }
 }
 
 /// Counts a whole profile's records as skipped, with a note.
@@ -338,8 +396,10 @@ fn sampled(ctx: &Ctx<'_>, p: SpeedscopeProfile, out: &mut Collector) -> bool {
             continue;
         }
         let leaf = out.tree.insert_ids(stack.iter().copied(), weight);
+        let line_stack = ctx.record_lines(frames, leaf, weight, out);
         out.samples
             .push(ctx.measure.time(start), ctx.task, leaf, weight);
+        out.samples.set_line_stack(line_stack);
         out.stats.samples += 1;
         out.stats.line_counts.in_samples += 1;
     }

@@ -189,9 +189,7 @@ impl Elf {
 type CodeRange = (u64, u64, u64);
 
 /// The code sections of a file, and its instruction set.
-fn code_sections<'d, R: object::ReadRef<'d>>(
-    file: &object::File<'d, R>,
-) -> (Vec<CodeRange>, Arch) {
+fn code_sections<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> (Vec<CodeRange>, Arch) {
     let arch = match file.architecture() {
         object::Architecture::X86_64 => Arch::X86_64,
         _ => Arch::Other,

@@ -28,6 +28,11 @@
 //! write samples slightly out of order) weighs nothing, as does one past `u64::MAX` ns. Sample times are `startTime` plus
 //! the deltas so far, so the heat map and time ranges work; the task is one, `main`. A file
 //! without `samples` counts each node's `hitCount` as samples, without a timeline.
+//!
+//! Source lines: each node's `positionTicks` share out its own weight over its lines
+//! ([`lines`]).
+
+mod lines;
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
@@ -49,6 +54,8 @@ pub(crate) struct Node {
     children: Option<Vec<u64>>,
     #[serde(default)]
     parent: Option<u64>,
+    #[serde(default)]
+    position_ticks: Option<Vec<lines::PositionTick>>,
 }
 
 /// A node's function and where it is.
@@ -225,6 +232,7 @@ pub(crate) fn build(doc: Document, records: bool, out: &mut Collector) -> Result
     }
     drop(index);
     let leaves = out.tree.insert_forest(&entries);
+    lines::record(&nodes, &entry, &entries, &leaves, out);
     out.stats.unit = if doc.time_deltas.is_some() {
         Unit::Nanoseconds
     } else {
@@ -324,6 +332,7 @@ fn hit_counts(
             out.stats.line_counts.dropped += 1;
         }
     }
-    out.tree.insert_forest(entries);
+    let leaves = out.tree.insert_forest(entries);
+    lines::record(nodes, entry, entries, &leaves, out);
     out.stats.unit = Unit::Samples;
 }

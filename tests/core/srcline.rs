@@ -398,12 +398,17 @@ const DATA_SELF: [(u32, u64); 7] = [
 
 /// A directory holding `hot` (the binary of the perf.data recording) under its name.
 fn symfs_with_hot() -> std::path::PathBuf {
+    symfs_with("srcline/hot.gz", "srcline")
+}
+
+/// A directory (named by `tag`) holding the binary `gz` (gzipped, in testdata) as `hot`.
+fn symfs_with(gz: &str, tag: &str) -> std::path::PathBuf {
     use std::io::Read;
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-srcline-symfs-{}", std::process::id()));
+        .join(format!("flametui-{tag}-symfs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("srcline/hot.gz")).unwrap())
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata(gz)).unwrap())
         .read_to_end(&mut bin)
         .unwrap();
     let tmp = dir.join(format!("hot.{:?}", std::thread::current().id()));
@@ -481,18 +486,7 @@ fn a_perf_data_recordings_lines_are_perf_scripts_srclines() {
 
 /// A directory holding the stripped `hot` (`testdata/stripped/hot.gz`) under its name.
 fn symfs_with_stripped_hot() -> std::path::PathBuf {
-    use std::io::Read;
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-stripped-symfs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("stripped/hot.gz")).unwrap())
-        .read_to_end(&mut bin)
-        .unwrap();
-    let tmp = dir.join(format!("hot.{:?}", std::thread::current().id()));
-    std::fs::write(&tmp, bin).unwrap();
-    std::fs::rename(&tmp, dir.join("hot")).unwrap();
-    dir
+    symfs_with("stripped/hot.gz", "stripped")
 }
 
 /// `perf script -i strip.data -F ip,sym,symoff -G` counted per address: the leaves of the

@@ -221,11 +221,7 @@ impl SourceLines {
         samples: impl IntoIterator<Item = (NodeId, u32, u64)>,
     ) -> (Vec<(Line, Cost)>, u64) {
         // Samples of one leaf and stack are summed first: one walk up the tree for each.
-        let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
-        for (leaf, stack, w) in samples {
-            let e = weights.entry((leaf, stack)).or_default();
-            *e = e.saturating_add(w);
-        }
+        let weights = by_leaf_and_stack(samples);
         let mut out: FxHashMap<Line, Cost> = FxHashMap::default();
         let mut seen: Vec<Line> = Vec::new();
         let mut total = 0u64;
@@ -285,14 +281,10 @@ impl SourceLines {
             code_bytes: self.code_bytes,
             ..SourceLines::default()
         };
-        let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
-        for (leaf, stack, w) in samples {
-            if stack != 0 {
-                let e = weights.entry((leaf, stack)).or_default();
-                *e = e.saturating_add(w);
-            }
-        }
-        let mut weights: Vec<_> = weights.into_iter().collect();
+        let mut weights: Vec<_> = by_leaf_and_stack(samples)
+            .into_iter()
+            .filter(|&((_, stack), _)| stack != 0)
+            .collect();
         weights.sort_unstable();
         for ((leaf, stack), w) in weights {
             let Some(&to) = leaves.get(leaf.0 as usize) else {
@@ -388,6 +380,19 @@ impl SourceLines {
             })
             .collect()
     }
+}
+
+/// The weight of `samples` (`(leaf, stack, weight)`) summed per leaf and stack of lines,
+/// saturating.
+fn by_leaf_and_stack(
+    samples: impl IntoIterator<Item = (NodeId, u32, u64)>,
+) -> FxHashMap<(NodeId, u32), u64> {
+    let mut weights: FxHashMap<(NodeId, u32), u64> = FxHashMap::default();
+    for (leaf, stack, w) in samples {
+        let e = weights.entry((leaf, stack)).or_default();
+        *e = e.saturating_add(w);
+    }
+    weights
 }
 
 #[cfg(test)]

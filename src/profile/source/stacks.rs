@@ -28,6 +28,15 @@ impl Default for Stacks {
     }
 }
 
+/// Stack `id` of `lines` cut at `ends` (empty for an unknown id).
+fn stack_in<'a>(lines: &'a [Option<Line>], ends: &[u32], id: u32) -> &'a [Option<Line>] {
+    let i = id as usize;
+    match (i.checked_sub(1).and_then(|p| ends.get(p)), ends.get(i)) {
+        (Some(&start), Some(&end)) => lines.get(start as usize..end as usize).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
 fn hash(lines: &[Option<Line>]) -> u64 {
     let mut h = rustc_hash::FxBuildHasher.build_hasher();
     lines.hash(&mut h);
@@ -37,16 +46,7 @@ fn hash(lines: &[Option<Line>]) -> u64 {
 impl Stacks {
     /// The lines of stack `id`, leaf first (empty for an unknown id).
     pub(super) fn get(&self, id: u32) -> &[Option<Line>] {
-        let i = id as usize;
-        match (
-            i.checked_sub(1).and_then(|p| self.ends.get(p)),
-            self.ends.get(i),
-        ) {
-            (Some(&start), Some(&end)) => {
-                self.lines.get(start as usize..end as usize).unwrap_or(&[])
-            }
-            _ => &[],
-        }
+        stack_in(&self.lines, &self.ends, id)
     }
 
     /// The id of stack `lines` (leaf first; trailing frames without a line are dropped),
@@ -63,10 +63,7 @@ impl Stacks {
             ends,
             table,
         } = self;
-        let found = table.find(h, |&id| {
-            let i = id as usize;
-            all[ends[i - 1] as usize..ends[i] as usize] == *lines
-        });
+        let found = table.find(h, |&id| stack_in(all, ends, id) == lines);
         if let Some(&id) = found {
             return id;
         }
@@ -79,10 +76,7 @@ impl Stacks {
         };
         all.extend_from_slice(lines);
         ends.push(end);
-        table.insert_unique(h, id, |&id| {
-            let i = id as usize;
-            hash(&all[ends[i - 1] as usize..ends[i] as usize])
-        });
+        table.insert_unique(h, id, |&id| hash(stack_in(all, ends, id)));
         id
     }
 

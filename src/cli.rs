@@ -157,7 +157,12 @@ macOS sample, VTune, xctrace, Visual Studio and GHC .prof profiles; the format i
 /// Chrome `.cpuprofile`, folded stacks and the formats inferno's collapsers read.
 #[derive(Debug, Parser)]
 #[command(version, about = ABOUT, long_about = None, after_help = EXIT_STATUS)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// `record` or `top`: perf run for you, its profile shown live.
+    #[command(subcommand)]
+    pub command: Option<crate::record::args::Command>,
+
     /// Profile(s) to read: a path, or `-` for standard input; gzip is read directly.
     /// Two profiles are compared (BEFORE AFTER).
     #[arg(value_name = "PROFILE", num_args = 0..=2)]

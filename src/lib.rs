@@ -60,6 +60,7 @@ pub mod export;
 pub mod input;
 pub mod output;
 pub mod profile;
+pub mod record;
 pub mod report;
 pub mod source_files;
 pub mod symbol;

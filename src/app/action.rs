@@ -15,6 +15,8 @@ use crate::profile::Profile;
 pub enum Action {
     /// Leave the program.
     Quit,
+    /// Stop the recording under way (`flametui record`: Ctrl-C), keeping what it recorded.
+    StopRecording,
     /// Open or close the help overlay.
     ToggleHelp,
     /// Move the selection.

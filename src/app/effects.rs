@@ -35,6 +35,8 @@ pub enum Effect {
         /// the shell asks ([`super::ToolAction::Exists`]).
         replace: bool,
     },
+    /// Stop the recording under way (SIGINT to perf and the command).
+    StopRecording,
 }
 
 /// What an exported file holds, by its extension.

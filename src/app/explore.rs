@@ -71,6 +71,7 @@ pub(crate) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::Drag(..)
         | Action::Release(..)
         | Action::Quit
+        | Action::StopRecording
         | Action::ToggleHelp
         | Action::Resize(..)
         | Action::Progress(_)

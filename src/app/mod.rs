@@ -24,6 +24,7 @@ pub mod keymap;
 pub(crate) mod keys;
 pub(crate) mod list;
 mod live;
+pub mod recording;
 pub mod mode;
 mod navigate;
 pub mod sandwich;
@@ -110,6 +111,8 @@ pub struct App {
     /// Source files read for the Source screen, and where they are looked for
     /// (`--source-path`, `--source-prefix`).
     pub sources: crate::source_files::SourceCache,
+    /// The recording that produces the profile (`flametui record`), while there is one.
+    pub recording: Option<recording::Recording>,
 }
 
 impl App {
@@ -137,6 +140,7 @@ impl App {
             metrics: Vec::new(),
             metric_note: None,
             sources: crate::source_files::SourceCache::default(),
+            recording: None,
         }
     }
 

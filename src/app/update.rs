@@ -20,6 +20,7 @@ fn waits_for_the_graph(action: &Action) -> bool {
     !matches!(
         action,
         Action::Quit
+            | Action::StopRecording
             | Action::Resize(..)
             | Action::Hover(..)
             | Action::Drag(..)
@@ -60,6 +61,7 @@ pub fn update(app: &mut App, action: Action) {
     match action {
         Action::Computing(id, elapsed) => app.jobs.progress(id, elapsed),
         Action::Quit => app.quit = true,
+        Action::StopRecording => super::recording::stop(app),
         Action::Resize(width, height) => app.size = Size { width, height },
         Action::Progress(p) => match &mut app.phase {
             Phase::Loading(cur) => *cur = p,
@@ -74,6 +76,7 @@ pub fn update(app: &mut App, action: Action) {
                 });
             }
             show_profile(app, profile);
+            super::recording::shown(app, false);
             replay_queued(app);
         }
         Action::ToggleFreeze if app.streaming.is_none() && !app.frozen => {
@@ -94,6 +97,7 @@ pub fn update(app: &mut App, action: Action) {
         Action::Loaded(profile) => {
             app.streaming = None;
             show_profile(app, profile);
+            super::recording::shown(app, true);
             replay_queued(app);
         }
         Action::LoadedPair(pair) => {

@@ -23,6 +23,11 @@ pub struct Snapshots {
     pub every: Duration,
     /// Receives each snapshot (a finished copy of the tree so far).
     pub sink: Arc<dyn Fn(Profile) + Send + Sync>,
+    /// Each snapshot holds only what was read since the one before, and one is sent every
+    /// `every` even when nothing came: the intervals of `flametui top`'s ring. Only the
+    /// perf.data pipe reader (what `top` reads) cuts intervals; the text readers send
+    /// whole snapshots.
+    pub intervals: bool,
 }
 
 impl fmt::Debug for Snapshots {
@@ -35,7 +40,9 @@ impl fmt::Debug for Snapshots {
 
 impl PartialEq for Snapshots {
     fn eq(&self, other: &Self) -> bool {
-        self.every == other.every && Arc::ptr_eq(&self.sink, &other.sink)
+        self.every == other.every
+            && self.intervals == other.intervals
+            && Arc::ptr_eq(&self.sink, &other.sink)
     }
 }
 
@@ -395,6 +402,7 @@ mod tests {
     fn dear_snapshots_are_spaced_out() {
         let snapshots = Snapshots {
             every: Duration::from_millis(1),
+            intervals: false,
             sink: Arc::new(|_| std::thread::sleep(Duration::from_millis(20))),
         };
         let mut live = Live {

@@ -240,6 +240,7 @@ mod tests {
         let sink = Arc::clone(&sent);
         let snapshots = Snapshots {
             every: Duration::from_millis(1),
+            intervals: false,
             sink: Arc::new(move |p| sink.lock().unwrap().push(p)),
         };
         let mut live = Live::new(&snapshots, "t", Format::Perf);

@@ -167,6 +167,8 @@ pub struct Stats {
     /// `PERF_RECORD_LOST` records in the input (`perf script --show-lost-events`): events
     /// were lost, so durations computed from them are unreliable.
     pub lost_records: u64,
+    /// Samples those records say were lost (perf.data's `PERF_RECORD_LOST` counts).
+    pub lost_samples: u64,
     /// Samples stamped with perf's dummy time (`perf record --off-cpu`: the blocks it
     /// gathered, written when the recording ended): in the tree, out of the timeline.
     pub dummy_timed: u64,
@@ -259,6 +261,7 @@ impl Stats {
         self.samples += other.samples;
         self.filtered_samples += other.filtered_samples;
         self.lost_records += other.lost_records;
+        self.lost_samples += other.lost_samples;
         self.dummy_timed += other.dummy_timed;
         self.unread_switches += other.unread_switches;
         self.offcpu_samples += other.offcpu_samples;

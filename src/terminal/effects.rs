@@ -2,12 +2,25 @@
 //! files written, each told back to the app as a status line.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use super::RawOutput;
 use crate::app::effects::{copied_message, exists_message, osc52, wrote_message};
 use crate::app::{Action, App, Effect, ToolAction, update};
 use crate::output;
 use crate::text::sanitize;
+
+/// What stops the recording behind the profile shown (`flametui record`): set by the
+/// session that started it, for the one viewer the program runs.
+type StopHook = Box<dyn FnMut() -> String + Send>;
+static STOP_HOOK: Mutex<Option<StopHook>> = Mutex::new(None);
+
+/// Sets (or clears) what [`Effect::StopRecording`] does; it returns the status line.
+pub(super) fn set_stop_hook(hook: Option<StopHook>) {
+    if let Ok(mut h) = STOP_HOOK.lock() {
+        *h = hook;
+    }
+}
 
 /// Performs what `update` asked for and tells the app how it went.
 pub(super) fn perform_effects<B: RawOutput>(backend: &mut B, app: &mut App) {
@@ -46,6 +59,10 @@ fn report<B: RawOutput>(
     inputs: &[PathBuf],
 ) -> ToolAction {
     ToolAction::Notify(match effect {
+        Effect::StopRecording => match STOP_HOOK.lock().ok().as_deref_mut() {
+            Some(Some(stop)) => stop(),
+            _ => "Nothing to stop".to_owned(),
+        },
         Effect::Copy { text, what } => {
             let mut seq = osc52(&text, false);
             if tmux {

@@ -45,6 +45,18 @@ pub(super) fn open_job(
     })
 }
 
+/// A job reading a stream another program writes.
+pub(super) fn reader_job(reader: Box<dyn Read + Send>, name: String, opts: &LoadOptions) -> LoadJob {
+    LoadJob {
+        reader,
+        total: None,
+        name,
+        opts: opts.clone(),
+        transforms: Vec::new(),
+        slicing: SliceArgs::default(),
+    }
+}
+
 /// Counts bytes as they are read.
 struct Counting<R> {
     inner: R,
@@ -106,6 +118,7 @@ pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
                 let tx = Mutex::new(tx.clone());
                 job.opts.snapshots = Some(input::Snapshots {
                     every: SNAPSHOT_EVERY,
+                    intervals: false,
                     sink: Arc::new(move |p| {
                         if let Ok(tx) = tx.lock() {
                             let _ = tx.send(Input::Snapshot(Box::new(p)));

@@ -32,7 +32,7 @@ mod worker;
 pub use effects::perform;
 use effects::perform_effects;
 pub use events::ended_by_signal;
-pub use session::{compare, explore, explore_sliced, explore_view};
+pub use session::{LiveSource, compare, explore, explore_live, explore_sliced, explore_view};
 use setup::enter;
 pub use setup::{init, restore, unusable_reason};
 use worker::perform_jobs;
@@ -148,6 +148,13 @@ fn is_suspend_key(key: &event::KeyEvent) -> bool {
         && matches!(key.code, event::KeyCode::Char('z' | 'Z'))
 }
 
+/// Ctrl-C, as raw mode delivers it.
+fn is_interrupt_key(key: &event::KeyEvent) -> bool {
+    key.kind == event::KeyEventKind::Press
+        && key.modifiers.contains(event::KeyModifiers::CONTROL)
+        && matches!(key.code, event::KeyCode::Char('c' | 'C'))
+}
+
 /// A backend that can pass a control sequence to the terminal as it is (OSC 52), and give
 /// the terminal back while the program is stopped.
 pub trait RawOutput {
@@ -224,6 +231,12 @@ impl Clicks {
 
 fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
     match input {
+        // Ctrl-C while a recording runs stops it (as in a shell); the view stays.
+        Input::Event(Event::Key(key))
+            if is_interrupt_key(&key) && app.recording.as_ref().is_some_and(|r| r.running) =>
+        {
+            Some(Action::StopRecording)
+        }
         Input::Event(Event::Key(key)) => keymap::action_in(app.mode, app.comparing(), &key),
         Input::Event(Event::Mouse(m)) => match m.kind {
             MouseEventKind::Down(MouseButton::Left) => Some(clicks.click(m.column, m.row)),

@@ -101,6 +101,52 @@ pub fn compare(
     )
 }
 
+/// A profile another program writes while the viewer runs (`flametui record`: perf's pipe
+/// output), with what stops that program.
+pub struct LiveSource {
+    /// The stream (perf.data pipe format, or any format flametui reads).
+    pub reader: Box<dyn std::io::Read + Send>,
+    /// Its display name.
+    pub name: String,
+    /// What is recorded, for the badge.
+    pub what: String,
+    /// Said on the status line once the profile shows.
+    pub note: String,
+    /// Stops the program on Ctrl-C; returns the status line.
+    pub stop: Box<dyn FnMut() -> String + Send>,
+}
+
+/// Explores `source` as it streams in, as `perf record -o - | flametui -` would, with
+/// Ctrl-C stopping the recording (the view stays) and q quitting.
+///
+/// # Errors
+/// The terminal cannot be set up or drawn to.
+pub fn explore_live(
+    source: LiveSource,
+    opts: &LoadOptions,
+    look: (ColorMode, NameStyle),
+) -> io::Result<App> {
+    let LiveSource {
+        reader,
+        name,
+        what,
+        note,
+        stop,
+    } = source;
+    let job = super::loader::reader_job(reader, name, opts);
+    super::effects::set_stop_hook(Some(stop));
+    let recording = crate::app::recording::Recording::new(what, note);
+    let app = explore_jobs_with(
+        vec![job],
+        &[],
+        (TransformStack::default(), SourceSearch::default()),
+        look,
+        Some(recording),
+    );
+    super::effects::set_stop_hook(None);
+    app
+}
+
 /// One profile is explored; two (or a differential file) are compared.
 fn explore_paths(
     paths: &[&str],
@@ -121,8 +167,19 @@ fn explore_paths(
 fn explore_jobs(
     jobs: Vec<LoadJob>,
     paths: &[&str],
+    view: (TransformStack, SourceSearch),
+    look: (ColorMode, NameStyle),
+) -> io::Result<App> {
+    explore_jobs_with(jobs, paths, view, look, None)
+}
+
+/// As [`explore_jobs`], the profile made by `recording` when there is one.
+fn explore_jobs_with(
+    jobs: Vec<LoadJob>,
+    paths: &[&str],
     (view, sources): (TransformStack, SourceSearch),
     (colors, names): (ColorMode, NameStyle),
+    recording: Option<crate::app::recording::Recording>,
 ) -> io::Result<App> {
     let source = jobs
         .iter()
@@ -138,6 +195,7 @@ fn explore_jobs(
     let mut app = App::loading(&source, colors);
     app.view = view;
     app.names = names;
+    app.recording = recording;
     app.sources = crate::source_files::SourceCache::new(sources);
     app.inputs = paths
         .iter()

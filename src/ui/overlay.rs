@@ -158,13 +158,23 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
                 (total > 0).then(|| short_percent(share(min, total)))
             });
             let read = bytes(p.bytes as f64);
-            match preview {
-                Some(pct) if area.width >= 120 => format!(
-                    " ⟳ live: {read} read{rate} · frames under {pct} come at the end · z freezes "
-                ),
-                Some(pct) => format!(" ⟳ live: {read} · frames ≥ {pct} · z freezes "),
-                None => format!(" ⟳ live: {read} read{rate} · z freezes "),
+            if let Some(rec) = app.recording.as_ref().filter(|r| r.running) {
+                let what = crate::text::sanitize(&rec.what);
+                let what = crate::view::tooltip::ellipsize(&what, usize::from(area.width / 4));
+                format!(" ⟳ recording {what}: {read}{rate} · Ctrl-C stops ")
+            } else {
+                match preview {
+                    Some(pct) if area.width >= 120 => format!(
+                        " ⟳ live: {read} read{rate} · frames under {pct} come at the end · z freezes "
+                    ),
+                    Some(pct) => format!(" ⟳ live: {read} · frames ≥ {pct} · z freezes "),
+                    None => format!(" ⟳ live: {read} read{rate} · z freezes "),
+                }
             }
+        }
+        (None, false) if app.recording.as_ref().is_some_and(|r| r.running) => {
+            // perf has not written yet (or the first profile is on its way).
+            " ⟳ recording · Ctrl-C stops ".to_owned()
         }
         (None, false) => return area.right(),
     };

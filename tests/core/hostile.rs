@@ -420,6 +420,7 @@ fn a_trickling_stream_is_shown_while_it_flows() {
     let opts = LoadOptions {
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::from_millis(40),
+            intervals: false,
             sink: Arc::new(move |p: flametui::profile::Profile| {
                 sink.lock().unwrap().push(p.tree.total());
             }),
@@ -462,6 +463,7 @@ fn a_trickling_perf_stream_parsed_by_workers_is_shown_while_it_flows() {
     let opts = LoadOptions {
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::from_millis(40),
+            intervals: false,
             sink: Arc::new(move |p: flametui::profile::Profile| {
                 sink.lock().unwrap().push(p.stats.samples);
             }),
@@ -515,6 +517,7 @@ fn a_pause_in_a_perf_stream_shows_everything_before_it() {
         let opts = LoadOptions {
             snapshots: Some(input::Snapshots {
                 every: std::time::Duration::from_millis(50),
+                intervals: false,
                 sink: Arc::new(move |p: flametui::profile::Profile| {
                     sink.lock().unwrap().push((p.stats.samples, p.tree.total()));
                 }),

@@ -42,10 +42,40 @@ pub struct Shared<'a> {
 impl Shared<'_> {
     /// Sends a snapshot if one is due after `why`.
     pub fn tick(&mut self, why: Tick) {
+        if self.live.snapshots.intervals {
+            self.cut_interval(why);
+            return;
+        }
         let state = ParseState {
             line_no: self.records,
         };
         self.live.tick(&state, &self.out, why);
+    }
+
+    /// [`Snapshots::intervals`]: every `every`, sends what was read since the last one
+    /// and empties the collector (keeping its names, event and unit for the next).
+    fn cut_interval(&mut self, why: Tick) {
+        let due = match why {
+            Tick::Line => self.records.is_multiple_of(256),
+            Tick::CaughtUp | Tick::Idle => true,
+        };
+        if !due || !self.live.due() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        let kept = &self.out.stats;
+        let (format, unit, event, order) = (
+            kept.format,
+            kept.unit.clone(),
+            kept.event.clone(),
+            kept.event_order.clone(),
+        );
+        let mut part = Collector::default();
+        self.out.drain_into(&mut part);
+        let s = &mut self.out.stats;
+        (s.format, s.unit, s.event, s.event_order) = (format, unit, event, order);
+        self.live
+            .emit(started, (part.tree, part.samples), part.stats, self.records);
     }
 }
 

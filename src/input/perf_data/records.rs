@@ -156,7 +156,10 @@ pub(super) fn read_records<R: Read>(
                             out.samples.push_switch_in(t, i64::from(tid));
                         }
                     }
-                    Some(EventRecord::Lost(_)) => out.stats.lost_records += 1,
+                    Some(EventRecord::Lost(lost)) => {
+                        out.stats.lost_records += 1;
+                        out.stats.lost_samples += lost.count;
+                    }
                     Some(rec) => r.record(attr_index, rec, &mut state, out),
                     None => state.skip(out, "unreadable perf.data record", ""),
                 }

@@ -1,0 +1,409 @@
+//! `flametui record` and `flametui top`: perf started for the user, its output read live
+//! by the pipe reader the viewer already has (`perf record -o - | flametui -`).
+//!
+//! ```text
+//! args ─▶ plan (call graph: frames::check of the binary; perf's argv) ─▶ process::Perf
+//!   perf stdout ─▶ process::tee (─▶ -o file) ─▶ terminal::explore_live ─▶ viewer
+//!   perf stderr (+ the command's output) ─▶ log file ─▶ diagnose when nothing was recorded
+//! ```
+//!
+//! Without a terminal, perf writes a file, the command's output passes through, and a
+//! summary follows. The exit status is the command's, as a shell gives it.
+
+pub mod args;
+pub mod diagnose;
+pub mod frames;
+pub mod plan;
+pub mod process;
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use self::args::RecordArgs;
+use self::plan::{Choice, Plan, Sink, Target, Wake};
+use self::process::{Perf, PrivateDir, Stderr, Streams};
+use crate::input::LoadOptions;
+use crate::text::sanitize;
+use crate::view::color::ColorMode;
+
+/// The program run as perf.
+pub const PERF: &str = "perf";
+
+/// How long a command may take to end after Ctrl-C before it is killed.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Exit status of an error (as `cli::exit::ERROR`).
+const ERROR: u8 = 1;
+/// Exit status of a usage error (as `cli::exit::USAGE`).
+const USAGE: u8 = 2;
+
+/// How a recording ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The exit status to give: the command's.
+    pub status: u8,
+    /// What to tell once the terminal is back (where the recording and the log are).
+    pub notes: Vec<String>,
+}
+
+/// Why nothing was recorded.
+#[derive(Debug)]
+pub struct Failure {
+    /// What to say.
+    pub message: String,
+    /// The exit status to give.
+    pub status: u8,
+}
+
+impl Failure {
+    fn new(message: impl Into<String>, status: u8) -> Self {
+        Self {
+            message: message.into(),
+            status,
+        }
+    }
+
+    fn io(what: &str, e: &io::Error) -> Self {
+        Self::new(format!("{what}: {e}"), ERROR)
+    }
+}
+
+/// What perf is asked to profile, checked: a command that exists, processes, or the system.
+fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
+    if !a.pids.is_empty() {
+        return Ok(Target::Pids(&a.pids));
+    }
+    if let Some(program) = plan::program(&a.command) {
+        if frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_none() {
+            return Err(Failure::new(
+                format!("cannot run `{}`: no such command", sanitize(&program.to_string_lossy())),
+                127,
+            ));
+        }
+        return Ok(Target::Command(&a.command));
+    }
+    if a.all_cpus {
+        return Ok(Target::System);
+    }
+    Err(Failure::new(
+        "nothing to record: give a command after `--` (flametui record -- ./app), -p PID, or -a",
+        USAGE,
+    ))
+}
+
+/// The call-graph mode for `target`.
+pub fn choose_graph(asked: args::CallGraphArg, target: Target<'_>) -> Choice {
+    let binary = plan::main_binary(target);
+    plan::choose(
+        asked,
+        binary.as_deref(),
+        matches!(target, Target::System),
+        |p| frames::check(&std::fs::read(p).ok()?),
+    )
+}
+
+/// Whether perf runs here, and has `--control`: `perf --version`, or why not.
+///
+/// # Errors
+/// perf is missing, or is a wrapper that says its build for this kernel is.
+pub fn perf_version() -> Result<bool, Failure> {
+    let out = std::process::Command::new(PERF)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => {
+                Failure::new(diagnose::not_installed(PERF), ERROR)
+            }
+            _ => Failure::io("cannot run perf", &e),
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let all = format!("{text}{}", String::from_utf8_lossy(&out.stderr));
+        return Err(Failure::new(
+            diagnose::message(&all, out.status.code(), is_root(), false),
+            ERROR,
+        ));
+    }
+    Ok(plan::has_control(&text))
+}
+
+/// flametui runs as root.
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The command as one line, for the badge and the source name.
+fn shown(command: &[OsString], target: Target<'_>) -> String {
+    match target {
+        Target::Command(_) => command
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" "),
+        Target::Pids(p) => format!(
+            "pid {}",
+            p.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        ),
+        Target::System => "all CPUs".to_owned(),
+    }
+}
+
+/// The options the recording's stream is read with: lines for the Source screen.
+fn load_options() -> LoadOptions {
+    let mut opts = LoadOptions::default();
+    opts.perf_data.lines = true;
+    opts
+}
+
+/// `flametui record`: records in the viewer when `viewer`, else in a file with the
+/// command's output passing through and a summary on stderr at the end.
+///
+/// # Errors
+/// Nothing was recorded: perf is missing or refused, the command does not exist, or the
+/// output cannot be written; the message says what to do.
+pub fn record(a: &RecordArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Failure> {
+    let target = target(a)?;
+    if let Some(out) = &a.output {
+        let program: Vec<String> = plan::main_binary(target)
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        crate::output::refuse_input(out, &program)
+            .map_err(|e| Failure::new(e.to_string(), USAGE))?;
+    }
+    let control = perf_version()?;
+    let choice = choose_graph(a.call_graph, target);
+    let what = shown(&a.command, target);
+    if !viewer {
+        eprintln!(
+            "flametui: recording {} with call graph {} ({})",
+            sanitize(&what),
+            choice.graph.perf_name(),
+            sanitize(&choice.why)
+        );
+    }
+    if viewer {
+        record_live(a, &choice, control, (what, colors))
+    } else {
+        record_to_file(a, &choice)
+    }
+}
+
+/// Records into the viewer, live.
+fn record_live(
+    a: &RecordArgs,
+    choice: &Choice,
+    control: bool,
+    (what, colors): (String, ColorMode),
+) -> Result<Outcome, Failure> {
+    let dir = PrivateDir::new("record").map_err(|e| Failure::io("temporary directory", &e))?;
+    let fifo = if control {
+        Some(dir.fifo("control").map_err(|e| Failure::io("control FIFO", &e))?)
+    } else {
+        None
+    };
+    let wake = fifo.as_deref().map_or(Wake::NoBuffering, Wake::Control);
+    let plan = Plan::record(a, choice.graph, Sink::Pipe, wake);
+    let (log_path, log) =
+        process::new_log(a.log.as_deref()).map_err(|e| Failure::io("the command's log", &e))?;
+    let keep = match &a.output {
+        Some(out) => Some(
+            crate::output::Replacement::create(out)
+                .map_err(|e| Failure::io(&format!("cannot create {}", shown_path(out)), &e))?,
+        ),
+        None => None,
+    };
+    let streams = Streams {
+        stdin_null: true,
+        stdout_piped: true,
+        stderr: Stderr::File(log),
+    };
+    let mut perf = Perf::spawn(
+        OsStr::new(PERF),
+        &plan.perf_args(a.all_cpus),
+        streams,
+        true,
+        fifo.as_deref(),
+    )
+    .map_err(|e| Failure::io("cannot start perf", &e))?;
+    let stdout = perf
+        .take_stdout()
+        .ok_or_else(|| Failure::new("perf's output was not piped", ERROR))?;
+    let (reader, tee) = process::tee(stdout, keep);
+    let perf = Arc::new(Mutex::new(perf));
+    let stopper = Arc::clone(&perf);
+    let stop = Box::new(move || {
+        if let Ok(p) = stopper.lock() {
+            p.interrupt();
+        }
+        "Stopping the command and perf… (the profile so far stays; q quits)".to_owned()
+    });
+    let log_shown = shown_path(&log_path);
+    let note = format!(
+        "call graph: {} ({}) · the command's output goes to {log_shown}",
+        choice.graph.perf_name(),
+        choice.why
+    );
+    let source = crate::terminal::LiveSource {
+        reader: Box::new(reader),
+        name: format!("perf record: {what}"),
+        what,
+        note,
+        stop,
+    };
+    let look = (colors, crate::view::names::NameStyle::default());
+    let app = crate::terminal::explore_live(source, &load_options(), look);
+    // Quitting while perf records stops it, as Ctrl-C would.
+    let status = {
+        let mut p = perf
+            .lock()
+            .map_err(|_| Failure::new("perf's handle was lost", ERROR))?;
+        if !p.ended() {
+            p.interrupt();
+        }
+        p.wait(Some(PATIENCE))
+            .map_err(|e| Failure::io("waiting for perf", &e))?
+    };
+    let kept = tee
+        .join()
+        .map_err(|_| Failure::new("perf's output reader failed", ERROR))?
+        .map_err(|e| Failure::io("reading perf's output", &e))?;
+    let app = app.map_err(|e| Failure::io("terminal", &e))?;
+    let log_text = read_head(&log_path, 64 << 10);
+    let recorded = app.profile().is_some_and(|p| p.tree.total() > 0);
+    if !recorded && (!status.success() || app.failure.is_some()) {
+        if a.log.is_none() && !log_text.contains("perf_event_paranoid") {
+            let _ = std::fs::remove_file(&log_path);
+        }
+        let message = if status.success() {
+            app.failure.unwrap_or_else(|| "nothing was recorded".to_owned())
+        } else {
+            diagnose::message(&log_text, status.code(), is_root(), a.all_cpus)
+        };
+        return Err(Failure::new(message, ERROR));
+    }
+    let mut notes = Vec::new();
+    if let (Some(file), Some(out)) = (kept, &a.output) {
+        file.commit()
+            .map_err(|e| Failure::io(&format!("cannot write {}", shown_path(out)), &e))?;
+        notes.push(format!(
+            "the recording is in {0} (flametui {0}; perf report -i {0})",
+            shown_path(out)
+        ));
+    }
+    if log_text.trim().is_empty() && a.log.is_none() {
+        let _ = std::fs::remove_file(&log_path);
+    } else {
+        notes.push(format!("the command's output and perf's messages are in {log_shown}"));
+    }
+    Ok(Outcome {
+        status: process::shell_status(status),
+        notes,
+    })
+}
+
+/// Records into a file (the `-o` one, written under a temporary name and renamed once
+/// complete, else a temporary one), with the command's output passing through; then a
+/// summary of the profile on stderr.
+fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
+    let dir = PrivateDir::new("record").map_err(|e| Failure::io("temporary directory", &e))?;
+    // perf writes the `-o` file's temporary twin, renamed over it once complete; a target
+    // that is no regular file (a device) gets a copy of a file in the private directory.
+    let mut keep = match &a.output {
+        Some(out) => Some(
+            crate::output::Replacement::create(out)
+                .map_err(|e| Failure::io(&format!("cannot create {}", shown_path(out)), &e))?,
+        ),
+        None => None,
+    };
+    let file = match keep.as_ref().and_then(crate::output::Replacement::temp_path) {
+        Some(temp) => temp.to_owned(),
+        None => dir.path().join("perf.data"),
+    };
+    let plan = Plan::record(a, choice.graph, Sink::File(&file), Wake::None);
+    let streams = Streams {
+        stdin_null: false,
+        stdout_piped: false,
+        stderr: Stderr::Piped,
+    };
+    // Ctrl-C goes to the whole foreground group: perf and the command stop, flametui stays
+    // to report what was recorded.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
+    let mut perf = Perf::spawn(OsStr::new(PERF), &plan.perf_args(a.all_cpus), streams, false, None)
+        .map_err(|e| Failure::io("cannot start perf", &e))?;
+    let said = perf.take_stderr().map(pass_through);
+    let status = perf.wait(None).map_err(|e| Failure::io("waiting for perf", &e))?;
+    let said = said
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default();
+    let recorded = std::fs::metadata(&file).is_ok_and(|m| m.len() > 0);
+    let loaded = recorded.then(|| crate::input::load_path(&file.to_string_lossy(), &load_options()));
+    let profile = match loaded {
+        Some(Ok(l)) => l.main().clone(),
+        other => {
+            let message = match other {
+                Some(Err(e)) if status.success() => e.to_string(),
+                _ => diagnose::message(&said, status.code(), is_root(), a.all_cpus),
+            };
+            return Err(Failure::new(message, ERROR));
+        }
+    };
+    let mut notes = vec![crate::report::top_table(&profile, 10, crate::report::Figures::Human)];
+    match (keep.take(), &a.output) {
+        (Some(mut k), Some(out)) => {
+            let copied = if k.temp_path().is_some() {
+                Ok(0)
+            } else {
+                std::fs::File::open(&file).and_then(|mut f| io::copy(&mut f, &mut k))
+            };
+            copied
+                .and_then(|_| k.commit())
+                .map_err(|e| Failure::io(&format!("cannot write {}", shown_path(out)), &e))?;
+            notes.push(format!("the recording is in {}", shown_path(out)));
+        }
+        _ => notes.push("the recording was not kept (-o FILE keeps it)".to_owned()),
+    }
+    Ok(Outcome {
+        status: process::shell_status(status),
+        notes,
+    })
+}
+
+/// Copies perf's stderr to flametui's as it comes; returns its first 64 KB.
+fn pass_through(mut from: std::process::ChildStderr) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        let mut err = io::stderr();
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = err.write_all(&buf[..n]);
+            if kept.len() < 64 << 10 {
+                kept.extend_from_slice(&buf[..n]);
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    })
+}
+
+/// The first `most` bytes of a file, as text.
+fn read_head(path: &Path, most: u64) -> String {
+    let mut text = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(most).read_to_end(&mut text);
+    }
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// A path as the user may read it.
+fn shown_path(path: &Path) -> String {
+    sanitize(&path.display().to_string()).into_owned()
+}

@@ -16,6 +16,7 @@ pub mod libraries;
 pub mod metrics;
 pub mod offcpu;
 pub mod order;
+pub mod ring;
 pub mod samples;
 pub mod sandwich;
 pub mod scope;

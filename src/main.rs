@@ -27,7 +27,7 @@ use warnings::{warn_about, warn_no_libraries};
 fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(command) = &args.command {
-        return live(command);
+        return ExitCode::from(flametui::record::run(command));
     }
     let result = run(&args);
     // The viewer was ended by a signal: 128 + its number, as shells expect.
@@ -42,38 +42,6 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("flametui: {}", error_text(&e));
             ExitCode::from(if usage(&e) { exit::USAGE } else { exit::ERROR })
-        }
-    }
-}
-
-/// `flametui record` and `flametui top`: the viewer on a terminal that can run it, else
-/// text; what to tell afterwards on stderr; the command's exit status.
-fn live(command: &flametui::record::args::Command) -> ExitCode {
-    use flametui::record::args::Command;
-    let viewer = io::stdout().is_terminal()
-        && terminal::unusable_reason(std::env::var_os("TERM").as_deref()).is_none();
-    let colors = color::detect(color::ColorChoice::Auto, &ColorEnv::from_env());
-    let result = match command {
-        Command::Record(a) => flametui::record::record(a, viewer, colors),
-        Command::Top(_) => Err(flametui::record::Failure { message: "top: not built yet".into(), status: 1 }), // TEMP
-    };
-    match result {
-        Ok(outcome) => {
-            for note in &outcome.notes {
-                if note.contains('\n') {
-                    eprint!("{note}");
-                } else {
-                    eprintln!("flametui: {note}");
-                }
-            }
-            if let Some(signal) = terminal::ended_by_signal() {
-                return u8::try_from(128 + signal).map_or(ExitCode::from(exit::ERROR), ExitCode::from);
-            }
-            ExitCode::from(outcome.status)
-        }
-        Err(failure) => {
-            eprintln!("flametui: {}", failure.message);
-            ExitCode::from(failure.status)
         }
     }
 }

@@ -17,6 +17,14 @@ pub enum Action {
     Quit,
     /// Stop the recording under way (`flametui record`: Ctrl-C), keeping what it recorded.
     StopRecording,
+    /// `flametui top`: a refresh interval read, with what the shell measured of it.
+    TopInterval(Box<(crate::profile::Profile, Facts)>),
+    /// `flametui top`: the shell's clock, since start.
+    TopTick(std::time::Duration),
+    /// `flametui top`: show mode 1 (accumulate), 2 (window), 3 (decay) or 4 (diff).
+    TopMode(u8),
+    /// `flametui top`: a longer (`true`) or shorter window.
+    TopWindow(bool),
     /// Open or close the help overlay.
     ToggleHelp,
     /// Move the selection.
@@ -231,4 +239,16 @@ impl ToolAction {
                 | Self::Exists(_)
         )
     }
+}
+
+/// What the shell measured about a refresh.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Facts {
+    /// How long the interval lasted (wall clock).
+    pub wall: std::time::Duration,
+    /// Since `top` started, when it came.
+    pub at: std::time::Duration,
+    /// CPU time flametui itself used over the interval, as a share of one core (0.05 is
+    /// 5%); `None` when it could not be read.
+    pub cpu: Option<f64>,
 }

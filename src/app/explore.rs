@@ -72,6 +72,10 @@ pub(crate) fn explore(ex: &mut Explorer, mode: &mut Mode, action: &Action) {
         | Action::Release(..)
         | Action::Quit
         | Action::StopRecording
+        | Action::TopInterval(_)
+        | Action::TopTick(_)
+        | Action::TopMode(_)
+        | Action::TopWindow(_)
         | Action::ToggleHelp
         | Action::Resize(..)
         | Action::Progress(_)

@@ -140,6 +140,33 @@ pub(crate) static GRAPH: &[Binding] = &[
     ),
     bind!(
         Normal,
+        [ch('1')],
+        Some(Action::TopMode(1)),
+        "1 2 3 4",
+        "top: accumulate, window, decay, diff",
+        None
+    ),
+    bind!(Normal, [ch('2')], Some(Action::TopMode(2)), "", "", None),
+    bind!(Normal, [ch('3')], Some(Action::TopMode(3)), "", "", None),
+    bind!(Normal, [ch('4')], Some(Action::TopMode(4)), "", "", None),
+    bind!(
+        Normal,
+        [ch('<')],
+        Some(Action::TopWindow(false)),
+        "< >",
+        "top: shorter / longer window",
+        None
+    ),
+    bind!(
+        Normal,
+        [ch('>')],
+        Some(Action::TopWindow(true)),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Normal,
         [key(KeyCode::PageUp), ctrl('b')],
         Some(Action::PageUp),
         "PgUp PgDn",

@@ -6,9 +6,11 @@ use std::io::Cursor;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
+use crate::app::Explorer;
 use crate::app::keymap::action_for;
 use crate::input::{LoadOptions, load_reader};
 use crate::profile::NodeId;
+use crate::profile::Profile;
 use crate::profile::slice::Slice;
 use crate::view::color::ColorMode;
 

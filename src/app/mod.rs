@@ -24,18 +24,20 @@ pub mod keymap;
 pub(crate) mod keys;
 pub(crate) mod list;
 mod live;
-pub mod recording;
 pub mod mode;
 mod navigate;
+pub mod recording;
 pub mod sandwich;
 mod screens;
 pub mod search;
+mod show;
 pub mod source;
 pub mod state;
 pub mod table;
 pub mod tasks;
 pub mod text_input;
 pub mod tools;
+pub mod top;
 pub mod transforms;
 pub mod update;
 
@@ -113,6 +115,8 @@ pub struct App {
     pub sources: crate::source_files::SourceCache,
     /// The recording that produces the profile (`flametui record`), while there is one.
     pub recording: Option<recording::Recording>,
+    /// `flametui top`: its ring of refreshes and mode.
+    pub top: Option<top::TopState>,
 }
 
 impl App {
@@ -141,6 +145,7 @@ impl App {
             metric_note: None,
             sources: crate::source_files::SourceCache::default(),
             recording: None,
+            top: None,
         }
     }
 

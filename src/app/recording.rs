@@ -47,7 +47,10 @@ pub fn stop(app: &mut App) {
     }
     rec.stopping = true;
     app.effects.push(Effect::StopRecording);
-    say(app, "Stopping the command and perf… (the profile so far stays; q quits)");
+    say(
+        app,
+        "Stopping the command and perf… (the profile so far stays; q quits)",
+    );
 }
 
 /// A profile was shown (`done`: the final one, perf has ended): says the recording's note
@@ -79,7 +82,7 @@ pub fn shown(app: &mut App, done: bool) {
 }
 
 /// Puts `text` on the status line.
-fn say(app: &mut App, text: &str) {
+pub(super) fn say(app: &mut App, text: &str) {
     let text = crate::text::sanitize(text).into_owned();
     match &mut app.phase {
         Phase::Ready(ex) => ex.tools.message = Some(text),
@@ -111,7 +114,10 @@ mod tests {
         assert!(matches!(app.effects.as_slice(), [Effect::StopRecording]));
         assert!(message(&app).unwrap().starts_with("Stopping"));
         update(&mut app, Action::Loaded(p()));
-        assert_eq!(message(&app).as_deref(), Some("Recording stopped · q quits"));
+        assert_eq!(
+            message(&app).as_deref(),
+            Some("Recording stopped · q quits")
+        );
         let rec = app.recording.as_ref().unwrap();
         assert!(!rec.running);
         // Once perf has ended, Ctrl-C quits as anywhere else.

@@ -1,16 +1,14 @@
 //! Stage: application state — `App × Action → App`. One arm per verb; the explorer then
 //! brings layout, areas and status in step, so `ui::draw` only reads.
 
-use super::compare::Compare;
 use super::explore::explore;
-use super::explorer::Explorer;
 use super::jobs::{self, Done};
+use super::show::{compare_pair, show_profile};
 use super::{Action, App, Mode, Phase, Progress, Size, ToolAction, text_input};
+use crate::profile::NodeId;
 use crate::profile::metrics::{self, MetricShelf, next_common_metric};
-use crate::profile::{NodeId, Profile};
 use crate::view::Target;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 /// Most key actions kept while loading (a key storm cannot grow memory).
 const MAX_QUEUED: usize = 256;
@@ -21,6 +19,8 @@ fn waits_for_the_graph(action: &Action) -> bool {
         action,
         Action::Quit
             | Action::StopRecording
+            | Action::TopInterval(_)
+            | Action::TopTick(_)
             | Action::Resize(..)
             | Action::Hover(..)
             | Action::Drag(..)
@@ -62,6 +62,10 @@ pub fn update(app: &mut App, action: Action) {
         Action::Computing(id, elapsed) => app.jobs.progress(id, elapsed),
         Action::Quit => app.quit = true,
         Action::StopRecording => super::recording::stop(app),
+        top if super::top::handles(app, &top) => {
+            super::top::apply(app, top);
+            replay_queued(app);
+        }
         Action::Resize(width, height) => app.size = Size { width, height },
         Action::Progress(p) => match &mut app.phase {
             Phase::Loading(cur) => *cur = p,
@@ -76,7 +80,6 @@ pub fn update(app: &mut App, action: Action) {
                 });
             }
             show_profile(app, profile);
-            super::recording::shown(app, false);
             replay_queued(app);
         }
         Action::ToggleFreeze if app.streaming.is_none() && !app.frozen => {
@@ -97,7 +100,6 @@ pub fn update(app: &mut App, action: Action) {
         Action::Loaded(profile) => {
             app.streaming = None;
             show_profile(app, profile);
-            super::recording::shown(app, true);
             replay_queued(app);
         }
         Action::LoadedPair(pair) => {
@@ -261,56 +263,6 @@ fn toggle_library_colors(app: &mut App) {
         }
         .to_owned(),
     );
-}
-
-/// Shows a (newer) profile: the first one opens the explorer; later ones (live snapshots,
-/// then the whole input) replace the tree while keeping zoom, selection and search by
-/// stack path. While frozen, the newest is held back.
-fn show_profile(app: &mut App, profile: Box<Profile>) {
-    if app.frozen && matches!(app.phase, Phase::Ready(_)) {
-        app.pending = Some(profile);
-        return;
-    }
-    app.source.clone_from(&profile.source);
-    let (profile, shelf) = MetricShelf::new(*profile);
-    app.metrics = vec![shelf];
-    if let Phase::Ready(ex) = &mut app.phase {
-        // The viewer's own replacement (a new snapshot of a stream), not the widget's.
-        let ex: &mut Explorer = ex;
-        ex.replace_profile(profile, &app.view, &mut app.mode);
-    } else {
-        let ex = Explorer::with_view_shared(profile, &app.view);
-        app.phase = Phase::Ready(Box::new(ex.into()));
-    }
-}
-
-/// The two inputs of a comparison, on the same metric where the input has several: AFTER
-/// takes BEFORE's when it has it, else BEFORE takes AFTER's; a note when they differ.
-fn compare_pair(app: &mut App, before: Profile, after: Profile) -> (Compare, Option<String>) {
-    let (mut b, mut sb) = MetricShelf::new(before);
-    let (mut a, mut sa) = MetricShelf::new(after);
-    let mut note = None;
-    if sb.name() != sa.name() {
-        if let Some(i) = sb.name().and_then(|n| sa.position(n)) {
-            sa.shown = i;
-            a = Arc::clone(&sa.profiles[i]);
-        } else if let Some(i) = sa.name().and_then(|n| sb.position(n)) {
-            sb.shown = i;
-            b = Arc::clone(&sb.profiles[i]);
-        }
-        if sb.name() != sa.name() {
-            note = Some(
-                crate::text::sanitize(&format!(
-                    "Different metrics: BEFORE {}, AFTER {}",
-                    b.metric_label(),
-                    a.metric_label()
-                ))
-                .into_owned(),
-            );
-        }
-    }
-    app.metrics = vec![sb, sa];
-    (Compare::shared(b, a), note)
 }
 
 /// `m`: the next metric of the input wanted, the same on both sides of a comparison (one

@@ -3,7 +3,7 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use super::*;
-use crate::app::{Dir, Progress};
+use crate::app::{Dir, Explorer, Progress};
 use crate::input::{LoadOptions, load_reader};
 use crate::profile::{NodeId, Profile};
 use crate::view::color::ColorMode;

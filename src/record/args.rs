@@ -135,7 +135,12 @@ pub struct TopArgs {
     pub window: u32,
 
     /// Only these processes (comma-separated ids) instead of the whole system.
-    #[arg(short = 'p', long = "pid", value_name = "PID[,PID…]", value_delimiter = ',')]
+    #[arg(
+        short = 'p',
+        long = "pid",
+        value_name = "PID[,PID…]",
+        value_delimiter = ','
+    )]
     pub pids: Vec<u32>,
 
     /// Only the tasks with these command names (comma-separated).
@@ -149,7 +154,6 @@ pub struct TopArgs {
     /// More options for `perf record`, split at spaces; may be repeated.
     #[arg(long = "perf", value_name = "OPTIONS", allow_hyphen_values = true)]
     pub perf: Vec<String>,
-
 }
 
 /// `-d`: from a tenth of a second to an hour.

@@ -14,7 +14,10 @@ linux-tools-$(uname -r) linux-tools-generic` (Ubuntu), `dnf install perf` (Fedor
 
 /// The message when no `perf` could be run at all.
 pub fn not_installed(program: &str) -> String {
-    format!("cannot run `{}`: perf is not installed or not on PATH; {INSTALL}", sanitize(program))
+    format!(
+        "cannot run `{}`: perf is not installed or not on PATH; {INSTALL}",
+        sanitize(program)
+    )
 }
 
 /// What went wrong, as one sentence with its remedy, when perf's stderr says something
@@ -166,14 +169,26 @@ in /etc/sysctl.conf (e.g. kernel.perf_event_paranoid = <setting>)
         let ubuntu = "WARNING: perf not found for kernel 5.15.0-91\n\n  You may need to install \
                       the following packages for this specific kernel:\n";
         let m = explain(ubuntu, false, false).unwrap();
-        assert!(m.contains("kernel 5.15.0-91") && m.contains("linux-tools"), "{m}");
+        assert!(
+            m.contains("kernel 5.15.0-91") && m.contains("linux-tools"),
+            "{m}"
+        );
         let debian = "/usr/bin/perf: line 13: exec: perf_5.10: not found\nE: linux-perf-5.10 is not installed.\n";
-        assert!(explain(debian, false, false).unwrap().contains("linux-perf-5.10"));
+        assert!(
+            explain(debian, false, false)
+                .unwrap()
+                .contains("linux-perf-5.10")
+        );
     }
 
     #[test]
     fn perfs_words_follow_sanitised() {
-        let m = message("Error:\nbad \x1b[31mthing\n[ perf record: Woken up 1 times ]\n", Some(255), false, false);
+        let m = message(
+            "Error:\nbad \x1b[31mthing\n[ perf record: Woken up 1 times ]\n",
+            Some(255),
+            false,
+            false,
+        );
         assert!(m.starts_with("perf record failed (exit status 255)"), "{m}");
         assert!(m.contains("perf said:\n  Error:\n  bad "), "{m}");
         assert!(!m.contains('\x1b') && !m.contains("Woken"), "{m}");

@@ -43,9 +43,12 @@ pub struct FramePointers {
 }
 
 impl FramePointers {
-    /// Most functions keep them (at least half).
+    /// Enough functions keep them: at least a quarter. Built with frame pointers, a
+    /// program's leaf functions may still skip them (GCC's `-momit-leaf-frame-pointer`,
+    /// or no call at all); built without, only functions with a variable stack (alloca)
+    /// keep one: a few percent.
     pub fn kept(self) -> bool {
-        self.checked > 0 && self.keeping * 2 >= self.checked
+        self.checked > 0 && self.keeping * 4 >= self.checked
     }
 }
 
@@ -92,10 +95,37 @@ fn code_at<'a>(file: &object::File<'a>, addr: u64, len: u64) -> Option<&'a [u8]>
         .and_then(|s| s.data_range(addr, len).ok().flatten())
 }
 
-/// `push %rbp` directly followed by `mov %rsp,%rbp` somewhere in `code`.
+/// `push %rbp` followed, within the prologue's first instructions, by `mov %rsp,%rbp`
+/// (compilers schedule other instructions between the two).
 pub fn sets_up_frame(code: &[u8]) -> bool {
-    code.windows(4)
-        .any(|w| w == [0x55, 0x48, 0x89, 0xe5] || w == [0x55, 0x48, 0x8b, 0xec])
+    use iced_x86::{Code, Decoder, DecoderOptions, Register};
+    let mut decoder = Decoder::new(64, code, DecoderOptions::NONE);
+    let mut pushed = false;
+    for _ in 0..12 {
+        if !decoder.can_decode() {
+            break;
+        }
+        let ins = decoder.decode();
+        match ins.code() {
+            Code::Push_r64 if ins.op0_register() == Register::RBP => pushed = true,
+            Code::Mov_rm64_r64 | Code::Mov_r64_rm64
+                if pushed
+                    && ins.op0_register() == Register::RBP
+                    && ins.op1_register() == Register::RSP =>
+            {
+                return true;
+            }
+            // Go: the caller's %rbp stored in the new frame, then `lea N(%rsp),%rbp`.
+            Code::Lea_r64_m
+                if ins.op0_register() == Register::RBP && ins.memory_base() == Register::RSP =>
+            {
+                return true;
+            }
+            Code::INVALID => break,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The binary a command runs: its path as given when it has a slash, else the first
@@ -140,13 +170,23 @@ mod tests {
     #[test]
     fn prologues() {
         // endbr64; push %rbp; mov %rsp,%rbp
-        assert!(sets_up_frame(&[0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5]));
+        assert!(sets_up_frame(&[
+            0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5
+        ]));
         // Go: cmp 0x10(%r14),%rsp; jbe …; push %rbp; mov %rsp,%rbp
         assert!(sets_up_frame(&[
             0x49, 0x3b, 0x66, 0x10, 0x76, 0x20, 0x55, 0x48, 0x89, 0xe5
         ]));
-        // sub $0x8,%rsp; … : no frame pointer
-        assert!(!sets_up_frame(&[0x48, 0x83, 0xec, 0x08, 0x55, 0x53]));
+        // Go: sub $0x18,%rsp; mov %rbp,0x10(%rsp); lea 0x10(%rsp),%rbp
+        assert!(sets_up_frame(&[
+            0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x6c, 0x24, 0x10, 0x48, 0x8d, 0x6c, 0x24, 0x10
+        ]));
+        // GCC: push %rbp; xor %edi,%edi; mov %rsp,%rbp
+        assert!(sets_up_frame(&[0x55, 0x31, 0xff, 0x48, 0x89, 0xe5]));
+        // sub $0x8,%rsp; push %rbp; push %rbx: saves %rbp as any register, no frame
+        assert!(!sets_up_frame(&[0x48, 0x83, 0xec, 0x08, 0x55, 0x53, 0xc3]));
+        // The bytes inside another instruction (mov $0xe5894855,%eax) are no prologue.
+        assert!(!sets_up_frame(&[0xb8, 0x55, 0x48, 0x89, 0xe5, 0xc3]));
         assert!(!sets_up_frame(&[]));
     }
 
@@ -158,8 +198,8 @@ mod tests {
     #[test]
     fn kept_is_most() {
         let fp = |checked, keeping| FramePointers { checked, keeping };
-        assert!(fp(10, 5).kept());
-        assert!(!fp(10, 4).kept());
+        assert!(fp(10, 3).kept());
+        assert!(!fp(10, 2).kept());
         assert!(!fp(0, 0).kept());
     }
 

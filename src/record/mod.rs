@@ -15,6 +15,7 @@ pub mod diagnose;
 pub mod frames;
 pub mod plan;
 pub mod process;
+pub mod top;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
@@ -34,12 +35,12 @@ use crate::view::color::ColorMode;
 pub const PERF: &str = "perf";
 
 /// How long a command may take to end after Ctrl-C before it is killed.
-const PATIENCE: Duration = Duration::from_secs(10);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Exit status of an error (as `cli::exit::ERROR`).
-const ERROR: u8 = 1;
+pub(crate) const ERROR: u8 = 1;
 /// Exit status of a usage error (as `cli::exit::USAGE`).
-const USAGE: u8 = 2;
+pub(crate) const USAGE: u8 = 2;
 
 /// How a recording ended.
 #[derive(Debug)]
@@ -60,14 +61,14 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(message: impl Into<String>, status: u8) -> Self {
+    pub(crate) fn new(message: impl Into<String>, status: u8) -> Self {
         Self {
             message: message.into(),
             status,
         }
     }
 
-    fn io(what: &str, e: &io::Error) -> Self {
+    pub(crate) fn io(what: &str, e: &io::Error) -> Self {
         Self::new(format!("{what}: {e}"), ERROR)
     }
 }
@@ -80,7 +81,10 @@ fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
     if let Some(program) = plan::program(&a.command) {
         if frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_none() {
             return Err(Failure::new(
-                format!("cannot run `{}`: no such command", sanitize(&program.to_string_lossy())),
+                format!(
+                    "cannot run `{}`: no such command",
+                    sanitize(&program.to_string_lossy())
+                ),
                 127,
             ));
         }
@@ -93,6 +97,40 @@ fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
         "nothing to record: give a command after `--` (flametui record -- ./app), -p PID, or -a",
         USAGE,
     ))
+}
+
+/// `flametui record` and `flametui top` from the command line: the viewer on a terminal
+/// that can run it, else text; what to tell afterwards on stderr. Returns the exit
+/// status: the command's, 128 + the signal that ended the viewer, or the failure's.
+pub fn run(command: &args::Command) -> u8 {
+    use std::io::IsTerminal;
+    let viewer = io::stdout().is_terminal()
+        && crate::terminal::unusable_reason(std::env::var_os("TERM").as_deref()).is_none();
+    let env = crate::view::color::ColorEnv::from_env();
+    let colors = crate::view::color::detect(crate::view::color::ColorChoice::Auto, &env);
+    let result = match command {
+        args::Command::Record(a) => record(a, viewer, colors),
+        args::Command::Top(a) => top::top(a, viewer, colors),
+    };
+    match result {
+        Ok(outcome) => {
+            for note in &outcome.notes {
+                if note.contains('\n') {
+                    eprint!("{note}");
+                } else {
+                    eprintln!("flametui: {note}");
+                }
+            }
+            match crate::terminal::ended_by_signal() {
+                Some(signal) => u8::try_from(128 + signal).unwrap_or(ERROR),
+                None => outcome.status,
+            }
+        }
+        Err(failure) => {
+            eprintln!("flametui: {}", failure.message);
+            failure.status
+        }
+    }
 }
 
 /// The call-graph mode for `target`.
@@ -203,7 +241,10 @@ fn record_live(
 ) -> Result<Outcome, Failure> {
     let dir = PrivateDir::new("record").map_err(|e| Failure::io("temporary directory", &e))?;
     let fifo = if control {
-        Some(dir.fifo("control").map_err(|e| Failure::io("control FIFO", &e))?)
+        Some(
+            dir.fifo("control")
+                .map_err(|e| Failure::io("control FIFO", &e))?,
+        )
     } else {
         None
     };
@@ -243,11 +284,11 @@ fn record_live(
         }
         "Stopping the command and perf… (the profile so far stays; q quits)".to_owned()
     });
-    let log_shown = shown_path(&log_path);
     let note = format!(
-        "call graph: {} ({}) · the command's output goes to {log_shown}",
+        "call graph: {} ({}) · the command's output goes to {}",
         choice.graph.perf_name(),
-        choice.why
+        choice.why,
+        shown_path(&log_path)
     );
     let source = crate::terminal::LiveSource {
         reader: Box::new(reader),
@@ -258,7 +299,20 @@ fn record_live(
     };
     let look = (colors, crate::view::names::NameStyle::default());
     let app = crate::terminal::explore_live(source, &load_options(), look);
-    // Quitting while perf records stops it, as Ctrl-C would.
+    after_live(a, app, &perf, tee, &log_path)
+}
+
+/// Once the viewer is done: perf stopped (quitting while it records stops it, as Ctrl-C
+/// would) and waited for, the `-o` file committed, the log kept when it says something;
+/// or why nothing was recorded.
+fn after_live(
+    a: &RecordArgs,
+    app: io::Result<crate::app::App>,
+    perf: &Mutex<Perf>,
+    tee: std::thread::JoinHandle<io::Result<Option<crate::output::Replacement>>>,
+    log_path: &Path,
+) -> Result<Outcome, Failure> {
+    let log_shown = shown_path(log_path);
     let status = {
         let mut p = perf
             .lock()
@@ -274,14 +328,15 @@ fn record_live(
         .map_err(|_| Failure::new("perf's output reader failed", ERROR))?
         .map_err(|e| Failure::io("reading perf's output", &e))?;
     let app = app.map_err(|e| Failure::io("terminal", &e))?;
-    let log_text = read_head(&log_path, 64 << 10);
+    let log_text = read_head(log_path, 64 << 10);
     let recorded = app.profile().is_some_and(|p| p.tree.total() > 0);
     if !recorded && (!status.success() || app.failure.is_some()) {
         if a.log.is_none() && !log_text.contains("perf_event_paranoid") {
-            let _ = std::fs::remove_file(&log_path);
+            let _ = std::fs::remove_file(log_path);
         }
         let message = if status.success() {
-            app.failure.unwrap_or_else(|| "nothing was recorded".to_owned())
+            app.failure
+                .unwrap_or_else(|| "nothing was recorded".to_owned())
         } else {
             diagnose::message(&log_text, status.code(), is_root(), a.all_cpus)
         };
@@ -297,9 +352,11 @@ fn record_live(
         ));
     }
     if log_text.trim().is_empty() && a.log.is_none() {
-        let _ = std::fs::remove_file(&log_path);
+        let _ = std::fs::remove_file(log_path);
     } else {
-        notes.push(format!("the command's output and perf's messages are in {log_shown}"));
+        notes.push(format!(
+            "the command's output and perf's messages are in {log_shown}"
+        ));
     }
     Ok(Outcome {
         status: process::shell_status(status),
@@ -321,7 +378,10 @@ fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
         ),
         None => None,
     };
-    let file = match keep.as_ref().and_then(crate::output::Replacement::temp_path) {
+    let file = match keep
+        .as_ref()
+        .and_then(crate::output::Replacement::temp_path)
+    {
         Some(temp) => temp.to_owned(),
         None => dir.path().join("perf.data"),
     };
@@ -335,15 +395,22 @@ fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
     // to report what was recorded.
     let interrupted = Arc::new(AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
-    let mut perf = Perf::spawn(OsStr::new(PERF), &plan.perf_args(a.all_cpus), streams, false, None)
-        .map_err(|e| Failure::io("cannot start perf", &e))?;
+    let mut perf = Perf::spawn(
+        OsStr::new(PERF),
+        &plan.perf_args(a.all_cpus),
+        streams,
+        false,
+        None,
+    )
+    .map_err(|e| Failure::io("cannot start perf", &e))?;
     let said = perf.take_stderr().map(pass_through);
-    let status = perf.wait(None).map_err(|e| Failure::io("waiting for perf", &e))?;
-    let said = said
-        .and_then(|h| h.join().ok())
-        .unwrap_or_default();
+    let status = perf
+        .wait(None)
+        .map_err(|e| Failure::io("waiting for perf", &e))?;
+    let said = said.and_then(|h| h.join().ok()).unwrap_or_default();
     let recorded = std::fs::metadata(&file).is_ok_and(|m| m.len() > 0);
-    let loaded = recorded.then(|| crate::input::load_path(&file.to_string_lossy(), &load_options()));
+    let loaded =
+        recorded.then(|| crate::input::load_path(&file.to_string_lossy(), &load_options()));
     let profile = match loaded {
         Some(Ok(l)) => l.main().clone(),
         other => {
@@ -354,7 +421,11 @@ fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
             return Err(Failure::new(message, ERROR));
         }
     };
-    let mut notes = vec![crate::report::top_table(&profile, 10, crate::report::Figures::Human)];
+    let mut notes = vec![crate::report::top_table(
+        &profile,
+        10,
+        crate::report::Figures::Human,
+    )];
     match (keep.take(), &a.output) {
         (Some(mut k), Some(out)) => {
             let copied = if k.temp_path().is_some() {

@@ -89,9 +89,10 @@ pub fn choose(
             why: "the program could not be found to check".to_owned(),
         };
     };
-    let name = binary
-        .file_name()
-        .map_or_else(|| binary.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = binary.file_name().map_or_else(
+        || binary.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     match fp_check(binary) {
         Some(fp) if fp.kept() => Choice {
             graph: CallGraph::Fp,
@@ -315,8 +316,20 @@ mod tests {
 
     #[test]
     fn off_cpu_samples_the_switches_one_by_one() {
-        let a = args(&["--off-cpu", "-F", "499", "-p", "7,8", "--perf=-m 64 --no-inherit"]);
-        let plan = Plan::record(&a, CallGraph::Fp, Sink::File(Path::new("o.data")), Wake::None);
+        let a = args(&[
+            "--off-cpu",
+            "-F",
+            "499",
+            "-p",
+            "7,8",
+            "--perf=-m 64 --no-inherit",
+        ]);
+        let plan = Plan::record(
+            &a,
+            CallGraph::Fp,
+            Sink::File(Path::new("o.data")),
+            Wake::None,
+        );
         let got = strings(&plan.perf_args(a.all_cpus)).join(" ");
         assert_eq!(
             got,
@@ -333,19 +346,33 @@ mod tests {
         assert_eq!(got, "record --call-graph=fp -F 997 -a -o - --no-buffering");
         let a = args(&["-a", "--", "sleep", "1"]);
         let plan = Plan::record(&a, CallGraph::Fp, Sink::Pipe, Wake::None);
-        assert!(strings(&plan.perf_args(a.all_cpus)).join(" ").contains(" -a -o - -- sleep 1"));
+        assert!(
+            strings(&plan.perf_args(a.all_cpus))
+                .join(" ")
+                .contains(" -a -o - -- sleep 1")
+        );
     }
 
     #[test]
     fn auto_follows_the_binary() {
-        let fp = |keeping| move |_: &Path| Some(FramePointers { checked: 10, keeping });
+        let fp = |keeping| {
+            move |_: &Path| {
+                Some(FramePointers {
+                    checked: 10,
+                    keeping,
+                })
+            }
+        };
         let bin = Path::new("/x/app");
         let c = choose(CallGraphArg::Auto, Some(bin), false, fp(9));
         assert_eq!(c.graph, CallGraph::Fp);
         assert_eq!(c.why, "app keeps frame pointers (9 of 10 functions)");
         let c = choose(CallGraphArg::Auto, Some(bin), false, fp(1));
         assert_eq!(c.graph, CallGraph::Dwarf);
-        assert_eq!(c.why, "app omits frame pointers (1 of 10 functions keep them)");
+        assert_eq!(
+            c.why,
+            "app omits frame pointers (1 of 10 functions keep them)"
+        );
         let c = choose(CallGraphArg::Auto, Some(bin), false, |_| None);
         assert_eq!(c.graph, CallGraph::Dwarf);
         let c = choose(CallGraphArg::Auto, None, true, fp(0));

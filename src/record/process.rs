@@ -58,8 +58,11 @@ impl PrivateDir {
     /// It cannot be made.
     pub fn fifo(&self, name: &str) -> io::Result<PathBuf> {
         let path = self.0.join(name);
-        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR)
-            .map_err(io::Error::from)?;
+        nix::unistd::mkfifo(
+            &path,
+            nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR,
+        )
+        .map_err(io::Error::from)?;
         Ok(path)
     }
 }
@@ -268,11 +271,11 @@ fn spawn_pinger(fifo: PathBuf, stop: Arc<AtomicBool>) -> JoinHandle<()> {
             return;
         };
         let every = Duration::from_secs(1) / PINGS_PER_SECOND;
-        let step = Duration::from_millis(10);
+        let nap = Duration::from_millis(10);
         let mut waited = Duration::ZERO;
         while !stop.load(Ordering::Relaxed) {
-            thread::sleep(step);
-            waited += step;
+            thread::sleep(nap);
+            waited += nap;
             if waited >= every {
                 waited = Duration::ZERO;
                 let _ = ctl.write_all(b"ping\n");

@@ -46,7 +46,11 @@ pub(super) fn open_job(
 }
 
 /// A job reading a stream another program writes.
-pub(super) fn reader_job(reader: Box<dyn Read + Send>, name: String, opts: &LoadOptions) -> LoadJob {
+pub(super) fn reader_job(
+    reader: Box<dyn Read + Send>,
+    name: String,
+    opts: &LoadOptions,
+) -> LoadJob {
     LoadJob {
         reader,
         total: None,

@@ -27,6 +27,7 @@ mod events;
 mod loader;
 mod session;
 mod setup;
+mod top;
 mod worker;
 
 pub use effects::perform;
@@ -35,6 +36,7 @@ pub use events::ended_by_signal;
 pub use session::{LiveSource, compare, explore, explore_live, explore_sliced, explore_view};
 use setup::enter;
 pub use setup::{init, restore, unusable_reason};
+pub use top::{Prepare, TopSource, explore_top};
 use worker::perform_jobs;
 pub use worker::{Inline, Runner};
 
@@ -63,6 +65,10 @@ pub enum Input {
     Computing(u64, Duration),
     /// A background job of the app is done.
     Computed(Box<Done>),
+    /// `flametui top`: a refresh interval read.
+    TopInterval(Box<(Profile, crate::app::top::Facts)>),
+    /// `flametui top`: the clock, since start.
+    TopTick(Duration),
 }
 
 /// Two clicks at one spot within this time zoom.
@@ -261,5 +267,7 @@ fn translate(input: Input, app: &App, clicks: &mut Clicks) -> Option<Action> {
         Input::Loaded(Err(e)) | Input::LoadedPair(Err(e)) => Some(Action::Failed(e)),
         Input::Stop => Some(Action::Quit),
         Input::Computing(id, elapsed) => Some(Action::Computing(id, elapsed)),
+        Input::TopInterval(refresh) => Some(Action::TopInterval(refresh)),
+        Input::TopTick(now) => Some(Action::TopTick(now)),
     }
 }

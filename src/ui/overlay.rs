@@ -140,6 +140,7 @@ pub fn job_badge(app: &App, area: Rect, right: u16, buf: &mut Buffer) {
 /// column where it starts (the right edge when there is none).
 pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
     let text = match (&app.streaming, app.frozen) {
+        _ if app.top.is_some() => top_badge(app, area.width),
         (_, true) if app.pending.is_some() => {
             " ❚❚ frozen, newer data waiting · z resumes ".to_owned()
         }
@@ -190,6 +191,42 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
         Style::new().add_modifier(Modifier::REVERSED),
     );
     x
+}
+
+/// `flametui top`'s badge: the mode, samples per second, samples lost, the age of the
+/// newest refresh and flametui's own CPU use; or that the screen is frozen.
+fn top_badge(app: &App, width: u16) -> String {
+    let Some(top) = &app.top else {
+        return String::new();
+    };
+    if app.frozen {
+        return match top.pending {
+            0 => " ❚❚ frozen · z resumes ".to_owned(),
+            1 => " ❚❚ frozen · 1 update pending · z resumes ".to_owned(),
+            n => format!(" ❚❚ frozen · {n} updates pending · z resumes "),
+        };
+    }
+    let ago = top.now.saturating_sub(top.last.at).as_secs_f64();
+    let cpu = top
+        .last
+        .cpu
+        .map(|c| format!(" · cpu {:.1}%", c * 100.0))
+        .unwrap_or_default();
+    let rate = crate::text::thousands(top.rate);
+    let lost = crate::text::thousands(top.lost);
+    let mode = top.mode_short();
+    let fits = |t: &String| t.chars().count() <= usize::from(width / 2);
+    let full = format!(
+        " ⟳ {mode} · {rate} samples/s · lost {lost} · {ago:.1} s ago · flametui{cpu} · z freezes "
+    );
+    let medium = format!(" ⟳ {mode} · {rate}/s · lost {lost} · {ago:.1} s{cpu} ");
+    if fits(&full) {
+        full
+    } else if fits(&medium) {
+        medium
+    } else {
+        format!(" ⟳ {rate}/s · lost {lost} · {ago:.0} s{cpu} ")
+    }
 }
 
 /// A share with two significant digits (`0.0042%`, `0.31%`, `12%`), printed as every

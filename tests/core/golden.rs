@@ -264,6 +264,7 @@ fn streams_growing_snapshots(threads: Option<usize>, chunk_size: Option<usize>, 
     let opts = LoadOptions {
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::ZERO,
+            intervals: false,
             sink: Arc::new(move |p: flametui::profile::Profile| {
                 // Each snapshot carries its samples' records (the heat map grows).
                 assert_eq!(p.samples.len() as u64, p.stats.samples);
@@ -514,6 +515,7 @@ fn a_stream_on_workers_loads_what_the_file_loads() {
             let opts = LoadOptions {
                 snapshots: Some(input::Snapshots {
                     every: std::time::Duration::from_millis(5),
+                    intervals: false,
                     sink: Arc::new(|_| {}),
                 }),
                 threads: Some(2),

@@ -835,6 +835,7 @@ fn load_pausing(bytes: &[u8], cut: usize) -> (Vec<(u64, u64)>, Profile) {
     let o = LoadOptions {
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::from_millis(50),
+            intervals: false,
             sink: Arc::new(move |p: Profile| {
                 assert_eq!(p.samples.len() as u64, p.stats.samples);
                 assert_eq!(p.stats.format, Some(Format::PerfData));

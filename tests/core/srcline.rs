@@ -307,6 +307,7 @@ fn lines_are_the_same_however_the_input_is_parsed() {
                 chunk_size: Some(4096),
                 snapshots: Some(Snapshots {
                     every: std::time::Duration::ZERO,
+                    intervals: false,
                     sink: std::sync::Arc::new(|_| {}),
                 }),
                 ..LoadOptions::default()

@@ -388,6 +388,7 @@ fn samples_do_not_depend_on_threads_or_streaming() {
     let opts = LoadOptions {
         snapshots: Some(input::Snapshots {
             every: std::time::Duration::ZERO,
+            intervals: false,
             sink: std::sync::Arc::new(|_| {}),
         }),
         ..LoadOptions::default()

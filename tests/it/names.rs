@@ -43,7 +43,7 @@ fn copied(app: &mut App) -> Vec<String> {
         .into_iter()
         .filter_map(|e| match e {
             Effect::Copy { text, .. } => Some(text),
-            Effect::Write { .. } => None,
+            Effect::Write { .. } | Effect::StopRecording => None,
         })
         .collect()
 }

@@ -17,6 +17,7 @@ mod facts;
 pub mod finder;
 mod follow;
 pub(crate) mod keys;
+mod live;
 mod place;
 mod table;
 pub mod transforms;

@@ -259,7 +259,7 @@ fn copy_carries_the_name_or_the_stack() {
         .iter()
         .map(|e| match e {
             Effect::Copy { text, .. } => text.as_str(),
-            Effect::Write { .. } => "",
+            Effect::Write { .. } | Effect::StopRecording => "",
         })
         .collect();
     assert_eq!(texts, ["fsync", "main;commit;fsync"]);

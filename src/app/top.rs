@@ -1,0 +1,281 @@
+//! Stage: application state — `flametui top`. Each refresh interval read from perf comes
+//! in as a profile; it goes into a [`Ring`], and what is shown is the ring summed as the
+//! [`LiveMode`] says: everything so far, the last N refreshes, perf top's decay, or the
+//! last N against the N before (a comparison, in the differential colours). Switching
+//! the mode sums the ring again at once; freezing keeps reading but holds the screen.
+//! Zoom, selection and search survive each refresh by stack path (the explorer's
+//! `replace_profile`), as they do for any stream.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use super::action::Facts;
+use super::compare::View;
+use super::explorer::Explorer;
+use super::recording::say;
+use super::show::{compare_pair, show_profile};
+use super::{App, Phase};
+use crate::profile::ring::{Combined, Interval, LiveMode, Ring, RingLimits};
+use crate::profile::{Profile, Stats};
+
+/// The refreshes the samples-per-second figure is taken over.
+pub const RATE_OVER: usize = 5;
+
+/// The state of a running `top`.
+#[derive(Debug)]
+pub struct TopState {
+    ring: Ring,
+    /// How the ring is summed.
+    pub mode: LiveMode,
+    /// The window of `Window` and `Diff`, in refreshes.
+    pub window: u32,
+    /// Refreshes read while frozen, not shown yet.
+    pub pending: u32,
+    /// Samples per second over the last few refreshes ([`RATE_OVER`]).
+    pub rate: u64,
+    /// The last few refreshes' samples and lengths, newest last.
+    recent: std::collections::VecDeque<(u64, Duration)>,
+    /// Samples perf lost, in all.
+    pub lost: u64,
+    /// The newest refresh's facts.
+    pub last: Facts,
+    /// Since `top` started, now (the shell's clock, for "updated N s ago").
+    pub now: Duration,
+    /// The event, unit and format of the recording (from its first refresh).
+    stats: Option<Stats>,
+    /// Said once the first profile shows (the call-graph mode and why).
+    pub note: Option<String>,
+}
+
+impl TopState {
+    /// A `top` starting in `mode`, its window `window` refreshes.
+    pub fn new(mode: LiveMode, window: u32, note: String) -> Self {
+        Self {
+            ring: Ring::new(RingLimits::default()),
+            mode,
+            window: window.max(1),
+            pending: 0,
+            rate: 0,
+            recent: std::collections::VecDeque::new(),
+            lost: 0,
+            last: Facts::default(),
+            now: Duration::ZERO,
+            stats: None,
+            note: Some(note),
+        }
+    }
+
+    /// The ring.
+    pub fn ring(&self) -> &Ring {
+        &self.ring
+    }
+
+    /// The mode's name, as the badge shows it.
+    pub fn mode_label(&self) -> String {
+        match self.mode {
+            LiveMode::Accumulate => format!("accumulate {} refreshes", self.ring.refreshes()),
+            LiveMode::Window(n) => format!("window {n}"),
+            LiveMode::Decay => "decay ×7/8".to_owned(),
+            LiveMode::Diff(n) => format!("diff last {n} vs {n} before"),
+        }
+    }
+
+    /// The mode in a word or two, for a narrow badge.
+    pub fn mode_short(&self) -> String {
+        match self.mode {
+            LiveMode::Accumulate => "accumulate".to_owned(),
+            LiveMode::Window(n) => format!("window {n}"),
+            LiveMode::Decay => "decay".to_owned(),
+            LiveMode::Diff(n) => format!("diff {n}"),
+        }
+    }
+
+    /// The refreshes a window or diff can cover.
+    pub fn most_window(&self) -> u32 {
+        u32::try_from(self.ring.limits().fine).unwrap_or(u32::MAX)
+    }
+}
+
+/// Whether `action` is one of `top`'s: its refreshes, clock, modes, window, and `z`
+/// while `top` runs.
+pub fn handles(app: &App, action: &super::Action) -> bool {
+    use super::Action;
+    match action {
+        Action::TopInterval(_) | Action::TopTick(_) | Action::TopMode(_) | Action::TopWindow(_) => {
+            true
+        }
+        Action::ToggleFreeze => app.top.is_some(),
+        _ => false,
+    }
+}
+
+/// Applies one of `top`'s actions (others are ignored).
+pub fn apply(app: &mut App, action: super::Action) {
+    use super::Action;
+    match action {
+        Action::TopInterval(refresh) => {
+            let (profile, facts) = *refresh;
+            push(app, profile, facts);
+        }
+        Action::TopTick(now) => tick(app, now),
+        Action::TopMode(m) => set_mode(app, m),
+        Action::TopWindow(longer) => resize_window(app, longer),
+        Action::ToggleFreeze => toggle_freeze(app),
+        _ => {}
+    }
+}
+
+/// A refresh came: into the ring, and on screen unless frozen.
+pub fn push(app: &mut App, profile: Profile, facts: Facts) {
+    let Some(top) = app.top.as_mut() else {
+        return;
+    };
+    // A refresh is cut when perf's data comes, a quarter second either way: the rate is
+    // taken over a few.
+    top.recent.push_back((profile.stats.samples, facts.wall));
+    if top.recent.len() > RATE_OVER {
+        top.recent.pop_front();
+    }
+    let (n, wall) = top
+        .recent
+        .iter()
+        .fold((0, Duration::ZERO), |(n, w), &(s, d)| (n + s, w + d));
+    top.rate =
+        u64::try_from(u128::from(n) * 1_000_000 / wall.as_micros().max(1)).unwrap_or(u64::MAX);
+    top.lost += profile.stats.lost_samples;
+    top.last = facts;
+    top.now = facts.at;
+    if top.stats.is_none() || profile.stats.event.is_some() {
+        let mut s = Stats {
+            format: profile.stats.format,
+            unit: profile.stats.unit.clone(),
+            event: profile.stats.event.clone(),
+            ..Stats::default()
+        };
+        s.event_order.clone_from(&profile.stats.event_order);
+        top.stats = Some(s);
+    }
+    let samples = Arc::try_unwrap(profile.samples).unwrap_or_else(|s| (*s).clone());
+    top.ring.push(Interval::new(
+        profile.tree,
+        samples,
+        profile.stats.lost_samples,
+    ));
+    if app.frozen {
+        top.pending += 1;
+    } else {
+        show(app);
+    }
+}
+
+/// The shell's clock moved on.
+pub fn tick(app: &mut App, now: Duration) {
+    if let Some(top) = app.top.as_mut() {
+        top.now = now;
+    }
+}
+
+/// Switches the mode (`1`–`4`), keeping the window.
+pub fn set_mode(app: &mut App, which: u8) {
+    let Some(top) = app.top.as_mut() else {
+        return not_top(app);
+    };
+    top.mode = match which {
+        1 => LiveMode::Accumulate,
+        2 => LiveMode::Window(top.window),
+        3 => LiveMode::Decay,
+        _ => LiveMode::Diff(top.window),
+    };
+    show(app);
+}
+
+/// `<` `>`: a shorter or longer window (1 to the fine ring's length).
+pub fn resize_window(app: &mut App, longer: bool) {
+    let Some(top) = app.top.as_mut() else {
+        return not_top(app);
+    };
+    let most = top.most_window();
+    top.window = if longer {
+        (top.window + 1).min(most)
+    } else {
+        top.window.saturating_sub(1).max(1)
+    };
+    top.mode = match top.mode {
+        LiveMode::Window(_) => LiveMode::Window(top.window),
+        LiveMode::Diff(_) => LiveMode::Diff(top.window),
+        other => other,
+    };
+    show(app);
+}
+
+/// `z` in `top`: holds the screen (refreshes go on into the ring), or shows the newest.
+pub fn toggle_freeze(app: &mut App) {
+    app.frozen = !app.frozen;
+    if !app.frozen {
+        show(app);
+    }
+}
+
+/// The keys of `top` pressed elsewhere.
+fn not_top(app: &mut App) {
+    say(app, "1–4 and < > switch the modes of `flametui top`");
+}
+
+/// Puts the ring, summed as the mode says, on screen.
+fn show(app: &mut App) {
+    let Some(top) = app.top.as_mut() else {
+        return;
+    };
+    top.pending = 0;
+    let stats = top.stats.clone().unwrap_or_default();
+    let note = top.note.take();
+    let profile = |iv: Interval, label: &str| -> Profile {
+        let mut stats = stats.clone();
+        stats.samples = iv.tree.node(crate::profile::NodeId::ROOT).samples;
+        stats.lost_samples = iv.lost;
+        Profile {
+            metrics: crate::profile::metrics::Metrics::default(),
+            samples: Arc::new(iv.samples),
+            source: format!("perf top · {label}"),
+            tree: iv.tree,
+            stats,
+        }
+    };
+    let label = top.mode_label();
+    match top.ring.view(top.mode) {
+        Combined::One(iv) => {
+            // Out of a diff: the AFTER side's explorer goes on, with its zoom and selection.
+            let loading = Phase::Loading(super::Progress::default());
+            match std::mem::replace(&mut app.phase, loading) {
+                Phase::Compare(cmp) => app.phase = Phase::Ready(Box::new(cmp.after.into())),
+                other => app.phase = other,
+            }
+            show_profile(app, Box::new(profile(iv, &label)));
+        }
+        Combined::Two { before, after } => {
+            let before = profile(before, "before");
+            let after = profile(after, "after");
+            if let Phase::Compare(cmp) = &mut app.phase {
+                cmp.replace(Arc::new(before), Arc::new(after), &mut app.mode);
+            } else {
+                let (mut cmp, _) = compare_pair(app, before, after);
+                cmp.view = View::Differential;
+                cmp.graph_view = View::Differential;
+                // Into a diff: the explorer on screen becomes the AFTER side, keeping its
+                // zoom and selection.
+                if let Phase::Ready(ready) = &mut app.phase {
+                    let shown = Arc::clone(&cmp.after.profile);
+                    let ex: &mut Explorer = ready;
+                    let mut old = std::mem::replace(ex, Explorer::shared(Arc::clone(&shown)));
+                    old.replace_profile(shown, &app.view, &mut app.mode);
+                    cmp.after = old;
+                }
+                app.phase = Phase::Compare(Box::new(cmp));
+            }
+            app.source = format!("perf top · {label}");
+        }
+    }
+    if let Some(note) = note {
+        say(app, &note);
+    }
+}

@@ -16,7 +16,7 @@ use super::recording::say;
 use super::show::{compare_pair, show_profile};
 use super::{App, Phase};
 use crate::profile::ring::{Combined, Interval, LiveMode, Ring, RingLimits};
-use crate::profile::{Profile, Stats};
+use crate::profile::{CallTree, NodeId, Profile, SampleTable, Stats};
 
 /// The refreshes the samples-per-second figure is taken over.
 pub const RATE_OVER: usize = 5;
@@ -155,17 +155,25 @@ pub fn push(app: &mut App, profile: Profile, facts: Facts) {
         s.event_order.clone_from(&profile.stats.event_order);
         top.stats = Some(s);
     }
-    let samples = Arc::try_unwrap(profile.samples).unwrap_or_else(|s| (*s).clone());
-    top.ring.push(Interval::new(
-        profile.tree,
-        samples,
-        profile.stats.lost_samples,
-    ));
+    let lost = profile.stats.lost_samples;
+    let (tree, samples) = compact(&profile.tree, profile.samples);
+    top.ring.push(Interval::new(tree, samples, lost));
     if app.frozen {
         top.pending += 1;
     } else {
         show(app);
     }
+}
+
+/// A refresh's tree with the names it uses only, and its samples moved onto it. The
+/// reader's tree keeps every name seen since the start (its ids stay valid while it
+/// reads), and each refresh cut from it would otherwise carry all of them.
+fn compact(tree: &CallTree, samples: Arc<SampleTable>) -> (CallTree, SampleTable) {
+    let mut small = CallTree::with_scale(tree.scale());
+    let map = small.merge_from_mapped(tree);
+    let mut samples = Arc::try_unwrap(samples).unwrap_or_else(|s| (*s).clone());
+    samples.relabel(|_, s| map.get(s.leaf.0 as usize).copied().unwrap_or(NodeId::ROOT));
+    (small, samples)
 }
 
 /// The shell's clock moved on.

@@ -15,6 +15,7 @@ use super::explorer::Explorer;
 use super::recording::say;
 use super::show::{compare_pair, show_profile};
 use super::{App, Phase};
+use crate::profile::metrics::MetricShelf;
 use crate::profile::ring::{Combined, Interval, LiveMode, Ring, RingLimits};
 use crate::profile::{CallTree, NodeId, Profile, SampleTable, Stats};
 
@@ -264,7 +265,12 @@ fn show(app: &mut App) {
             let before = profile(before, "before");
             let after = profile(after, "after");
             if let Phase::Compare(cmp) = &mut app.phase {
-                cmp.replace(Arc::new(before), Arc::new(after), &mut app.mode);
+                // The metric shelves name what the sides show: a stale one would be put
+                // back by the view's reconciliation.
+                let (b, sb) = MetricShelf::new(before);
+                let (a, sa) = MetricShelf::new(after);
+                app.metrics = vec![sb, sa];
+                cmp.replace(b, a, &mut app.mode);
             } else {
                 let (mut cmp, _) = compare_pair(app, before, after);
                 cmp.view = View::Differential;
@@ -285,5 +291,144 @@ fn show(app: &mut App) {
     }
     if let Some(note) = note {
         say(app, &note);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::{Action, Dir, update};
+    use crate::view::Target;
+    use crate::view::color::ColorMode;
+
+    /// A refresh of folded stacks, each line one sample (its count the weight).
+    fn refresh(folded: &str) -> Action {
+        let mut p = Profile::from_folded(folded).unwrap();
+        let mut samples = SampleTable::default();
+        let task = samples.task("t", Some(1), Some(1));
+        let mut t = 0;
+        let leaves: Vec<(NodeId, u64)> = p
+            .tree
+            .ids()
+            .filter(|&id| p.tree.self_weight(id) > 0)
+            .map(|id| (id, p.tree.self_weight(id)))
+            .collect();
+        for (leaf, w) in leaves {
+            t += 1;
+            samples.push(Some(t), task, leaf, w);
+        }
+        p.stats.samples = samples.len() as u64;
+        p.samples = Arc::new(samples);
+        let facts = Facts {
+            wall: Duration::from_secs(1),
+            at: Duration::from_secs(t),
+            cpu: Some(0.01),
+        };
+        Action::TopInterval(Box::new((p, facts)))
+    }
+
+    fn app(mode: LiveMode) -> App {
+        let mut app = App::loading("perf top", ColorMode::Mono);
+        app.top = Some(TopState::new(mode, 2, "note".to_owned()));
+        update(&mut app, Action::Resize(100, 30));
+        app
+    }
+
+    fn total(app: &App) -> u64 {
+        app.explorer().unwrap().profile.tree.total()
+    }
+
+    fn selected(app: &App) -> String {
+        let ex = app.explorer().unwrap();
+        match ex.selected {
+            Target::Frame(id) => ex.profile.tree.path_string(id),
+            Target::Span { .. } => "span".to_owned(),
+        }
+    }
+
+    #[test]
+    fn modes_are_sums_of_the_refreshes_and_switch_at_once() {
+        let mut app = app(LiveMode::Accumulate);
+        for f in ["main;a 1\n", "main;b 2\n", "main;a 4\n"] {
+            update(&mut app, refresh(f));
+        }
+        assert_eq!(total(&app), 7, "accumulate");
+        assert_eq!(app.top.as_ref().unwrap().rate, 1, "1 sample a second");
+        update(&mut app, Action::TopMode(2));
+        assert_eq!(total(&app), 6, "the last 2 refreshes");
+        update(&mut app, Action::TopWindow(false));
+        assert_eq!(total(&app), 4, "the last one");
+        update(&mut app, Action::TopMode(3));
+        // 1 × (7/8)² + 2 × 7/8 + 4, in thousandths, each frame's own rounded: 766 + 1750
+        // + 4000.
+        assert_eq!(total(&app), 6_516);
+        update(&mut app, Action::TopMode(4));
+        let cmp = app.comparison().expect("diff is a comparison");
+        assert_eq!(cmp.view, View::Differential);
+        assert_eq!(cmp.before.profile.tree.total(), 2);
+        assert_eq!(cmp.after.profile.tree.total(), 4);
+        update(&mut app, refresh("main;c 8\n"));
+        let cmp = app.comparison().unwrap();
+        assert_eq!(
+            cmp.before.profile.tree.total(),
+            4,
+            "sides replaced in place"
+        );
+        assert_eq!(cmp.after.profile.tree.total(), 8);
+        update(&mut app, Action::TopMode(1));
+        assert!(!app.comparing());
+        assert_eq!(total(&app), 15);
+    }
+
+    #[test]
+    fn selection_survives_refreshes_and_modes_by_path() {
+        let mut app = app(LiveMode::Accumulate);
+        update(&mut app, refresh("main;a 1\nmain;b 2\n"));
+        update(&mut app, Action::Move(Dir::Down));
+        update(&mut app, Action::Move(Dir::Down));
+        let path = selected(&app);
+        assert!(path.starts_with("main;"), "{path}");
+        update(&mut app, refresh("main;z 5\nmain;a 1\nmain;b 1\n"));
+        assert_eq!(selected(&app), path, "a new refresh");
+        update(&mut app, Action::TopMode(4));
+        let driver = app.comparison().unwrap().driver();
+        let Target::Frame(id) = driver.selected else {
+            panic!("a frame")
+        };
+        assert_eq!(driver.profile.tree.path_string(id), path, "into diff");
+        update(&mut app, Action::TopMode(2));
+        assert_eq!(selected(&app), path, "out of diff");
+    }
+
+    #[test]
+    fn freezing_holds_the_screen_and_counts_what_waits() {
+        let mut app = app(LiveMode::Accumulate);
+        update(&mut app, refresh("main;a 1\n"));
+        update(&mut app, Action::ToggleFreeze);
+        update(&mut app, refresh("main;a 2\n"));
+        update(&mut app, refresh("main;a 3\n"));
+        assert_eq!(total(&app), 1);
+        assert_eq!(app.top.as_ref().unwrap().pending, 2);
+        update(&mut app, Action::ToggleFreeze);
+        assert_eq!(total(&app), 6);
+        assert_eq!(app.top.as_ref().unwrap().pending, 0);
+    }
+
+    #[test]
+    fn refreshes_keep_only_their_own_names() {
+        let mut big = CallTree::new();
+        big.insert(["main", "used"], 3);
+        big.insert(["main", "gone"], 0);
+        for i in 0..100 {
+            big.intern(&format!("unused{i}"));
+        }
+        let mut samples = SampleTable::default();
+        let task = samples.task("t", None, Some(1));
+        let leaf = big.child_named(big.child_named(NodeId::ROOT, "main").unwrap(), "used");
+        samples.push(Some(1), task, leaf.unwrap(), 3);
+        let (small, samples) = compact(&big, Arc::new(samples));
+        assert!(small.names().len() < 10, "{}", small.names().len());
+        let s = samples.samples()[0];
+        assert_eq!(small.path_string(s.leaf), "main;used");
     }
 }

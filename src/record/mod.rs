@@ -330,19 +330,17 @@ fn after_live(
     let app = app.map_err(|e| Failure::io("terminal", &e))?;
     let log_text = read_head(log_path, 64 << 10);
     let recorded = app.profile().is_some_and(|p| p.tree.total() > 0);
-    if !recorded && (!status.success() || app.failure.is_some()) {
-        if a.log.is_none() && !log_text.contains("perf_event_paranoid") {
-            let _ = std::fs::remove_file(log_path);
-        }
-        let message = if status.success() {
-            app.failure
-                .unwrap_or_else(|| "nothing was recorded".to_owned())
-        } else {
-            diagnose::message(&log_text, status.code(), is_root(), a.all_cpus)
-        };
-        return Err(Failure::new(message, ERROR));
-    }
     let mut notes = Vec::new();
+    if !recorded && (!status.success() || app.failure.is_some()) {
+        if !perf_recorded(&log_text) {
+            if a.log.is_none() {
+                let _ = std::fs::remove_file(log_path);
+            }
+            let message = diagnose::message(&log_text, status.code(), is_root(), a.all_cpus);
+            return Err(Failure::new(message, ERROR));
+        }
+        notes.push(no_samples(a.freq));
+    }
     if let (Some(file), Some(out)) = (kept, &a.output) {
         file.commit()
             .map_err(|e| Failure::io(&format!("cannot write {}", shown_path(out)), &e))?;
@@ -411,21 +409,18 @@ fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
     let recorded = std::fs::metadata(&file).is_ok_and(|m| m.len() > 0);
     let loaded =
         recorded.then(|| crate::input::load_path(&file.to_string_lossy(), &load_options()));
-    let profile = match loaded {
-        Some(Ok(l)) => l.main().clone(),
-        other => {
-            let message = match other {
-                Some(Err(e)) if status.success() => e.to_string(),
-                _ => diagnose::message(&said, status.code(), is_root(), a.all_cpus),
-            };
+    let mut notes = match loaded {
+        Some(Ok(l)) => vec![crate::report::top_table(
+            l.main(),
+            10,
+            crate::report::Figures::Human,
+        )],
+        _ if perf_recorded(&said) => vec![no_samples(a.freq)],
+        _ => {
+            let message = diagnose::message(&said, status.code(), is_root(), a.all_cpus);
             return Err(Failure::new(message, ERROR));
         }
     };
-    let mut notes = vec![crate::report::top_table(
-        &profile,
-        10,
-        crate::report::Figures::Human,
-    )];
     match (keep.take(), &a.output) {
         (Some(mut k), Some(out)) => {
             let copied = if k.temp_path().is_some() {
@@ -444,6 +439,21 @@ fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome, Failure> {
         status: process::shell_status(status),
         notes,
     })
+}
+
+/// perf said it wrote its data (`[ perf record: Captured and wrote …`): it ran, whatever
+/// the command's exit status.
+fn perf_recorded(said: &str) -> bool {
+    said.contains("[ perf record: Captured and wrote")
+}
+
+/// The note when perf ran but took no sample.
+fn no_samples(freq: u32) -> String {
+    format!(
+        "no samples were recorded: the command ended before perf took one (at {freq} per \
+         second, a command needs about {} ms of CPU)",
+        1000 / freq.max(1)
+    )
 }
 
 /// Copies perf's stderr to flametui's as it comes; returns its first 64 KB.

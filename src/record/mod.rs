@@ -79,7 +79,10 @@ fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
         return Ok(Target::Pids(&a.pids));
     }
     if let Some(program) = plan::program(&a.command) {
-        if frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_none() {
+        // A path (`./app`) is taken as given by `binary_of`: it must exist too.
+        let found = frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_some()
+            && (program.components().count() == 1 || program.exists());
+        if !found {
             return Err(Failure::new(
                 format!(
                     "cannot run `{}`: no such command",

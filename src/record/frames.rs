@@ -143,14 +143,20 @@ pub fn sets_up_frame(code: &[u8]) -> bool {
 /// The binary a command runs: its path as given when it has a slash, else the first
 /// executable of that name on `PATH`; a script's interpreter (`#!`) instead of the script.
 pub fn binary_of(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    let found = if program.components().count() > 1 {
-        program.to_owned()
+    let found = find(program, path_var)?;
+    Some(interpreter_of(&found).unwrap_or(found))
+}
+
+/// The file a command runs (a script itself, not its interpreter): its path as given when
+/// it has a slash, else the first executable of that name on `PATH`.
+pub fn find(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        Some(program.to_owned())
     } else {
         std::env::split_paths(path_var?)
             .map(|dir| dir.join(program))
-            .find(|p| is_executable(p))?
-    };
-    Some(interpreter_of(&found).unwrap_or(found))
+            .find(|p| is_executable(p))
+    }
 }
 
 /// A file that can be run.

@@ -210,8 +210,12 @@ fn load_options() -> LoadOptions {
 pub fn record(a: &RecordArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Failure> {
     let target = target(a)?;
     if let Some(out) = &a.output {
-        let program: Vec<String> = plan::main_binary(target)
+        // The command's own file (a script) and the binary that runs it (its interpreter).
+        let script = plan::program(&a.command)
+            .and_then(|p| frames::find(p, std::env::var_os("PATH").as_deref()));
+        let program: Vec<String> = script
             .into_iter()
+            .chain(plan::main_binary(target))
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         crate::output::refuse_input(out, &program)

@@ -25,6 +25,17 @@ fn exited(t: &Tmux) -> u8 {
     digits.parse().unwrap()
 }
 
+/// The screen once `want` holds and two captures in a row are the same (no frame half
+/// painted).
+fn settled(t: &Tmux, what: &str, want: impl Fn(&str) -> bool) -> String {
+    let last = std::cell::RefCell::new(String::new());
+    t.wait_for(what, |s| {
+        let same = *last.borrow() == s;
+        last.replace(s.to_owned());
+        same && want(s)
+    })
+}
+
 /// The samples of the status line's `… in 3,213 samples · 100.00% of total` (the root
 /// selected: all of them).
 fn samples_on_screen(screen: &str) -> u64 {
@@ -66,19 +77,23 @@ fn a_recording_live_then_final_equals_the_file() {
     let Some(busy) = ready("record in tmux") else {
         return;
     };
-    let data = scratch("tmux-record").join("busy.data");
+    let dir = scratch("tmux-record");
+    let (data, log) = (dir.join("busy.data"), dir.join("busy.log"));
     let t = Tmux::start(
         "record-done",
         &format!(
-            "cd {} && {BIN} record -o {} -- ./busy 2 5",
+            "cd {} && {BIN} record -o {} --log {} -- ./busy 2 5",
             quote(&busy.dir),
-            quote(&data)
+            quote(&data),
+            quote(&log)
         ),
     );
     t.wait_for("the recording badge", |s| {
         s.contains("⟳ recording ./busy 2 5") && s.contains("Ctrl-C stops")
     });
-    let screen = t.wait_for("the end of the recording", |s| s.contains("Recording done"));
+    let screen = settled(&t, "the end of the recording", |s| {
+        s.contains("Recording done")
+    });
     assert!(!screen.contains("⟳ recording"), "badge left:\n{screen}");
     assert!(screen.contains("spin"), "{screen}");
     let shown = samples_on_screen(&screen);
@@ -87,6 +102,16 @@ fn a_recording_live_then_final_equals_the_file() {
     let screen = t.wait_for("the notes", |s| s.contains("the recording is in"));
     assert!(
         screen.contains("the command's output and perf's messages are in"),
+        "{screen}"
+    );
+    // The command's output went to the log, not over the viewer.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("start\n") && logged.contains("done\n"),
+        "{logged}"
+    );
+    assert!(
+        !screen.contains("start") && !screen.contains("done"),
         "{screen}"
     );
     // The profile shown at the end is the whole of the saved one.
@@ -99,13 +124,15 @@ fn ctrl_c_stops_the_command_and_keeps_the_view() {
     let Some(busy) = ready("record Ctrl-C in tmux") else {
         return;
     };
-    let data = scratch("tmux-ctrl-c").join("busy.data");
+    let dir = scratch("tmux-ctrl-c");
+    let (data, log) = (dir.join("busy.data"), dir.join("busy.log"));
     let t = Tmux::start(
         "record-ctrl-c",
         &format!(
-            "cd {} && {BIN} record -o {} -- ./busy 30 0",
+            "cd {} && {BIN} record -o {} --log {} -- ./busy 30 0",
             quote(&busy.dir),
-            quote(&data)
+            quote(&data),
+            quote(&log)
         ),
     );
     t.wait_for("spin while recording", |s| {
@@ -113,9 +140,10 @@ fn ctrl_c_stops_the_command_and_keeps_the_view() {
     });
     t.send(&["C-c"]);
     // perf and the command stop at once (not after flametui's 10 s of patience).
-    let screen = t.wait_within(Duration::from_secs(5), "the stop", |s| {
+    t.wait_within(Duration::from_secs(5), "the stop", |s| {
         s.contains("Recording stopped")
     });
+    let screen = settled(&t, "the stopped view", |s| s.contains("Recording stopped"));
     assert!(screen.contains("spin"), "the graph went:\n{screen}");
     assert!(!screen.contains("EXITED"), "the viewer left:\n{screen}");
     let shown = samples_on_screen(&screen);
@@ -123,6 +151,12 @@ fn ctrl_c_stops_the_command_and_keeps_the_view() {
     // perf passes on the SIGINT that ended it: 128 + 2, as a shell says it.
     assert_eq!(exited(&t), 130);
     assert_eq!(samples_in_file(&data), shown);
+    // The command was stopped, not left to finish.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("start\n") && !logged.contains("done\n"),
+        "{logged}"
+    );
 }
 
 /// The busy program in the background, killed when dropped.
@@ -155,7 +189,7 @@ fn top_shows_the_busy_loop_switches_modes_and_freezes() {
         s.contains("⟳ accumulate · ") && s.contains("/s · lost ")
     });
     t.send(&["t"]);
-    let screen = t.wait_for("the table with spin", |s| {
+    let screen = settled(&t, "the table with spin", |s| {
         s.contains("Function (") && s.contains("spin")
     });
     let rows: Vec<&str> = screen
@@ -199,15 +233,16 @@ fn top_fits_a_small_terminal() {
         return;
     };
     let t = Tmux::start("top-small", &format!("{BIN} top -d 0.5"));
-    let screen = t.wait_for("the badge", |s| s.contains("/s · lost "));
-    let lines: Vec<&str> = screen.lines().collect();
-    assert_eq!(lines.len(), 24, "{screen}");
-    assert!(lines[0].starts_with(" perf top · "), "{screen}");
-    assert!(
-        lines[0].contains("⟳ "),
-        "the badge is on the header:\n{screen}"
-    );
-    assert!(lines[23].contains("q quit"), "the footer went:\n{screen}");
+    // Drawn whole (a capture may catch a frame half painted over the loading screen): the
+    // header with its badge on the first row, the footer on the last.
+    t.wait_for("the header's badge and the footer", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        lines.len() == 24
+            && lines[0].starts_with(" perf top · ")
+            && lines[0].contains("/s · lost ")
+            && lines[23].contains("q quit")
+            && !s.contains("Reading perf top")
+    });
     t.send(&["4"]);
     t.wait_for("the diff view", |s| s.contains("Δ AFTER"));
     t.send(&["q"]);

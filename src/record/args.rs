@@ -33,8 +33,8 @@ stops them). Without a terminal the command's output passes through and a summar
 printed at the end. The exit status is the command's.";
 
 const TOP_HELP: &str = "\
-Keys beyond the viewer's: a accumulate, w window, d decay, f diff (last window against the
-one before), +/- window length, z freezes the screen (reading goes on), q quits.";
+Keys beyond the viewer's (in the graph): 1 accumulate, 2 window, 3 decay, 4 diff (last window
+against the one before), < > window length, z freezes the screen (reading goes on), q quits.";
 
 /// How the call stacks are recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -125,7 +125,7 @@ pub struct TopArgs {
           value_parser = parse_delay)]
     pub delay: f64,
 
-    /// What is shown at start (a, w, d, f switch it live).
+    /// What is shown at start (1, 2, 3, 4 switch it live).
     #[arg(long, value_enum, value_name = "MODE", default_value_t = ModeArg::Accumulate)]
     pub mode: ModeArg,
 

@@ -101,6 +101,8 @@ pub fn sets_up_frame(code: &[u8]) -> bool {
     use iced_x86::{Code, Decoder, DecoderOptions, Register};
     let mut decoder = Decoder::new(64, code, DecoderOptions::NONE);
     let mut pushed = false;
+    // Where `mov %rbp,N(%rsp)` stored the caller's %rbp (Go's prologue), if it did.
+    let mut stored_at = None;
     for _ in 0..12 {
         if !decoder.can_decode() {
             break;
@@ -115,9 +117,19 @@ pub fn sets_up_frame(code: &[u8]) -> bool {
             {
                 return true;
             }
-            // Go: the caller's %rbp stored in the new frame, then `lea N(%rsp),%rbp`.
+            Code::Mov_rm64_r64
+                if ins.op1_register() == Register::RBP && ins.memory_base() == Register::RSP =>
+            {
+                stored_at = Some(ins.memory_displacement64());
+            }
+            // Go: the caller's %rbp stored in the new frame, then `lea N(%rsp),%rbp` to
+            // that slot. A `lea` into %rbp alone is %rbp used as any register (GCC's
+            // -fomit-frame-pointer code pushes it as callee-saved, then computes an
+            // address in it).
             Code::Lea_r64_m
-                if ins.op0_register() == Register::RBP && ins.memory_base() == Register::RSP =>
+                if ins.op0_register() == Register::RBP
+                    && ins.memory_base() == Register::RSP
+                    && stored_at == Some(ins.memory_displacement64()) =>
             {
                 return true;
             }
@@ -131,14 +143,20 @@ pub fn sets_up_frame(code: &[u8]) -> bool {
 /// The binary a command runs: its path as given when it has a slash, else the first
 /// executable of that name on `PATH`; a script's interpreter (`#!`) instead of the script.
 pub fn binary_of(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    let found = if program.components().count() > 1 {
-        program.to_owned()
+    let found = find(program, path_var)?;
+    Some(interpreter_of(&found).unwrap_or(found))
+}
+
+/// The file a command runs (a script itself, not its interpreter): its path as given when
+/// it has a slash, else the first executable of that name on `PATH`.
+pub fn find(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        Some(program.to_owned())
     } else {
         std::env::split_paths(path_var?)
             .map(|dir| dir.join(program))
-            .find(|p| is_executable(p))?
-    };
-    Some(interpreter_of(&found).unwrap_or(found))
+            .find(|p| is_executable(p))
+    }
 }
 
 /// A file that can be run.
@@ -180,6 +198,16 @@ mod tests {
         // Go: sub $0x18,%rsp; mov %rbp,0x10(%rsp); lea 0x10(%rsp),%rbp
         assert!(sets_up_frame(&[
             0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x6c, 0x24, 0x10, 0x48, 0x8d, 0x6c, 0x24, 0x10
+        ]));
+        // GCC -fomit-frame-pointer: push %r14; mov $1,%edi; push %rbp; push %rbx;
+        // xor %ebx,%ebx; sub $0x20,%rsp; lea 0x10(%rsp),%rbp: %rbp as any register
+        assert!(!sets_up_frame(&[
+            0x41, 0x56, 0xbf, 0x01, 0x00, 0x00, 0x00, 0x55, 0x53, 0x31, 0xdb, 0x48, 0x83, 0xec,
+            0x20, 0x48, 0x8d, 0x6c, 0x24, 0x10
+        ]));
+        // The Go store and lea must name the same slot.
+        assert!(!sets_up_frame(&[
+            0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x6c, 0x24, 0x08, 0x48, 0x8d, 0x6c, 0x24, 0x10
         ]));
         // GCC: push %rbp; xor %edi,%edi; mov %rsp,%rbp
         assert!(sets_up_frame(&[0x55, 0x31, 0xff, 0x48, 0x89, 0xe5]));

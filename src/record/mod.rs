@@ -79,7 +79,10 @@ fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
         return Ok(Target::Pids(&a.pids));
     }
     if let Some(program) = plan::program(&a.command) {
-        if frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_none() {
+        // A path (`./app`) is taken as given by `binary_of`: it must exist too.
+        let found = frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_some()
+            && (program.components().count() == 1 || program.exists());
+        if !found {
             return Err(Failure::new(
                 format!(
                     "cannot run `{}`: no such command",
@@ -207,8 +210,12 @@ fn load_options() -> LoadOptions {
 pub fn record(a: &RecordArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Failure> {
     let target = target(a)?;
     if let Some(out) = &a.output {
-        let program: Vec<String> = plan::main_binary(target)
+        // The command's own file (a script) and the binary that runs it (its interpreter).
+        let script = plan::program(&a.command)
+            .and_then(|p| frames::find(p, std::env::var_os("PATH").as_deref()));
+        let program: Vec<String> = script
             .into_iter()
+            .chain(plan::main_binary(target))
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         crate::output::refuse_input(out, &program)

@@ -97,7 +97,13 @@ impl Widget for &App {
             }
             Phase::Compare(cmp) => {
                 compare::render(self, cmp, buf);
-                overlay::job_badge(self, area, area.right(), buf);
+                // `top`'s diff mode is a comparison: its badge (rate, frozen) stays.
+                let right = if self.top.is_some() {
+                    overlay::live_badge(self, area, buf)
+                } else {
+                    area.right()
+                };
+                overlay::job_badge(self, area, right, buf);
                 if self.mode == Mode::Help {
                     help::render(area, true, self.help_scroll, buf);
                 }

@@ -27,6 +27,7 @@ mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;
+mod record;
 mod source_hostile;
 mod source_json;
 mod source_lines;
@@ -37,6 +38,10 @@ mod system_wide;
 mod timeline;
 
 use std::path::PathBuf;
+
+#[allow(dead_code)]
+#[path = "../shared/busy.rs"]
+mod busy;
 
 /// Path of a file under `testdata/`.
 ///

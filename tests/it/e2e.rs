@@ -29,19 +29,25 @@ pub(crate) fn tmux_available() -> bool {
 impl Tmux {
     /// Starts `command` under `sh` in an 80×24 pane; it reports its exit status and waits.
     pub(crate) fn start(name: &str, command: &str) -> Self {
+        Self::start_sized(name, command, (80, 24))
+    }
+
+    /// As [`Tmux::start`], in a pane of `width`×`height`.
+    pub(crate) fn start_sized(name: &str, command: &str, (width, height): (u16, u16)) -> Self {
         let t = Tmux {
             socket: format!("flametui-e2e-{}-{name}", std::process::id()),
         };
         let script = format!("{command}; echo EXITED:$?; sleep 60");
+        let (width, height) = (width.to_string(), height.to_string());
         let out = t.run(&[
             "-f",
             "/dev/null",
             "new-session",
             "-d",
             "-x",
-            "80",
+            &width,
             "-y",
-            "24",
+            &height,
             "-s",
             "e2e",
             "sh",

@@ -5,6 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod analysis;
+#[allow(dead_code)]
+#[path = "../shared/busy.rs"]
+mod busy;
 mod compare;
 mod e2e;
 mod heat;
@@ -14,6 +17,7 @@ mod libraries;
 mod names;
 mod pprof;
 mod readable;
+mod record;
 mod sinks;
 mod snapshots;
 mod source;

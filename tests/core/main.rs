@@ -27,6 +27,7 @@ mod offcpu;
 mod perf_data;
 mod pprof;
 mod props;
+mod shapes;
 mod source_hostile;
 mod source_json;
 mod source_lines;

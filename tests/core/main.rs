@@ -28,6 +28,7 @@ mod perf_data;
 mod pprof;
 mod props;
 mod record;
+mod shapes;
 mod source_hostile;
 mod source_json;
 mod source_lines;

@@ -217,7 +217,8 @@ fn top_badge(app: &App, width: u16) -> String {
     let mode = top.mode_short();
     let fits = |t: &String| t.chars().count() <= usize::from(width / 2);
     let full = format!(
-        " ⟳ {mode} · {rate} samples/s · lost {lost} · {ago:.1} s ago · flametui{cpu} · z freezes "
+        " ⟳ {mode} · {rate} samples/s · lost {lost} · {ago:.1} s ago{} · z freezes ",
+        cpu.replace(" · cpu", " · flametui CPU")
     );
     let medium = format!(" ⟳ {mode} · {rate}/s · lost {lost} · {ago:.1} s{cpu} ");
     if fits(&full) {

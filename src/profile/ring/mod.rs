@@ -6,7 +6,8 @@
 //! Memory is bounded whatever the length of the recording: the newest intervals are kept
 //! whole (the fine ring), older ones are merged a few at a time into coarse intervals that
 //! keep their tree only, and the oldest coarse ones into one interval of everything
-//! before. At most `fine + coarse + 1` trees are kept ([`RingLimits`]).
+//! before. At most `fine + coarse + 1` trees are kept ([`RingLimits`]), and one more: the
+//! running total that accumulate shows.
 //!
 //! Every sum is a pure function of the ring: trees merged node by node (weights add
 //! exactly, saturating at `u64::MAX`), then finished like any loaded tree (siblings in
@@ -235,6 +236,10 @@ pub struct Ring {
     coarse: VecDeque<Interval>,
     /// Everything before the coarse intervals; samples dropped.
     older: Option<Interval>,
+    /// Everything pushed, summed as it comes (accumulate's view): each push merges one
+    /// refresh into it instead of every view merging every tree kept. Its samples are
+    /// dropped once the first coarse interval drops theirs.
+    total: Interval,
     pushed: u64,
 }
 
@@ -246,6 +251,7 @@ impl Ring {
             fine: VecDeque::new(),
             coarse: VecDeque::new(),
             older: None,
+            total: Interval::empty(),
             pushed: 0,
         }
     }
@@ -262,6 +268,10 @@ impl Ring {
     /// everything before.
     pub fn push(&mut self, interval: Interval) {
         self.pushed += 1;
+        let whole = self.coarse.is_empty() && self.older.is_none();
+        self.total
+            .add(&interval, whole.then(|| interval.samples.clone()));
+        self.total.finish();
         self.fine.push_back(interval);
         if self.fine.len() > self.limits.fine {
             let n = self.limits.per_coarse.clamp(1, self.fine.len());
@@ -275,6 +285,7 @@ impl Ring {
             }
             coarse.finish();
             self.coarse.push_back(coarse);
+            self.total.samples = SampleTable::default();
         }
         if self.coarse.len() > self.limits.coarse
             && let Some(oldest) = self.coarse.pop_front()
@@ -307,7 +318,7 @@ impl Ring {
 
     /// Approximate bytes held by every interval kept ([`Interval::heap_bytes`]).
     pub fn heap_bytes(&self) -> usize {
-        self.all().map(Interval::heap_bytes).sum()
+        self.all().map(Interval::heap_bytes).sum::<usize>() + self.total.heap_bytes()
     }
 
     /// Every interval kept, oldest first.
@@ -322,16 +333,12 @@ impl Ring {
         self.fine.range(start..end).collect()
     }
 
-    /// The intervals summed as `mode` asks (a new interval: the ring is not changed). Each
-    /// call merges the trees it covers afresh, one lookup per node merged in: accumulate
-    /// merges every tree kept (at most `fine + coarse + 1`), the others the fine ones.
+    /// The intervals summed as `mode` asks (a new interval: the ring is not changed).
+    /// Accumulate is a copy of the running total; the others merge the fine intervals they
+    /// cover afresh, one lookup per node merged in.
     pub fn view(&self, mode: LiveMode) -> Combined {
         match mode {
-            LiveMode::Accumulate => {
-                let parts: Vec<&Interval> = self.all().collect();
-                let samples = self.older.is_none() && self.coarse.is_empty();
-                Combined::One(merged(&parts, samples))
-            }
+            LiveMode::Accumulate => Combined::One(self.total.clone()),
             LiveMode::Window(n) => Combined::One(merged(&self.newest(0, n as usize), true)),
             LiveMode::Decay => {
                 let parts: Vec<&Interval> = self.fine.iter().collect();

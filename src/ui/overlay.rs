@@ -81,6 +81,8 @@ pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
                 bytes(t as f64)
             )
         }
+        // `top` counts no bytes: its first refresh is what it waits for.
+        _ if app.top.is_some() => "waiting for perf's first refresh…".to_owned(),
         _ => format!("{} read{rate}", bytes(p.bytes as f64)),
     };
     let mut lines = vec![

@@ -228,6 +228,10 @@ fn run(args: &Args) -> Result<Ending> {
         write_output(args, &loaded, &parts, &mut out)?;
     }
     out.finish()?;
+    // The process ends now and its memory goes back whole: freeing every name and node
+    // of the trees one by one first took 3% of an export's time.
+    std::mem::forget(loaded);
+    std::mem::forget(parts);
     Ok(Ending::from_partial(partial))
 }
 

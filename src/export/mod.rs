@@ -7,10 +7,14 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::profile::{CallTree, NameId, Profile, UnionRun, union_sorted_runs};
+use crate::profile::{CallTree, NameId, Profile, TextRanks};
 use crate::text::{for_terminal, for_xml};
 
 pub mod stream;
+mod union;
+
+use union::sorted_by_text;
+pub use union::write_folded_parts;
 
 /// Folded lines `stack weight`, one per distinct stack, sorted bytewise.
 pub fn folded_lines(tree: &CallTree) -> Vec<String> {
@@ -103,117 +107,22 @@ fn write_folded_parallel<W: Write>(
         |run| tree.run_samples(run),
         per_run,
         threads,
-        |run, sink| {
-            let mut walk = tree.walk_run(run);
-            while let Some(weight) = walk.advance() {
-                if sink.stopped() {
-                    return;
-                }
-                if weight > 0 {
-                    push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
-                    sink.line_done();
+        |batch, sink| {
+            let mut walk = tree.idle_walk(None);
+            for run in batch {
+                walk.restart_run(run);
+                while let Some(weight) = walk.advance() {
+                    if sink.stopped() {
+                        return;
+                    }
+                    if weight > 0 {
+                        push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
+                        sink.line_done();
+                    }
                 }
             }
         },
     )
-}
-
-/// Writes the folded lines of the union of `tree` and `parts` (trees parsed from pieces of
-/// one input, as [`crate::input::load_path_parts`] gives them) exactly as [`write_folded`]
-/// writes the tree they merge into, without merging them: the union's sorted walk is cut
-/// into runs ([`union_sorted_runs`]), formatted on all cores as [`write_folded`] does,
-/// each run merging its trees' lines by text and adding the weights of a stack found in
-/// several trees. Weights of trees with fewer decimals are scaled up to the most
-/// decimals, as the merge does.
-///
-/// # Errors
-/// Writing failed.
-pub fn write_folded_parts<W: Write>(
-    mut out: W,
-    tree: &CallTree,
-    parts: &[CallTree],
-    to: Destination,
-) -> io::Result<()> {
-    if parts.is_empty() {
-        return write_folded(out, tree, to);
-    }
-    let trees: Vec<&CallTree> = std::iter::once(tree).chain(parts).collect();
-    if !trees
-        .iter()
-        .all(|t| sorted_by_text(t) && !t.has_same_text_siblings())
-    {
-        let mut whole = tree.clone();
-        for p in parts {
-            whole.merge_from(p);
-        }
-        whole.finish();
-        return write_folded(out, &whole, to);
-    }
-    let scale = trees.iter().map(|t| t.scale()).max().unwrap_or(0);
-    let threads = crate::profile::worker_threads();
-    let samples = trees.iter().fold(0u64, |n, t| {
-        n.saturating_add(t.node(crate::profile::NodeId::ROOT).samples)
-    });
-    let per_run = (samples / (threads as u64 * 64)).max(1);
-    let runs = union_sorted_runs(&trees, per_run);
-    stream::write_runs(
-        &mut out,
-        &runs,
-        |r| r.samples,
-        per_run,
-        threads,
-        |run, sink| union_run_lines(&trees, run, scale, to, sink),
-    )?;
-    out.flush()
-}
-
-/// Whether the sorted walk of `t` gives its stacks in the bytewise order of their text,
-/// with no two stacks of the same text, so that streams of them merge by comparing text:
-/// true unless a name holds a `;` (`a;` then `b` and `a` then `;b` would read alike) or
-/// a task and a function have the same name (siblings of one text, which a tree keeps
-/// apart). Neither happens in perf script, whose tasks are only the root frames.
-fn sorted_by_text(t: &CallTree) -> bool {
-    let names = t.names();
-    (0..names.len()).all(|i| {
-        let id = NameId(u32::try_from(i).unwrap_or(u32::MAX));
-        let text = names.resolve(id);
-        !text.contains(';') && (!names.is_task(id) || names.lookup(text) == Some(id))
-    })
-}
-
-/// Appends the lines of one run of the union to `sink`: each tree's lines of it, merged
-/// by text one line at a time, weights scaled to `scale` decimals; a stack of weight 0
-/// is left out.
-fn union_run_lines(
-    trees: &[&CallTree],
-    run: &UnionRun,
-    scale: u32,
-    to: Destination,
-    sink: &mut stream::Sink,
-) {
-    let factor = |t: &CallTree| 10u64.saturating_pow(scale - t.scale().min(scale));
-    let walks: Vec<_> = trees
-        .iter()
-        .zip(&run.runs)
-        .filter_map(|(&t, r)| Some((t.walk_run(r.as_ref()?), factor(t))))
-        .collect();
-    let mut weights = vec![0u64; walks.len()];
-    let mut merge = stream::Merge::new(walks);
-    while let Some(text) = merge.next(&mut weights) {
-        if sink.stopped() {
-            return;
-        }
-        let weight = weights.iter().fold(0u64, |w, &x| w.saturating_add(x));
-        if weight == 0 {
-            continue;
-        }
-        let buf = sink.buf();
-        let start = buf.len();
-        buf.extend_from_slice(text);
-        push_weight(buf, weight, scale);
-        escape_line(buf, start, to);
-        sink.line_done();
-    }
 }
 
 /// Appends ` weight` (with `scale` decimals) and a newline.
@@ -238,14 +147,20 @@ fn push_line(
     to: Destination,
 ) {
     let start = buf.len();
+    push_path(buf, tree, path);
+    push_weight(buf, weight, scale);
+    escape_line(buf, start, to);
+}
+
+/// Appends the folded text of `path` (`a;b;c`).
+fn push_path(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId]) {
+    let names = tree.names();
     for (i, &name) in path.iter().enumerate() {
         if i > 0 {
             buf.push(b';');
         }
-        buf.extend_from_slice(tree.names().resolve(name).as_bytes());
+        buf.extend_from_slice(names.resolve(name).as_bytes());
     }
-    push_weight(buf, weight, scale);
-    escape_line(buf, start, to);
 }
 
 /// Escapes for a terminal ([`for_terminal`]), when it goes to one, the line that starts
@@ -313,10 +228,14 @@ pub fn write_diff_folded<W: Write>(
         return write_lines(out, &diff_folded(before, after, normalize), to);
     }
     let factor = normalize_factor(before, after, normalize);
+    let ranks = TextRanks::new(&[before, after]);
     stream::write_serial(out, |sink| {
-        let mut merge = stream::Merge::new([(before.sorted_walk(), 1), (after.sorted_walk(), 1)]);
+        let mut merge = stream::Merge::new([
+            (before.sorted_walk_ranked(ranks.of(0)), ranks.of(0), 1),
+            (after.sorted_walk_ranked(ranks.of(1)), ranks.of(1), 1),
+        ]);
         let mut w = [0u64; 2];
-        while let Some(text) = merge.next(&mut w) {
+        while let Some((tree, path)) = merge.next(&mut w) {
             if sink.stopped() {
                 return;
             }
@@ -326,7 +245,7 @@ pub fn write_diff_folded<W: Write>(
             }
             let buf = sink.buf();
             let start = buf.len();
-            buf.extend_from_slice(text);
+            push_path(buf, tree, path);
             let _ = writeln!(
                 buf,
                 " {} {}",

@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Write};
 
-use crate::profile::SortedWalk;
+use crate::profile::{CallTree, NameId, Rank, SortedWalk, path_order};
 
 /// Formatted bytes are handed on in chunks of about this many bytes.
 pub const CHUNK: usize = 256 << 10;
@@ -109,8 +109,8 @@ struct Shared {
 }
 
 /// Formats `runs` (consecutive pieces of a sorted output) on `threads` threads, in
-/// batches of about `per_run` samples taken in order, and writes them in order on this
-/// thread. A formatter hands its batch on chunk by chunk and waits while [`QUEUED`] bytes
+/// batches of about `per_run` samples taken in order (`format` is given one batch at a
+/// time, and stops when the sink did), and writes them in order on this thread. A formatter hands its batch on chunk by chunk and waits while [`QUEUED`] bytes
 /// of it wait for the writer; no formatter runs more than `2 × threads` batches ahead of
 /// the writer.
 ///
@@ -122,7 +122,7 @@ pub fn write_runs<W: Write, R: Sync>(
     samples: impl Fn(&R) -> u64,
     per_run: u64,
     threads: usize,
-    format: impl Fn(&R, &mut Sink) + Sync,
+    format: impl Fn(&[R], &mut Sink) + Sync,
 ) -> io::Result<()> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex, PoisonError};
@@ -164,12 +164,7 @@ pub fn write_runs<W: Write, R: Sync>(
                         !g.stop
                     };
                     let mut sink = Sink::new(&mut hand);
-                    for run in &runs[batch.clone()] {
-                        if sink.stopped() {
-                            break;
-                        }
-                        format(run, &mut sink);
-                    }
+                    format(&runs[batch.clone()], &mut sink);
                     sink.finish();
                     lock().batches[i].done = true;
                     changed.notify_all();
@@ -238,8 +233,8 @@ fn write_batches<W: Write>(
 /// One tree's next stack in a [`Merge`].
 struct Head<'t> {
     walk: SortedWalk<'t>,
-    /// Its text, `a;b;c`.
-    text: Vec<u8>,
+    /// The walk's tree's name ranks.
+    ranks: &'t [Rank],
     weight: u64,
     /// Its weights are multiplied by this (to a common number of decimals).
     factor: u64,
@@ -248,16 +243,8 @@ struct Head<'t> {
 
 impl Head<'_> {
     fn load(&mut self) {
-        self.text.clear();
         self.live = false;
         if let Some(w) = self.walk.advance() {
-            let names = self.walk.tree().names();
-            for (i, &name) in self.walk.path().iter().enumerate() {
-                if i > 0 {
-                    self.text.push(b';');
-                }
-                self.text.extend_from_slice(names.resolve(name).as_bytes());
-            }
             self.weight = w.saturating_mul(self.factor);
             self.live = true;
         }
@@ -265,9 +252,10 @@ impl Head<'_> {
 }
 
 /// The union of several sorted walks, by the text of their stacks: each distinct stack
-/// once, with each walk's weight of it. Holds one stack's text per walk. The walks must
-/// give their stacks in bytewise order of the text, each text once (see
-/// [`crate::profile::union_sorted_runs`]).
+/// once, with each walk's weight of it. The walks must give their stacks in bytewise
+/// order of the text, each text once (see [`crate::profile::union_sorted_runs`]); each
+/// comes with its tree's ranks in one [`crate::profile::TextRanks`] of all the trees, and
+/// stacks are compared by their frames' ranks: no text is built or compared.
 pub struct Merge<'t> {
     heads: Vec<Head<'t>>,
     /// The heads given by the last [`Merge::next`], to advance at the next.
@@ -275,13 +263,14 @@ pub struct Merge<'t> {
 }
 
 impl<'t> Merge<'t> {
-    /// Merges `walks`, each with the factor its weights are multiplied by.
-    pub fn new(walks: impl IntoIterator<Item = (SortedWalk<'t>, u64)>) -> Self {
+    /// Merges `walks`, each with its tree's ranks and the factor its weights are
+    /// multiplied by.
+    pub fn new(walks: impl IntoIterator<Item = (SortedWalk<'t>, &'t [Rank], u64)>) -> Self {
         let heads: Vec<Head<'t>> = walks
             .into_iter()
-            .map(|(walk, factor)| Head {
+            .map(|(walk, ranks, factor)| Head {
                 walk,
-                text: Vec::new(),
+                ranks,
                 weight: 0,
                 factor,
                 live: false,
@@ -291,9 +280,21 @@ impl<'t> Merge<'t> {
         Self { heads, least }
     }
 
-    /// The next stack's text and, in `weights` (one per walk), each walk's weight of it
-    /// (0 where a walk lacks it); `None` at the end.
-    pub fn next(&mut self, weights: &mut [u64]) -> Option<&[u8]> {
+    /// Starts over: `walk(i, w)` points the walk of head `i` at its next stacks (or
+    /// stops it) and says whether it has some.
+    pub fn restart(&mut self, mut walk: impl FnMut(usize, &mut SortedWalk<'t>) -> bool) {
+        self.least.clear();
+        for (h, head) in self.heads.iter_mut().enumerate() {
+            head.live = false;
+            if walk(h, &mut head.walk) {
+                self.least.push(h);
+            }
+        }
+    }
+
+    /// The next stack (its tree and frames, root first) and, in `weights` (one per walk),
+    /// each walk's weight of it (0 where a walk lacks it); `None` at the end.
+    pub fn next(&mut self, weights: &mut [u64]) -> Option<(&'t CallTree, &[NameId])> {
         for &h in &self.least {
             self.heads[h].load();
         }
@@ -302,11 +303,10 @@ impl<'t> Merge<'t> {
             if !head.live {
                 continue;
             }
-            match self
-                .least
-                .first()
-                .map(|&q| head.text.cmp(&self.heads[q].text))
-            {
+            match self.least.first().map(|&q| {
+                let least = &self.heads[q];
+                path_order(head.walk.path(), head.ranks, least.walk.path(), least.ranks)
+            }) {
                 None | Some(std::cmp::Ordering::Equal) => self.least.push(h),
                 Some(std::cmp::Ordering::Less) => {
                     self.least.clear();
@@ -320,24 +320,29 @@ impl<'t> Merge<'t> {
             weights[h] = self.heads[h].weight;
         }
         let &first = self.least.first()?;
-        Some(&self.heads[first].text)
+        let walk = &self.heads[first].walk;
+        Some((walk.tree(), walk.path()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::CallTree;
 
     #[test]
     fn a_merge_gives_each_stack_once_with_each_trees_weight() {
         let a = CallTree::from_stacks(&[("m;x", 2), ("m", 1), ("m;y;z", 4)]);
         let b = CallTree::from_stacks(&[("m;x", 3), ("m;w", 5), ("n", 1)]);
-        let mut merge = Merge::new([(a.sorted_walk(), 1), (b.sorted_walk(), 10)]);
+        let ranks = crate::profile::TextRanks::new(&[&a, &b]);
+        let mut merge = Merge::new([
+            (a.sorted_walk(), ranks.of(0), 1),
+            (b.sorted_walk_ranked(ranks.of(1)), ranks.of(1), 10),
+        ]);
         let mut w = [0u64; 2];
         let mut got = Vec::new();
-        while let Some(text) = merge.next(&mut w) {
-            got.push((String::from_utf8_lossy(text).into_owned(), w));
+        while let Some((tree, path)) = merge.next(&mut w) {
+            let names: Vec<&str> = path.iter().map(|&n| tree.names().resolve(n)).collect();
+            got.push((names.join(";"), w));
         }
         let want = [
             ("m", [1, 0]),

@@ -234,7 +234,9 @@ fn parse_into<R: BufRead>(
     chunk_size: usize,
     parts: Option<&mut Vec<CallTree>>,
 ) -> io::Result<Collector> {
-    let (tx, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
+    // One chunk waiting per worker is enough to keep them busy (the reader fills a chunk
+    // far faster than one is parsed); each more is a chunk's memory for nothing.
+    let (tx, rx) = mpsc::sync_channel::<Chunk>(threads);
     let rx = Arc::new(Mutex::new(rx));
     // Parsed chunks' buffers, back to the reader (as many as are in flight at most).
     let (spare_tx, spare) = mpsc::channel::<Vec<u8>>();

@@ -34,8 +34,8 @@ pub use intern::{Interner, LibId, NameId, NameSource};
 pub use samples::{Sample, SampleTable, Switch, Task, TaskId, TaskState};
 pub use slice::{Slice, slice_tree, slice_tree_mapped};
 pub use tree::{
-    CallTree, Counters, ForestEntry, Node, NodeId, SortedWalk, StackRun, UnionRun,
-    union_sorted_runs,
+    CallTree, Counters, ForestEntry, Node, NodeId, Rank, SortedWalk, StackRun, TextRanks, UnionRun,
+    path_order, union_sorted_runs,
 };
 
 /// Threads for work split over the cores (parsing, sorting, formatting, scoring): one

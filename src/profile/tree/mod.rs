@@ -20,6 +20,7 @@
 mod build;
 mod family;
 mod merge;
+mod ranks;
 mod runs;
 mod walk;
 
@@ -31,6 +32,7 @@ use super::intern::{Interner, NameId};
 
 pub use build::ForestEntry;
 pub use merge::Counters;
+pub use ranks::{Rank, TextRanks, path_order};
 pub use runs::{MAX_CUT_DEPTH, StackRun, UnionRun, union_sorted_runs};
 pub use walk::SortedWalk;
 

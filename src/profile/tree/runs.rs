@@ -3,6 +3,7 @@
 //! the runs can be formatted in parallel and joined in order. A run is one node's own
 //! stack or all the stacks below one node.
 
+use super::ranks::{Rank, TextRanks};
 use super::walk::{Entry, SortedWalk, entry_order};
 use super::{CallTree, NodeId};
 use crate::profile::intern::NameId;
@@ -15,7 +16,7 @@ impl CallTree {
     /// walk, in the same order, so that runs can be formatted in parallel.
     #[must_use]
     pub fn sorted_runs(&self, samples_per_run: u64) -> Vec<StackRun> {
-        union_sorted_runs(&[self], samples_per_run)
+        union_sorted_runs(&[self], None, samples_per_run)
             .into_iter()
             .filter_map(|u| u.runs.into_iter().next().flatten())
             .collect()
@@ -35,15 +36,32 @@ impl CallTree {
     /// stacks.
     #[must_use]
     pub fn walk_run(&self, run: &StackRun) -> SortedWalk<'_> {
+        self.walk_run_ranked(run, None)
+    }
+
+    /// [`CallTree::walk_run`], ordering families by `ranks` (this tree's in a
+    /// [`TextRanks`]) when given: the same order.
+    #[must_use]
+    pub fn walk_run_ranked<'t>(
+        &'t self,
+        run: &StackRun,
+        ranks: Option<&'t [Rank]>,
+    ) -> SortedWalk<'t> {
         let mut path = Vec::with_capacity(run.prefix.len() + 1);
         path.extend_from_slice(&run.prefix);
         path.push(self.slots[run.node.index()].name);
         if run.below {
-            SortedWalk::new(self, path, Some(run.node), None)
+            SortedWalk::new(self, path, Some(run.node), None, ranks)
         } else {
             let (w, n) = self.self_counts(run.node);
-            SortedWalk::new(self, path, None, (n > 0 || w > 0).then_some(w))
+            SortedWalk::new(self, path, None, (n > 0 || w > 0).then_some(w), ranks)
         }
+    }
+
+    /// A ranked walk of nothing, to be pointed at runs ([`SortedWalk::restart_run`]).
+    #[must_use]
+    pub fn idle_walk<'t>(&'t self, ranks: Option<&'t [Rank]>) -> SortedWalk<'t> {
+        SortedWalk::new(self, Vec::new(), None, None, ranks)
     }
 
     /// The samples of a run of [`CallTree::sorted_runs`], or more (an estimate of its
@@ -51,6 +69,21 @@ impl CallTree {
     #[must_use]
     pub fn run_samples(&self, run: &StackRun) -> u64 {
         self.slots[run.node.index()].samples
+    }
+}
+
+impl SortedWalk<'_> {
+    /// Makes this walk [`CallTree::walk_run_ranked`]'s of `run` (of its tree), reusing
+    /// its lists.
+    pub fn restart_run(&mut self, run: &StackRun) {
+        let tree = self.tree();
+        let name = tree.slots[run.node.index()].name;
+        if run.below {
+            self.restart(&run.prefix, name, Some(run.node), None);
+        } else {
+            let (w, n) = tree.self_counts(run.node);
+            self.restart(&run.prefix, name, None, (n > 0 || w > 0).then_some(w));
+        }
     }
 }
 
@@ -87,8 +120,15 @@ pub struct UnionRun {
 /// each, so that the runs' prefixes (shared by the runs of a family) weigh at most that
 /// depth per family cut, whatever the tree's depth — a chain of 50,000 frames is cut at
 /// that depth, not into 50,000 runs of growing prefixes (which was quadratic).
+///
+/// With `ranks` (of `trees`, in their order), frames are ordered by their ranks instead
+/// of by comparing their texts: the same order.
 #[must_use]
-pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<UnionRun> {
+pub fn union_sorted_runs(
+    trees: &[&CallTree],
+    ranks: Option<&TextRanks>,
+    samples_per_run: u64,
+) -> Vec<UnionRun> {
     /// An entry of the union of some families: each tree's node, if it has one.
     struct Union {
         nodes: Vec<Option<NodeId>>,
@@ -100,15 +140,11 @@ pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<Union
         let mut v = Vec::new();
         for (t, (tree, node)) in trees.iter().zip(nodes).enumerate() {
             if let Some(node) = node {
-                tree.entries_into(*node, &mut v, true);
+                tree.entries_into(*node, &mut v, true, ranks.map(|r| r.of(t)));
                 all.extend(v.iter().map(|&e| (t, e)));
             }
         }
-        let text = |&(t, e): &(usize, Entry)| (trees[t].name(e.node).as_bytes(), e.below);
-        let order = |a: &(usize, Entry), b: &(usize, Entry)| {
-            let ((x, xb), (y, yb)) = (text(a), text(b));
-            entry_order(x, xb, y, yb)
-        };
+        let order = |a: &(usize, Entry), b: &(usize, Entry)| union_order(trees, ranks, a, b);
         all.sort_by(order);
         let mut out: Vec<Union> = Vec::new();
         for (i, &(t, e)) in all.iter().enumerate() {
@@ -186,6 +222,24 @@ pub fn union_sorted_runs(trees: &[&CallTree], samples_per_run: u64) -> Vec<Union
         }
     }
     runs
+}
+
+/// The order of two trees' entries in [`union_sorted_runs`]: by their ranks when given,
+/// else by their texts (the same order).
+fn union_order(
+    trees: &[&CallTree],
+    ranks: Option<&TextRanks>,
+    &(s, x): &(usize, Entry),
+    &(t, y): &(usize, Entry),
+) -> std::cmp::Ordering {
+    let name = |t: usize, e: Entry| trees[t].slots[e.node.index()].name;
+    if let Some(r) = ranks {
+        let rank = |t: usize, e: Entry| r.of(t)[name(t, e).0 as usize][usize::from(e.below)];
+        rank(s, x).cmp(&rank(t, y))
+    } else {
+        let text = |t: usize, e: Entry| trees[t].names().resolve(name(t, e)).as_bytes();
+        entry_order(text(s, x), x.below, text(t, y), y.below)
+    }
 }
 
 /// How deep [`union_sorted_runs`] cuts the walk at most (frames).

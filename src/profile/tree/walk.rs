@@ -3,6 +3,7 @@
 //! that text: [`SortedWalk`] orders each family as its stacks' text sorts and gives one
 //! stack at a time, holding one path and one family list per level.
 
+use super::ranks::Rank;
 use super::{CallTree, NodeId};
 use crate::profile::intern::NameId;
 
@@ -82,27 +83,36 @@ impl CallTree {
     /// The walk of [`CallTree::for_each_stack_sorted`], one stack at a time.
     #[must_use]
     pub fn sorted_walk(&self) -> SortedWalk<'_> {
-        SortedWalk::new(self, Vec::new(), Some(NodeId::ROOT), None)
+        SortedWalk::new(self, Vec::new(), Some(NodeId::ROOT), None, None)
+    }
+
+    /// [`CallTree::sorted_walk`] ordering families by `ranks` (this tree's in a
+    /// [`super::TextRanks`]) instead of by comparing texts: the same order.
+    #[must_use]
+    pub fn sorted_walk_ranked<'t>(&'t self, ranks: &'t [Rank]) -> SortedWalk<'t> {
+        SortedWalk::new(self, Vec::new(), Some(NodeId::ROOT), None, Some(ranks))
     }
 
     /// The entries of one family in the order of their folded text: the stacks below a
     /// child, or its own stack with its weight.
-    fn sorted_entries(&self, id: NodeId) -> Vec<Entry> {
+    /// With `ranks`, they are ordered by them (the same order).
+    fn sorted_entries(&self, id: NodeId, ranks: Option<&[Rank]>) -> Vec<Entry> {
         let mut v = Vec::new();
-        self.sorted_entries_into(id, &mut v);
+        self.entries_into(id, &mut v, false, ranks);
         v
     }
 
     /// [`CallTree::sorted_entries`] into `v` (cleared first), with each own stack's
-    /// weight.
-    fn sorted_entries_into(&self, id: NodeId, v: &mut Vec<Entry>) {
-        self.entries_into(id, v, false);
-    }
-
-    /// [`CallTree::sorted_entries_into`]; with `every_own`, every child gets an own entry,
-    /// its weight left at 0 for the walk of its run to compute (and to leave out when
-    /// empty): the cut into runs then reads no grandchildren.
-    pub(super) fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, every_own: bool) {
+    /// weight; with `every_own`, every child gets an own entry, its weight left at 0 for
+    /// the walk of its run to compute (and to leave out when empty): the cut into runs
+    /// then reads no grandchildren.
+    pub(super) fn entries_into(
+        &self,
+        id: NodeId,
+        v: &mut Vec<Entry>,
+        every_own: bool,
+        ranks: Option<&[Rank]>,
+    ) {
         v.clear();
         for c in self.children(id) {
             let (w, n) = if every_own {
@@ -127,7 +137,16 @@ impl CallTree {
         }
         // Children are mostly in name order already: a run-detecting stable sort
         // costs about one comparison each.
-        if v.len() > 1 {
+        if v.len() < 2 {
+            return;
+        }
+        if let Some(r) = ranks {
+            let key =
+                |e: &Entry| r[self.slots[e.node.index()].name.0 as usize][usize::from(e.below)];
+            if !v.is_sorted_by_key(key) {
+                v.sort_by_key(key);
+            }
+        } else {
             v.sort_by(|a, b| {
                 entry_order(
                     self.name(a.node).as_bytes(),
@@ -157,6 +176,8 @@ pub struct SortedWalk<'t> {
     own: Option<u64>,
     /// The last stack given pushed a frame that the next step pops.
     yielded: bool,
+    /// The tree's name ranks, to order families by, if given.
+    ranks: Option<&'t [Rank]>,
 }
 
 impl<'t> SortedWalk<'t> {
@@ -167,19 +188,55 @@ impl<'t> SortedWalk<'t> {
         path: Vec<NameId>,
         below: Option<NodeId>,
         own: Option<u64>,
+        ranks: Option<&'t [Rank]>,
     ) -> Self {
         Self {
             tree,
             depth: path.len(),
             path,
             todo: below
-                .map(|id| (tree.sorted_entries(id), 0))
+                .map(|id| (tree.sorted_entries(id, ranks), 0))
                 .into_iter()
                 .collect(),
             pool: Vec::new(),
             own,
             yielded: false,
+            ranks,
         }
+    }
+
+    /// Makes this walk one from `prefix` and `name`, as [`SortedWalk::new`] with that
+    /// path, reusing its lists.
+    pub(super) fn restart(
+        &mut self,
+        prefix: &[NameId],
+        name: NameId,
+        below: Option<NodeId>,
+        own: Option<u64>,
+    ) {
+        self.path.clear();
+        self.path.extend_from_slice(prefix);
+        self.path.push(name);
+        self.depth = self.path.len();
+        while let Some((list, _)) = self.todo.pop() {
+            self.pool.push(list);
+        }
+        if let Some(id) = below {
+            let mut list = self.pool.pop().unwrap_or_default();
+            self.tree.entries_into(id, &mut list, false, self.ranks);
+            self.todo.push((list, 0));
+        }
+        self.own = own;
+        self.yielded = false;
+    }
+
+    /// Ends the walk: [`SortedWalk::advance`] gives nothing more.
+    pub fn stop(&mut self) {
+        while let Some((list, _)) = self.todo.pop() {
+            self.pool.push(list);
+        }
+        self.own = None;
+        self.yielded = false;
     }
 
     /// Moves to the next stack and gives its self weight, or `None` at the end.
@@ -207,7 +264,7 @@ impl<'t> SortedWalk<'t> {
             self.path.push(self.tree.slots[e.node.index()].name);
             if e.below {
                 let mut list = self.pool.pop().unwrap_or_default();
-                self.tree.sorted_entries_into(e.node, &mut list);
+                self.tree.entries_into(e.node, &mut list, false, self.ranks);
                 self.todo.push((list, 0));
             } else {
                 self.yielded = true;
@@ -222,8 +279,13 @@ impl<'t> SortedWalk<'t> {
     }
 
     /// The tree walked.
-    pub fn tree(&self) -> &CallTree {
+    pub fn tree(&self) -> &'t CallTree {
         self.tree
+    }
+
+    /// The name ranks the walk orders families by, if it was given some.
+    pub fn ranks(&self) -> Option<&'t [Rank]> {
+        self.ranks
     }
 }
 

@@ -318,7 +318,12 @@ impl Ring {
 
     /// Approximate bytes held by every interval kept ([`Interval::heap_bytes`]).
     pub fn heap_bytes(&self) -> usize {
-        self.all().map(Interval::heap_bytes).sum::<usize>() + self.total.heap_bytes()
+        let total = if self.pushed > 0 {
+            self.total.heap_bytes()
+        } else {
+            0
+        };
+        self.all().map(Interval::heap_bytes).sum::<usize>() + total
     }
 
     /// Every interval kept, oldest first.

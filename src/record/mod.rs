@@ -20,7 +20,7 @@ pub mod top;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -239,14 +239,15 @@ pub fn record(a: &RecordArgs, viewer: bool, colors: ColorMode) -> Result<Outcome
     }
 }
 
-/// Records into the viewer, live.
-fn record_live(
-    a: &RecordArgs,
-    choice: &Choice,
+/// A private directory and, when perf has `--control`, the FIFO in it that wakes perf.
+///
+/// # Errors
+/// Neither can be made.
+pub(crate) fn wake_dir(
+    what: &str,
     control: bool,
-    (what, colors): (String, ColorMode),
-) -> Result<Outcome, Failure> {
-    let dir = PrivateDir::new("record").map_err(|e| Failure::io("temporary directory", &e))?;
+) -> Result<(PrivateDir, Option<PathBuf>), Failure> {
+    let dir = PrivateDir::new(what).map_err(|e| Failure::io("temporary directory", &e))?;
     let fifo = if control {
         Some(
             dir.fifo("control")
@@ -255,6 +256,40 @@ fn record_live(
     } else {
         None
     };
+    Ok((dir, fifo))
+}
+
+/// Starts perf for the viewer: its own process group, no standard input, its output
+/// piped, its messages (and the command's output) to `log`, woken through `fifo`.
+///
+/// # Errors
+/// perf cannot be started.
+pub(crate) fn spawn_live(
+    args: &[OsString],
+    log: std::fs::File,
+    fifo: Option<&Path>,
+) -> Result<(Perf, std::process::ChildStdout), Failure> {
+    let streams = Streams {
+        stdin_null: true,
+        stdout_piped: true,
+        stderr: Stderr::File(log),
+    };
+    let mut perf = Perf::spawn(OsStr::new(PERF), args, streams, true, fifo)
+        .map_err(|e| Failure::io("cannot start perf", &e))?;
+    let stdout = perf
+        .take_stdout()
+        .ok_or_else(|| Failure::new("perf's output was not piped", ERROR))?;
+    Ok((perf, stdout))
+}
+
+/// Records into the viewer, live.
+fn record_live(
+    a: &RecordArgs,
+    choice: &Choice,
+    control: bool,
+    (what, colors): (String, ColorMode),
+) -> Result<Outcome, Failure> {
+    let (_dir, fifo) = wake_dir("record", control)?;
     let wake = fifo.as_deref().map_or(Wake::NoBuffering, Wake::Control);
     let plan = Plan::record(a, choice.graph, Sink::Pipe, wake);
     let (log_path, log) =
@@ -266,22 +301,7 @@ fn record_live(
         ),
         None => None,
     };
-    let streams = Streams {
-        stdin_null: true,
-        stdout_piped: true,
-        stderr: Stderr::File(log),
-    };
-    let mut perf = Perf::spawn(
-        OsStr::new(PERF),
-        &plan.perf_args(a.all_cpus),
-        streams,
-        true,
-        fifo.as_deref(),
-    )
-    .map_err(|e| Failure::io("cannot start perf", &e))?;
-    let stdout = perf
-        .take_stdout()
-        .ok_or_else(|| Failure::new("perf's output was not piped", ERROR))?;
+    let (perf, stdout) = spawn_live(&plan.perf_args(a.all_cpus), log, fifo.as_deref())?;
     let (reader, tee) = process::tee(stdout, keep);
     let perf = Arc::new(Mutex::new(perf));
     let stopper = Arc::clone(&perf);

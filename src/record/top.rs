@@ -1,14 +1,12 @@
 //! `flametui top`: `perf record` of the whole system (or of some processes) streamed into
 //! the viewer, cut into one profile per refresh, summed by the ring as the mode says.
 
-use std::ffi::OsStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::args::{ModeArg, TopArgs};
 use super::plan::{Plan, Target, Wake};
-use super::process::{Perf, PrivateDir, Stderr, Streams};
-use super::{ERROR, Failure, Outcome, PATIENCE, PERF, USAGE, choose_graph, diagnose, is_root};
+use super::{ERROR, Failure, Outcome, PATIENCE, USAGE, choose_graph, diagnose, is_root};
 use crate::app::top::TopState;
 use crate::profile::ring::LiveMode;
 use crate::profile::slice::{Slice, TaskFilter, select_tasks};
@@ -80,35 +78,12 @@ pub fn top(a: &TopArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Fail
         Target::Pids(&a.pids)
     };
     let choice = choose_graph(a.call_graph, target);
-    let dir = PrivateDir::new("top").map_err(|e| Failure::io("temporary directory", &e))?;
-    let fifo = if control {
-        Some(
-            dir.fifo("control")
-                .map_err(|e| Failure::io("control FIFO", &e))?,
-        )
-    } else {
-        None
-    };
+    let (dir, fifo) = super::wake_dir("top", control)?;
     let wake = fifo.as_deref().map_or(Wake::NoBuffering, Wake::Control);
     let log_path = dir.path().join("perf.log");
     let log = std::fs::File::create(&log_path).map_err(|e| Failure::io("perf's log", &e))?;
     let plan = Plan::top(a, choice.graph, wake);
-    let streams = Streams {
-        stdin_null: true,
-        stdout_piped: true,
-        stderr: Stderr::File(log),
-    };
-    let mut perf = Perf::spawn(
-        OsStr::new(PERF),
-        &plan.perf_args(false),
-        streams,
-        true,
-        fifo.as_deref(),
-    )
-    .map_err(|e| Failure::io("cannot start perf", &e))?;
-    let stdout = perf
-        .take_stdout()
-        .ok_or_else(|| Failure::new("perf's output was not piped", ERROR))?;
+    let (mut perf, stdout) = super::spawn_live(&plan.perf_args(false), log, fifo.as_deref())?;
     let comms = a.comms.clone();
     let prepare: crate::terminal::Prepare = if comms.is_empty() {
         Box::new(|p| p)

@@ -311,11 +311,12 @@ fn record_live(
         }
         "Stopping the command and perf… (the profile so far stays; q quits)".to_owned()
     });
+    // The log's path first: at 80 columns the reason may be cut, the path must not be.
     let note = format!(
-        "call graph: {} ({}) · the command's output goes to {}",
+        "output: {} · call graph {} ({})",
+        shown_path(&log_path),
         choice.graph.perf_name(),
-        choice.why,
-        shown_path(&log_path)
+        choice.why
     );
     let source = crate::terminal::LiveSource {
         reader: Box::new(reader),

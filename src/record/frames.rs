@@ -140,18 +140,18 @@ pub fn sets_up_frame(code: &[u8]) -> bool {
     false
 }
 
-/// The binary a command runs: its path as given when it has a slash, else the first
-/// executable of that name on `PATH`; a script's interpreter (`#!`) instead of the script.
+/// The binary a command runs ([`find`]), a script's interpreter (`#!`) instead of the
+/// script.
 pub fn binary_of(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     let found = find(program, path_var)?;
     Some(interpreter_of(&found).unwrap_or(found))
 }
 
 /// The file a command runs (a script itself, not its interpreter): its path as given when
-/// it has a slash, else the first executable of that name on `PATH`.
+/// it has a slash and exists, else the first executable of that name on `PATH`.
 pub fn find(program: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     if program.components().count() > 1 {
-        Some(program.to_owned())
+        program.exists().then(|| program.to_owned())
     } else {
         std::env::split_paths(path_var?)
             .map(|dir| dir.join(program))

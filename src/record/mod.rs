@@ -79,10 +79,7 @@ fn target(a: &RecordArgs) -> Result<Target<'_>, Failure> {
         return Ok(Target::Pids(&a.pids));
     }
     if let Some(program) = plan::program(&a.command) {
-        // A path (`./app`) is taken as given by `binary_of`: it must exist too.
-        let found = frames::binary_of(program, std::env::var_os("PATH").as_deref()).is_some()
-            && (program.components().count() == 1 || program.exists());
-        if !found {
+        if frames::find(program, std::env::var_os("PATH").as_deref()).is_none() {
             return Err(Failure::new(
                 format!(
                     "cannot run `{}`: no such command",
@@ -136,15 +133,16 @@ pub fn run(command: &args::Command) -> u8 {
     }
 }
 
-/// The call-graph mode for `target`.
-pub fn choose_graph(asked: args::CallGraphArg, target: Target<'_>) -> Choice {
-    let binary = plan::main_binary(target);
-    plan::choose(
-        asked,
-        binary.as_deref(),
-        matches!(target, Target::System),
-        |p| frames::check(&std::fs::read(p).ok()?),
-    )
+/// The call-graph mode for `target`, whose main binary is `binary`
+/// ([`plan::main_binary`]).
+pub fn choose_graph(
+    asked: args::CallGraphArg,
+    target: Target<'_>,
+    binary: Option<&Path>,
+) -> Choice {
+    plan::choose(asked, binary, matches!(target, Target::System), |p| {
+        frames::check(&std::fs::read(p).ok()?)
+    })
 }
 
 /// Whether perf runs here, and has `--control`: `perf --version`, or why not.
@@ -209,32 +207,31 @@ fn load_options() -> LoadOptions {
 /// output cannot be written; the message says what to do.
 pub fn record(a: &RecordArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Failure> {
     let target = target(a)?;
+    let binary = plan::main_binary(target);
     if let Some(out) = &a.output {
         // The command's own file (a script) and the binary that runs it (its interpreter).
         let script = plan::program(&a.command)
             .and_then(|p| frames::find(p, std::env::var_os("PATH").as_deref()));
         let program: Vec<String> = script
-            .into_iter()
-            .chain(plan::main_binary(target))
+            .iter()
+            .chain(&binary)
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         crate::output::refuse_input(out, &program)
             .map_err(|e| Failure::new(e.to_string(), USAGE))?;
     }
     let control = perf_version()?;
-    let choice = choose_graph(a.call_graph, target);
+    let choice = choose_graph(a.call_graph, target, binary.as_deref());
     let what = shown(&a.command, target);
-    if !viewer {
+    if viewer {
+        record_live(a, &choice, control, (what, colors))
+    } else {
         eprintln!(
             "flametui: recording {} with call graph {} ({})",
             sanitize(&what),
             choice.graph.perf_name(),
             sanitize(&choice.why)
         );
-    }
-    if viewer {
-        record_live(a, &choice, control, (what, colors))
-    } else {
         text::record_to_file(a, &choice)
     }
 }

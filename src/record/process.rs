@@ -32,19 +32,11 @@ impl PrivateDir {
     /// # Errors
     /// The temporary directory cannot be written.
     pub fn new(what: &str) -> io::Result<Self> {
-        let base = std::env::temp_dir();
-        for n in 0..100 {
-            let dir = base.join(format!("flametui-{what}-{}-{n}", std::process::id()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-                Ok(()) => return Ok(Self(dir)),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "no free name for a temporary directory",
-        ))
+        let name = |n| format!("flametui-{what}-{}-{n}", std::process::id());
+        fresh(name, |dir| {
+            std::fs::DirBuilder::new().mode(0o700).create(dir)
+        })
+        .map(|(d, ())| Self(d))
     }
 
     /// The directory.
@@ -82,23 +74,34 @@ pub fn new_log(asked: Option<&Path>) -> io::Result<(PathBuf, File)> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
         return Ok((path.to_owned(), file));
     }
-    let base = std::env::temp_dir();
-    for n in 0..100 {
-        let path = base.join(format!("flametui-record-{}-{n}.log", std::process::id()));
-        match OpenOptions::new()
+    let name = |n| format!("flametui-record-{}-{n}.log", std::process::id());
+    fresh(name, |path| {
+        OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(&path)
-        {
-            Ok(file) => return Ok((path, file)),
+            .open(path)
+    })
+}
+
+/// Makes something new in the temporary directory with `make`, under the first of
+/// `name(0)`, `name(1)`, … not taken yet (never over another user's file).
+fn fresh<T>(
+    name: impl Fn(u32) -> String,
+    make: impl Fn(&Path) -> io::Result<T>,
+) -> io::Result<(PathBuf, T)> {
+    let base = std::env::temp_dir();
+    for n in 0..100 {
+        let path = base.join(name(n));
+        match make(&path) {
+            Ok(thing) => return Ok((path, thing)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
     }
     Err(io::Error::new(
         io::ErrorKind::AlreadyExists,
-        "no free name for the log file",
+        "no free name in the temporary directory",
     ))
 }
 

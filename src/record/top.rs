@@ -77,7 +77,8 @@ pub fn top(a: &TopArgs, viewer: bool, colors: ColorMode) -> Result<Outcome, Fail
     } else {
         Target::Pids(&a.pids)
     };
-    let choice = choose_graph(a.call_graph, target);
+    let binary = super::plan::main_binary(target);
+    let choice = choose_graph(a.call_graph, target, binary.as_deref());
     let (dir, fifo) = super::wake_dir("top", control)?;
     let wake = fifo.as_deref().map_or(Wake::NoBuffering, Wake::Control);
     let log_path = dir.path().join("perf.log");

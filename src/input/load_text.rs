@@ -169,6 +169,7 @@ pub(super) fn load_text<R: BufRead + Send>(
             }
             .map_err(io_err)?
         }
+        (Some(parser), None) => parallel::parse_serial(BufReader::new(input), &parser, chunk_size),
         // A differential file is shown once whole (no snapshots of half a comparison).
         (Some(parser @ (ChunkParser::Perf(_) | ChunkParser::Folded(false))), Some(snapshots))
             if threads > 1 =>

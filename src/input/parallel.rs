@@ -55,25 +55,25 @@ pub(super) fn boundary(buf: &[u8], format: &ChunkParser) -> Option<usize> {
     }
 }
 
-/// Reads chunks of about `size` bytes ending at record boundaries and sends them, into
-/// the buffers the workers send back on `spare` when there are some: their pages are
-/// mapped already (fresh ones cost a page fault each, and freed ones went back to the
-/// system and came again).
+/// Reads chunks of about `size` bytes ending at record boundaries and passes them to
+/// `send` (which says `false` to stop), into the buffers parsed chunks left when `spare`
+/// gives some: their pages are mapped already (fresh ones cost a page fault each, and
+/// freed ones went back to the system and came again).
 fn split<R: BufRead>(
     mut reader: R,
     format: &ChunkParser,
     size: usize,
-    tx: &mpsc::SyncSender<Chunk>,
-    spare: &mpsc::Receiver<Vec<u8>>,
+    mut send: impl FnMut(Chunk) -> bool,
+    mut spare: impl FnMut() -> Option<Vec<u8>>,
     error: &mut Option<String>,
 ) -> u64 {
     let mut carry: Vec<u8> = Vec::new();
     let mut line = 1u64;
     loop {
         let start = carry.len();
-        let mut buf = match spare.try_recv() {
+        let mut buf = match spare() {
             // A record longer than a chunk goes on growing in its own buffer.
-            Ok(mut b) if start < size => {
+            Some(mut b) if start < size => {
                 if b.len() < start {
                     b.resize(start, 0);
                 }
@@ -131,13 +131,11 @@ fn split<R: BufRead>(
         let unterminated = eof && !text.is_empty() && !text.ends_with(b"\n");
         let lines = memchr::memchr_iter(b'\n', text).count() as u64 + u64::from(unterminated);
         if cut > 0
-            && tx
-                .send(Chunk {
-                    first_line: line,
-                    bytes: buf,
-                    len: cut,
-                })
-                .is_err()
+            && !send(Chunk {
+                first_line: line,
+                bytes: buf,
+                len: cut,
+            })
         {
             break;
         }
@@ -227,6 +225,32 @@ pub fn parse_parts<R: BufRead>(
     parse_into(reader, format, threads, chunk_size, Some(parts))
 }
 
+/// As [`parse`] on the calling thread alone: the same chunks parsed one after the other
+/// into one buffer, read again for the next (no copy of each line, as reading line by
+/// line makes, and the bytes checked as UTF-8 a chunk at a time). A read error ends the
+/// input there and is kept in the stats, as [`parse`] keeps it.
+pub fn parse_serial<R: BufRead>(reader: R, format: &ChunkParser, chunk_size: usize) -> Collector {
+    let mut out = Collector::default();
+    let mut worker = Worker::new(format);
+    let spare = std::cell::Cell::new(None);
+    let mut read_error = None;
+    let lines = split(
+        reader,
+        format,
+        chunk_size,
+        |chunk| {
+            worker.chunk(&chunk, &mut out);
+            spare.set(Some(chunk.bytes));
+            true
+        },
+        || spare.take(),
+        &mut read_error,
+    );
+    worker.finish(&mut out);
+    seal(&mut out, format, lines, read_error);
+    out
+}
+
 fn parse_into<R: BufRead>(
     reader: R,
     format: &ChunkParser,
@@ -264,7 +288,14 @@ fn parse_into<R: BufRead>(
             })
             .collect();
         let mut read_error = None;
-        let lines = split(reader, format, chunk_size, &tx, &spare, &mut read_error);
+        let lines = split(
+            reader,
+            format,
+            chunk_size,
+            |chunk| tx.send(chunk).is_ok(),
+            || spare.try_recv().ok(),
+            &mut read_error,
+        );
         drop(spare);
         drop(tx);
         let mut done = Vec::with_capacity(workers.len());

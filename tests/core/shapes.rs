@@ -2,14 +2,17 @@
 //! scripts/bench-matrix.sh) parses to the same folded export on one thread, on the default
 //! threads, from a pipe, and in small chunks crossing samples: a speed-up that splits the
 //! input differently must not change a byte. The inputs are made here, small (about
-//! 1.2 MB each, over one 1 MiB parser chunk), in the same text as the generator's.
+//! 1.2 MB each, over one 1 MiB parser chunk), in the same text as the generator's. The
+//! line-by-line reader the viewer streams with gives the same too.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
 
 use flametui::export;
-use flametui::input::{self, FormatChoice, LoadOptions, Loaded};
+use flametui::input::{self, FormatChoice, LoadOptions, Loaded, Snapshots};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
 
@@ -409,6 +412,26 @@ fn every_shape_exports_the_same_on_any_threads_and_chunks() {
                 "{shape}: {threads} threads in 4 KiB chunks differ"
             );
         }
+        // Line by line, as the viewer reads while showing snapshots on one thread (the
+        // export reads a chunk at a time).
+        let opts = LoadOptions {
+            format: FormatChoice::Perf,
+            threads: Some(1),
+            snapshots: Some(Snapshots {
+                every: Duration::from_secs(3600),
+                sink: Arc::new(|_| {}),
+                intervals: false,
+            }),
+            ..LoadOptions::default()
+        };
+        let Ok(Loaded::Single(p)) = input::load_path(file, &opts) else {
+            panic!("{shape}: not one profile")
+        };
+        let got: String = export::folded_lines(&p.tree)
+            .into_iter()
+            .map(|l| l + "\n")
+            .collect();
+        assert!(got == one, "{shape}: line by line differs from in chunks");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

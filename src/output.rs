@@ -217,11 +217,27 @@ pub fn write_file(path: &Path, bytes: &[u8], replace: bool) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn dir(name: &str) -> PathBuf {
+    /// A fresh directory, removed when the test ends (passed or failed).
+    struct Dir(PathBuf);
+
+    impl std::ops::Deref for Dir {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn dir(name: &str) -> Dir {
         let d = std::env::temp_dir().join(format!("flametui-output-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
-        d
+        Dir(d)
     }
 
     fn entries(d: &Path) -> Vec<String> {

@@ -12,6 +12,8 @@
 # Per row, each of these RUNS times, round-robin (medians of wall, CPU and peak RSS are
 # taken apart):
 #   inferno         inferno-collapse-perf FILE            (its default threads)
+#   inferno -1      inferno-collapse-perf --nthreads 1 FILE (what flametui --threads 1
+#                                                          is measured against)
 #   flametui        flametui --export folded FILE         (default threads)
 #   flametui -t1    flametui --export folded --threads 1 FILE
 #   pipe            cat FILE | flametui --export folded - (CPU includes cat's; RSS is the
@@ -84,9 +86,12 @@ rustc -O -o "$work/read_split" "$work/read_split.rs"
 
 # The README's deliberate deviations undone, as the conformance test does: inferno drops
 # samples of exited tasks (`:-1`), frames whose symbol starts with `(` (C++ anonymous
-# namespaces) and samples without a stack line.
+# namespaces) and samples without a stack line, and cuts an unknown symbol in a deleted
+# memfd (`[unknown] (/memfd:sealed-91… (deleted))`) at the inner parenthesis, into a frame
+# `[unknown] ` where flametui names it after its file.
 as_inferno() {
   grep -v '^:-1;' "$1" | awk '{
+      gsub(/\[memfd:[^];]* \(deleted\)\]/, "[unknown] ")
       i = match($0, / [0-9]+$/); stack = substr($0, 1, i - 1); w = substr($0, i + 1)
       n = split(stack, f, ";"); key = f[1]; kept = 0
       for (j = 2; j <= n; j++) if (substr(f[j], 1, 1) != "(") { key = key ";" f[j]; kept++ }
@@ -137,7 +142,7 @@ if [ ${#shapes[@]} -eq 0 ]; then
   rm -f "$work/probe.data"
 fi
 
-tools=(inferno flametui t1 pipe floor wc)
+tools=(inferno i1 flametui t1 pipe floor wc)
 rows_a=() rows_b=()
 for shape in "${shapes[@]}"; do
   file="$work/in.txt"
@@ -149,6 +154,7 @@ for shape in "${shapes[@]}"; do
   cat "$file" > /dev/null # into the page cache for every tool alike
   for _ in $(seq "$runs"); do
     run inferno "$inferno" "$file"
+    run i1 "$inferno" --nthreads 1 "$file"
     run flametui "$ft" --export folded "$file"
     run t1 "$ft" --export folded --threads 1 "$file"
     run pipe bash -c 'cat "$1" | "$2" --export folded -' _ "$file" "$ft"
@@ -176,16 +182,17 @@ for shape in "${shapes[@]}"; do
     awk -v w="${W[$1]}" -v c="${C[$1]}" -v m="${M[$1]}" \
       'BEGIN { printf "%.2f / %.2f / %d", w, c, m / 1024 }'
   }
-  rows_a+=("$(printf '| %s | %d | %d | %s | %s | %s | %s |' "$shape" "$((bytes / 1048576))" "$samples" \
-    "$(cell inferno)" "$(cell flametui)" "$(cell t1)" "$(cell pipe)")")
+  rows_a+=("$(printf '| %s | %d | %d | %s | %s | %s | %s | %s |' "$shape" "$((bytes / 1048576))" \
+    "$samples" "$(cell inferno)" "$(cell flametui)" "$(cell i1)" "$(cell t1)" "$(cell pipe)")")
   rows_b+=("$(awk -v s="$shape" -v b="$bytes" -v same="$same" \
     -v fw="${W[flametui]}" -v fc="${C[flametui]}" -v fm="${M[flametui]}" \
     -v iw="${W[inferno]}" -v ic="${C[inferno]}" -v im="${M[inferno]}" \
-    -v tw="${W[t1]}" -v tm="${M[t1]}" -v pw="${W[pipe]}" -v pm="${M[pipe]}" \
+    -v tw="${W[t1]}" -v tc="${C[t1]}" -v tm="${M[t1]}" -v pw="${W[pipe]}" -v pm="${M[pipe]}" \
+    -v jw="${W[i1]}" -v jc="${C[i1]}" -v jm="${M[i1]}" \
     -v lw="${W[floor]}" -v cw="${W[wc]}" 'BEGIN {
       mbs = b / 1048576; d = 0.01
-      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %.2f | %s |", s,
-        fw / iw, fc / (ic > d ? ic : d), fm / im, tw / iw, tm / im, pw / fw, pm / fm,
+      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %.2f | %s |", s,
+        fw / iw, fc / (ic > d ? ic : d), fm / im, tw / jw, tc / (jc > d ? jc : d), tm / jm, pw / fw, pm / fm,
         mbs / cw, mbs / lw, mbs / fw, mbs / tw, lw / tw, same }')")
   printf '%s\n%s\n' "${rows_a[-1]}" "${rows_b[-1]}" >&2
   unset W C M
@@ -197,14 +204,15 @@ done
     "$mb" "$runs" "$(nproc)" "$inferno_version"
   echo "Wall s / CPU (user+sys) s / peak RSS MB:"
   echo
-  echo "| shape | MB | samples | inferno | flametui | flametui --threads 1 | cat \| flametui - |"
-  echo "|---|---:|---:|---:|---:|---:|---:|"
+  echo "| shape | MB | samples | inferno | flametui | inferno --nthreads 1 | flametui --threads 1 | cat \| flametui - |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows_a[@]}"
   echo
-  echo "Ratios (flametui/inferno; pipe/file), throughput in MB/s, output check:"
+  echo "Ratios (flametui/inferno, each on its default threads, then both on one thread;"
+  echo "pipe/file), throughput in MB/s, output check:"
   echo
-  echo "| shape | wall | CPU | RSS | 1-thread wall | 1-thread RSS | pipe/file wall | pipe/file RSS | wc -l MB/s | read+split MB/s | flametui MB/s | 1-thread MB/s | floor/1-thread | output |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| shape | wall | CPU | RSS | 1-thread wall | 1-thread CPU | 1-thread RSS | pipe/file wall | pipe/file RSS | wc -l MB/s | read+split MB/s | flametui MB/s | 1-thread MB/s | floor/1-thread | output |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   printf '%s\n' "${rows_b[@]}"
 } | tee "${OUT:-/dev/null}"
 

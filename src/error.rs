@@ -116,7 +116,8 @@ pub enum Error {
         #[source]
         error: io::Error,
     },
-    /// A command-line value is unusable.
+    /// A command-line value is unusable, or no profile was named (a usage error, exit
+    /// status 2).
     #[error("{0}")]
     Usage(String),
     /// A time or task flag was given for an input that cannot answer it: no timestamps
@@ -175,7 +176,8 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Error::NoTimeline { .. }
+            Error::Usage(_)
+                | Error::NoTimeline { .. }
                 | Error::SliceUsage(_)
                 | Error::IdsAsProfile { .. }
                 | Error::UnknownMetric { .. }

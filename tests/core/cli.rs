@@ -232,7 +232,8 @@ fn transforms_apply_from_the_command_line() {
         "fsync;flush;m 31\nfsync;my_sync;sync;m 37\nselect;m 32\n"
     );
     let out = run(&["--export", "folded", "--exclude", "(", "-"], Some(input));
-    assert_eq!(out.status.code(), Some(1));
+    // A bad value: a usage error.
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("--exclude '('"),
         "{}",

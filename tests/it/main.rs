@@ -10,6 +10,7 @@ mod analysis;
 mod busy;
 mod compare;
 mod e2e;
+mod first_run;
 mod heat;
 mod hostile_names;
 mod jobs;

@@ -187,6 +187,7 @@ impl Explorer {
             name,
             self_weight: 0,
             total: 0,
+            samples: 0,
         };
         let at = |v: &[FunctionTotals]| v.get(name.0 as usize).copied().unwrap_or(none);
         match scoped {

@@ -37,6 +37,13 @@ pub struct Delta {
     pub before_share: Share,
     /// Share of AFTER's total (likewise).
     pub after_share: Share,
+    /// The totals `[before, after]` the shares are taken of.
+    pub base: [u64; 2],
+    /// Inclusive numbers of samples `[before, after]`, whatever their weight (0 when
+    /// unknown).
+    pub samples: [u64; 2],
+    /// The numbers of samples `[before, after]` of the totals the shares are taken of.
+    pub sample_base: [u64; 2],
 }
 
 impl Delta {
@@ -50,6 +57,19 @@ impl Delta {
             after_self: own[1],
             before_share: share(total[0], base[0]),
             after_share: share(total[1], base[1]),
+            base,
+            samples: [0; 2],
+            sample_base: [0; 2],
+        }
+    }
+
+    /// The same delta, with the numbers of samples `samples` out of `base` on each side
+    /// (the evidence [`super::significance`] weighs).
+    pub fn with_samples(self, samples: [u64; 2], base: [u64; 2]) -> Self {
+        Self {
+            samples,
+            sample_base: base,
+            ..self
         }
     }
 
@@ -73,26 +93,31 @@ impl Delta {
     }
 }
 
-/// The total a path's share is taken of in `tree`: the total of the half it starts with
-/// in an on/off-CPU tree, else the whole tree's.
-fn path_base<S: AsRef<str>>(tree: &CallTree, path: &[S]) -> u64 {
+/// The node whose total a path's share is taken of in `tree`: the half it starts with in
+/// an on/off-CPU tree (`None` when the tree lacks it), else the root.
+fn path_scope<S: AsRef<str>>(tree: &CallTree, path: &[S]) -> Option<NodeId> {
     match path.first().map(AsRef::as_ref) {
-        Some(first) if is_half_name(first) && is_halved(tree) => tree
-            .child_named(NodeId::ROOT, first)
-            .map_or(0, |h| tree.node(h).total),
-        _ => tree.total(),
+        Some(first) if is_half_name(first) && is_halved(tree) => {
+            tree.child_named(NodeId::ROOT, first)
+        }
+        _ => Some(NodeId::ROOT),
     }
 }
 
 /// The delta of one path (as names) between the two trees.
 pub fn delta_at<S: AsRef<str>>(before: &CallTree, after: &CallTree, path: &[S]) -> Delta {
+    // (total, self, samples) of the path and (total, samples) of its scope.
     let get = |t: &CallTree| {
-        find_path(t, path).map_or((0, 0), |id| (t.node(id).total, t.self_weight(id)))
+        let at = find_path(t, path).map_or((0, 0, 0), |id| {
+            let n = t.node(id);
+            (n.total, t.self_weight(id), n.samples)
+        });
+        let scope = path_scope(t, path).map_or((0, 0), |s| (t.node(s).total, t.node(s).samples));
+        (at, scope)
     };
-    let (b, bs) = get(before);
-    let (a, a_s) = get(after);
-    let base = [path_base(before, path), path_base(after, path)];
-    Delta::of([b, a], [bs, a_s], base)
+    let ((b, bs, bn), (bb, bbn)) = get(before);
+    let ((a, a_s, an), (ab, abn)) = get(after);
+    Delta::of([b, a], [bs, a_s], [bb, ab]).with_samples([bn, an], [bbn, abn])
 }
 
 /// For every node of `shape`, the change of its share in percentage points against the
@@ -164,10 +189,11 @@ fn delta_scopes(before: &CallTree, after: &CallTree) -> Vec<Option<&'static str>
 /// Every function of either profile, sorted by the size of the change of its total share
 /// (largest first, then by name). For on/off-CPU profiles the rows are per half.
 pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta> {
-    // (half, name) → ([total before, total after], [self before, self after])
-    type Sums = ([u64; 2], [u64; 2]);
+    // (half, name) → [total, self, samples] of both sides
+    type Sums = [[u64; 2]; 3];
     let mut by_name: FxHashMap<(Option<&'static str>, &str), Sums> = FxHashMap::default();
-    let mut bases: FxHashMap<Option<&'static str>, [u64; 2]> = FxHashMap::default();
+    // half → [total, samples] of both sides
+    let mut bases: FxHashMap<Option<&'static str>, [[u64; 2]; 2]> = FxHashMap::default();
     for half in delta_scopes(before, after) {
         for (side, tree) in [before, after].into_iter().enumerate() {
             let scope = match half {
@@ -177,7 +203,9 @@ pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta
             let Some(scope) = scope.filter(|_| half.is_none() || is_halved(tree)) else {
                 continue;
             };
-            bases.entry(half).or_default()[side] = tree.node(scope).total;
+            let base = bases.entry(half).or_default();
+            base[0][side] = tree.node(scope).total;
+            base[1][side] = tree.node(scope).samples;
             for f in function_totals_in(tree, scope)
                 .iter()
                 .filter(|f| f.total > 0 || f.self_weight > 0)
@@ -187,17 +215,21 @@ pub fn function_deltas(before: &CallTree, after: &CallTree) -> Vec<FunctionDelta
                     .or_default();
                 // Functions of one name in several libraries count as one here: the
                 // other profile may name no libraries (folded text).
-                e.0[side] = e.0[side].saturating_add(f.total);
-                e.1[side] = e.1[side].saturating_add(f.self_weight);
+                e[0][side] = e[0][side].saturating_add(f.total);
+                e[1][side] = e[1][side].saturating_add(f.self_weight);
+                e[2][side] = e[2][side].saturating_add(f.samples);
             }
         }
     }
     let mut out: Vec<FunctionDelta> = by_name
         .into_iter()
-        .map(|((half, name), (total, own))| FunctionDelta {
-            name: name.to_owned(),
-            half,
-            delta: Delta::of(total, own, bases.get(&half).copied().unwrap_or_default()),
+        .map(|((half, name), [total, own, samples])| {
+            let [base, sample_base] = bases.get(&half).copied().unwrap_or_default();
+            FunctionDelta {
+                name: name.to_owned(),
+                half,
+                delta: Delta::of(total, own, base).with_samples(samples, sample_base),
+            }
         })
         .collect();
     out.sort_by(|x, y| {

@@ -17,6 +17,9 @@ pub struct FunctionTotals {
     pub self_weight: u64,
     /// Weight of samples with this function anywhere on the stack (counted once).
     pub total: u64,
+    /// Number of samples with this function anywhere on the stack (counted once), whatever
+    /// their weight: the evidence a comparison's significance test counts.
+    pub samples: u64,
 }
 
 /// How a table names function `id` shown as `shown`: marked ` (inlined)` when its frames
@@ -59,6 +62,7 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
             name: NameId(u32::try_from(i).unwrap_or(u32::MAX)),
             self_weight: 0,
             total: 0,
+            samples: 0,
         })
         .collect();
     let mut on_path = vec![0u32; n];
@@ -82,6 +86,7 @@ pub fn function_totals_in(tree: &CallTree, scope: NodeId) -> Vec<FunctionTotals>
         let f = &mut out[name];
         if on_path[name] == 1 {
             f.total = f.total.saturating_add(node.total);
+            f.samples = f.samples.saturating_add(node.samples);
         }
         f.self_weight = f.self_weight.saturating_add(tree.self_weight(id));
     }

@@ -20,6 +20,7 @@ pub mod ring;
 pub mod samples;
 pub mod sandwich;
 pub mod scope;
+pub mod significance;
 pub mod skim;
 pub mod slice;
 pub mod source;

@@ -15,6 +15,7 @@
 use super::diff::{Delta, FunctionDelta};
 use super::scope::ON_CPU;
 use super::{NodeId, Profile, Unit};
+use crate::text::thousands;
 
 /// The p-value below which a delta is a finding. Strict, because a comparison tests every
 /// function at once: at 0.01, about one unchanged function in a hundred is still marked.
@@ -192,6 +193,26 @@ pub fn sample_total(profile: &Profile) -> u64 {
     }
 }
 
+/// A verdict as the status line says it, with the samples it weighed:
+/// `* p < 0.001 on 3,000/7,000 → 0/5,400 samples`; `~ too few samples …` when the
+/// normal approximation does not hold.
+pub fn verdict_text(v: &Verdict, hits: [u64; 2], totals: [u64; 2]) -> String {
+    let on = format!(
+        "{}/{} → {}/{} samples",
+        thousands(hits[0]),
+        thousands(totals[0]),
+        thousands(hits[1]),
+        thousands(totals[1])
+    );
+    let why = match v.p {
+        _ if !approximation_holds(hits, totals) => "too few samples to tell".to_owned(),
+        None => "nothing to test".to_owned(),
+        Some(p) if p < 0.001 => "p < 0.001".to_owned(),
+        Some(p) => format!("p = {p:.3}"),
+    };
+    format!("{} {why} on {on}", v.evidence.mark())
+}
+
 /// The side labels (`BEFORE`, `AFTER`) of the sides with fewer than [`SMALL_SIDE`] samples,
 /// with their counts.
 pub fn small_sides(totals: [u64; 2]) -> Vec<(&'static str, u64)> {
@@ -273,5 +294,22 @@ mod tests {
         assert_eq!(counts(&d, [true, false]), ([300, 6], [1_000, 6]));
         assert_eq!(small_sides([10, 6_000]), [("BEFORE", 10)]);
         assert!(small_sides([100, 100]).is_empty());
+    }
+
+    #[test]
+    fn verdict_texts() {
+        let text = |h, t| verdict_text(&judge(h, t), h, t);
+        assert_eq!(
+            text([3_000, 3_500], [10_000, 10_000]),
+            "* p < 0.001 on 3,000/10,000 → 3,500/10,000 samples"
+        );
+        assert_eq!(
+            text([45, 60], [100, 100]),
+            "~ p = 0.034 on 45/100 → 60/100 samples"
+        );
+        assert_eq!(
+            text([1_114, 4], [10_000, 6]),
+            "~ too few samples to tell on 1,114/10,000 → 4/6 samples"
+        );
     }
 }

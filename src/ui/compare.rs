@@ -11,7 +11,8 @@ use ratatui::style::Modifier;
 use super::{delta_table, fill, flame, header, overlay, put, status};
 use crate::app::App;
 use crate::app::compare::{Compare, Side, View};
-use crate::text::sanitize;
+use crate::profile::significance;
+use crate::text::{sanitize, thousands};
 use crate::view::color::{self, ColorMode, Theme};
 use crate::view::delta::Paint;
 use crate::view::tooltip::{display_width, ellipsize};
@@ -54,8 +55,9 @@ fn file_name(source: &str) -> String {
     sanitize(&name).into_owned()
 }
 
-/// `BEFORE a → AFTER b`, the transforms applied to both, the legend of the differential
-/// colours, and the view.
+/// `BEFORE a → AFTER b` with both sides' sample counts (a warning first when a side has
+/// too few), the transforms applied to both, the legend of the differential colours, and
+/// the view.
 fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer) {
     let area = cmp.areas.header;
     if area.height == 0 {
@@ -98,24 +100,51 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
     } else {
         " ".to_owned()
     };
-    // The breadcrumbs of the transforms are kept whole when they fit: the file names give
-    // way first.
-    let files = if transforms.is_empty() {
-        files(usize::MAX)
+    // Both sides' sample counts, and a warning ahead of everything for a small side: the
+    // shares of a side of a few samples are noise (see `profile::significance`).
+    let totals = [&cmp.before.profile, &cmp.after.profile].map(|p| significance::sample_total(p));
+    let counts = format!(
+        " · {} → {} samples",
+        thousands(totals[0]),
+        thousands(totals[1])
+    );
+    let warn: String = significance::small_sides(totals)
+        .iter()
+        .map(|(side, n)| format!("⚠ {side} has only {} samples ", thousands(*n)))
+        .collect();
+    let warn = if warn.is_empty() {
+        warn
     } else {
-        let crumbs = format!(" · {}", sanitize(transforms));
-        let keep = room.saturating_sub(display_width(&lead) + display_width(&crumbs));
-        // Each name cut in its middle, so that both stay told apart (their ends differ).
-        let each = (0..=keep)
+        format!("{warn}· ")
+    };
+    // The breadcrumbs of the transforms and the counts are kept whole when they fit: the
+    // file names give way first.
+    let crumbs = if transforms.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", sanitize(transforms))
+    };
+    let fixed = display_width(&lead) + display_width(&warn) + display_width(&counts);
+    let keep = room.saturating_sub(fixed + display_width(&crumbs));
+    // Each name cut in its middle, so that both stay told apart (their ends differ).
+    let each = if display_width(&files(usize::MAX)) <= keep {
+        usize::MAX
+    } else {
+        (0..=keep)
             .rev()
             .find(|&n| display_width(&files(n)) <= keep)
             .unwrap_or(0)
-            .max(9);
-        format!("{}{crumbs}", files(each))
+            .max(9)
     };
-    let left = format!("{lead}{files}");
+    let left = format!("{lead}{warn}{}{counts}{crumbs}", files(each));
     let bold = style.add_modifier(Modifier::BOLD);
     put(buf, area.x, area.y, &ellipsize(&left, room), room, bold);
+    if !warn.is_empty() {
+        let x = area.x + u16::try_from(display_width(&lead)).unwrap_or(0);
+        let w = room.saturating_sub(display_width(&lead));
+        let text = ellipsize(warn.trim_end_matches("· "), w);
+        put(buf, x, area.y, &text, w, bold.patch(color::error(colors)));
+    }
     let rx = area
         .right()
         .saturating_sub(u16::try_from(right_w).unwrap_or(0));

@@ -5,7 +5,7 @@
 
 use super::{Compare, Side, View};
 use crate::profile::diff::{Delta, delta_at, find_path, path_names};
-use crate::profile::{NodeId, Profile, Unit};
+use crate::profile::{NodeId, Profile, Unit, significance};
 use crate::text::{Share, share};
 use crate::text::{sanitize, thousands_str};
 use crate::view::Target;
@@ -41,6 +41,7 @@ impl Compare {
                         &row.delta,
                         [present(Side::Before), present(Side::After)],
                         [unit, unit],
+                        row.half,
                     );
                     Tooltip {
                         title: sanitize(&row.label()).into_owned(),
@@ -83,17 +84,34 @@ impl Compare {
         } else {
             [ob.or(oa).or(Some(false)), oa.or(ob).or(Some(false))]
         };
-        let facts = self.facts(&delta, [found[0].is_some(), found[1].is_some()], units);
+        let half = path
+            .first()
+            .copied()
+            .filter(|&n| crate::profile::scope::is_half_name(n));
+        let found_in = [found[0].is_some(), found[1].is_some()];
+        let facts = self.facts(&delta, found_in, units, half);
         Tooltip {
             title: sanitize(self.side(side).shown_frame(id)).into_owned(),
             facts,
         }
     }
 
-    /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp`, `relative ±r%`, self weights; a side
-    /// without the frame or function says so.
-    fn facts(&self, d: &Delta, present: [bool; 2], offcpu: [OffCpu; 2]) -> Vec<String> {
+    /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp` with its significance mark, p-value and
+    /// samples, `relative ±r%`, self weights; a side without the frame or function says so.
+    /// `half` is the on/off-CPU half the weights lie in, if any.
+    fn facts(
+        &self,
+        d: &Delta,
+        present: [bool; 2],
+        offcpu: [OffCpu; 2],
+        half: Option<&str>,
+    ) -> Vec<String> {
         let (b, a) = (&self.before.profile, &self.after.profile);
+        let (hits, totals) = significance::counts(
+            d,
+            [b, a].map(|p| significance::weights_count_samples(p, half)),
+        );
+        let verdict = significance::judge(hits, totals);
         let side = |s: Side, p: &Profile, w: u64, pct: Share, i: usize| {
             if present[i] {
                 format!("{} {} ({pct:.2}%)", s.label(), amount(p, w, offcpu[i]))
@@ -109,7 +127,11 @@ impl Compare {
         vec![
             side(Side::Before, b, d.before, d.before_share, 0),
             side(Side::After, a, d.after, d.after_share, 1),
-            format!("Δ {}", points_text(d.change())),
+            format!(
+                "Δ {} · {}",
+                points_text(d.change()),
+                significance::verdict_text(&verdict, hits, totals)
+            ),
             format!("relative {}", relative_text(d.relative(), d.after)),
             format!(
                 "self {} → {} ({sb:.2}% → {sa:.2}%)",

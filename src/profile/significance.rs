@@ -193,24 +193,24 @@ pub fn sample_total(profile: &Profile) -> u64 {
     }
 }
 
-/// A verdict as the status line says it, with the samples it weighed:
-/// `* p < 0.001 on 3,000/7,000 → 0/5,400 samples`; `~ too few samples …` when the
-/// normal approximation does not hold.
+/// The samples a verdict weighed and what it found, as the status line says it (the mark
+/// goes beside the Δ): `samples 3,000/7,000 → 0/5,400: p < 0.001`; `…: too few to tell`
+/// when the normal approximation does not hold, `…: nothing to test` when both shares are
+/// 0% or 100%.
 pub fn verdict_text(v: &Verdict, hits: [u64; 2], totals: [u64; 2]) -> String {
-    let on = format!(
-        "{}/{} → {}/{} samples",
+    let why = match v.p {
+        None => "nothing to test".to_owned(),
+        _ if !approximation_holds(hits, totals) => "too few to tell".to_owned(),
+        Some(p) if p < 0.001 => "p < 0.001".to_owned(),
+        Some(p) => format!("p = {p:.3}"),
+    };
+    format!(
+        "samples {}/{} → {}/{}: {why}",
         thousands(hits[0]),
         thousands(totals[0]),
         thousands(hits[1]),
         thousands(totals[1])
-    );
-    let why = match v.p {
-        _ if !approximation_holds(hits, totals) => "too few samples to tell".to_owned(),
-        None => "nothing to test".to_owned(),
-        Some(p) if p < 0.001 => "p < 0.001".to_owned(),
-        Some(p) => format!("p = {p:.3}"),
-    };
-    format!("{} {why} on {on}", v.evidence.mark())
+    )
 }
 
 /// The side labels (`BEFORE`, `AFTER`) of the sides with fewer than [`SMALL_SIDE`] samples,
@@ -301,15 +301,16 @@ mod tests {
         let text = |h, t| verdict_text(&judge(h, t), h, t);
         assert_eq!(
             text([3_000, 3_500], [10_000, 10_000]),
-            "* p < 0.001 on 3,000/10,000 → 3,500/10,000 samples"
+            "samples 3,000/10,000 → 3,500/10,000: p < 0.001"
         );
         assert_eq!(
             text([45, 60], [100, 100]),
-            "~ p = 0.034 on 45/100 → 60/100 samples"
+            "samples 45/100 → 60/100: p = 0.034"
         );
         assert_eq!(
             text([1_114, 4], [10_000, 6]),
-            "~ too few samples to tell on 1,114/10,000 → 4/6 samples"
+            "samples 1,114/10,000 → 4/6: too few to tell"
         );
+        assert_eq!(text([6, 4], [6, 4]), "samples 6/6 → 4/4: nothing to test");
     }
 }

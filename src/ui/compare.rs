@@ -89,60 +89,62 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
         }
     };
     let room = usize::from(area.width).saturating_sub(right_w + 1);
-    let lead = if cmp.view == View::Differential {
-        let other = cmp.driver_side().other().label();
-        let legend = if colors == ColorMode::Mono {
-            "+ grew, - shrank"
-        } else {
-            "red grew, blue shrank"
-        };
-        format!(" Δ share: {legend} · b: {other}'s shape │ ")
+    let legend = if colors == ColorMode::Mono {
+        "+ grew, - shrank"
     } else {
-        " ".to_owned()
+        "red grew, blue shrank"
     };
+    let other = cmp.driver_side().other().label();
     // Both sides' sample counts, and a warning ahead of everything for a small side: the
     // shares of a side of a few samples are noise (see `profile::significance`).
     let totals = [&cmp.before.profile, &cmp.after.profile].map(|p| significance::sample_total(p));
     let counts = format!(
-        " · {} → {} samples",
+        "{} → {} samples",
         thousands(totals[0]),
         thousands(totals[1])
     );
     let warn: String = significance::small_sides(totals)
         .iter()
-        .map(|(side, n)| format!("⚠ {side} has only {} samples ", thousands(*n)))
+        .map(|(side, n)| format!("⚠ {side} has only {} samples · ", thousands(*n)))
         .collect();
-    let warn = if warn.is_empty() {
-        warn
-    } else {
-        format!("{warn}· ")
-    };
-    // The breadcrumbs of the transforms and the counts are kept whole when they fit: the
-    // file names give way first.
     let crumbs = if transforms.is_empty() {
         String::new()
     } else {
         format!(" · {}", sanitize(transforms))
     };
-    let fixed = display_width(&lead) + display_width(&warn) + display_width(&counts);
-    let keep = room.saturating_sub(fixed + display_width(&crumbs));
-    // Each name cut in its middle, so that both stay told apart (their ends differ).
-    let each = if display_width(&files(usize::MAX)) <= keep {
-        usize::MAX
-    } else {
-        (0..=keep)
-            .rev()
-            .find(|&n| display_width(&files(n)) <= keep)
-            .unwrap_or(0)
-            .max(9)
+    let fixed = |lead: &str| {
+        display_width(lead) + display_width(&warn) + display_width(&counts) + display_width(&crumbs)
     };
-    let left = format!("{lead}{warn}{}{counts}{crumbs}", files(each));
+    // The legend of the differential colours loses its key hint when the counts would not
+    // fit beside it.
+    let lead = match cmp.view {
+        View::Differential => {
+            let long = format!(" Δ share: {legend} · b: {other}'s shape │ ");
+            if fixed(&long) <= room {
+                long
+            } else {
+                format!(" Δ share: {legend} │ ")
+            }
+        }
+        _ => " ".to_owned(),
+    };
+    // The warning, the breadcrumbs of the transforms and the counts are kept whole when
+    // they fit: the file names give way first (the pane labels name the files too).
+    let keep = room.saturating_sub(fixed(&lead) + 3);
+    // Each name cut in its middle, so that both stay told apart (their ends differ).
+    let each = (0..=keep).rev().find(|&n| display_width(&files(n)) <= keep);
+    let files = match each {
+        _ if display_width(&files(usize::MAX)) <= keep => format!("{} · ", files(usize::MAX)),
+        Some(n) if n >= 9 => format!("{} · ", files(n)),
+        _ => String::new(),
+    };
+    let left = format!("{lead}{warn}{files}{counts}{crumbs}");
     let bold = style.add_modifier(Modifier::BOLD);
     put(buf, area.x, area.y, &ellipsize(&left, room), room, bold);
     if !warn.is_empty() {
         let x = area.x + u16::try_from(display_width(&lead)).unwrap_or(0);
         let w = room.saturating_sub(display_width(&lead));
-        let text = ellipsize(warn.trim_end_matches("· "), w);
+        let text = ellipsize(warn.trim_end_matches(" · "), w);
         put(buf, x, area.y, &text, w, bold.patch(color::error(colors)));
     }
     let rx = area

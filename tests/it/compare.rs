@@ -52,7 +52,7 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     assert!(screen.contains("view 3/3 delta table"), "{screen}");
     assert!(
         screen.contains(
-            "   -42.86   42.86%    0.00%  3,000      0  log_write_flush_to_disk_low() [off-c…"
+            "   -42.86~   42.86%    0.00%  3,000      0  log_write_flush_to_disk_low() [off-…"
         ),
         "{screen}"
     );
@@ -70,7 +70,7 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     assert!(screen.contains(" Δ BEFORE stap-seed-b0e1.txt"), "{screen}");
     let facts = "log_write_flush_to_disk_low()
 BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER
-Δ -42.86 pp · relative -100.0%
+Δ -42.86 pp ~ · relative -100.0% · samples 1/3 → 0/2: too few to tell
 self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
     assert!(screen.contains(facts), "{screen}");
     // Side by side, AFTER's pane says the path is not there.
@@ -82,15 +82,18 @@ self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
 
 #[test]
 fn sync_binlog_share_of_b1e1() {
-    let screen = compare(B1E1, B0E1, (100, 24), keys("vv"));
+    let screen = compare(B1E1, B0E1, (120, 24), keys("vv"));
     let rows: Vec<&str> = screen.lines().collect();
     assert!(
-        rows[1].contains("Δ pp   before    after BEFORE  AFTER  function"),
+        rows[1].contains("Δ pp    before    after BEFORE  AFTER #before  #after  function"),
         "{screen}"
     );
+    // The off-CPU half of a SystemTap profile counts its stacks as samples: 1 of 3 is
+    // too few to tell a finding.
     assert_eq!(
-        rows[2],
-        "   -47.30   47.30%    0.00%  3,500      0  MYSQL_BIN_LOG::sync_binlog_file(bool) [off-cpu]"
+        rows[2].trim_end(),
+        "   -47.30~   47.30%    0.00%  3,500      0       1       0  \
+         MYSQL_BIN_LOG::sync_binlog_file(bool) [off-cpu]"
     );
     assert!(rows[3].ends_with("  my_sync [off-cpu]"), "{screen}");
 }
@@ -103,7 +106,7 @@ fn internal_frames_show_subtree_totals_on_both_sides() {
         screen.contains(
             "MYSQL_BIN_LOG::ordered_commit(THD*, bool, bool)
 BEFORE 6,400 off-CPU units (86.49%) · AFTER 3,000 off-CPU units (42.86%)
-Δ -43.63 pp · relative -50.4%"
+Δ -43.63 pp ~ · relative -50.4%"
         ),
         "{screen}"
     );
@@ -123,7 +126,7 @@ fn hover_tooltip_shows_both_sides() {
         screen.contains("│BEFORE 3,000 samples (100.00%)"),
         "{screen}"
     );
-    assert!(screen.contains("│Δ 0.00 pp · relative +0.0%"), "{screen}");
+    assert!(screen.contains("│Δ 0.00 pp ~ · relative +0.0%"), "{screen}");
 }
 
 fn each_size(name: &str, script: impl Fn() -> Vec<Input>) {
@@ -192,11 +195,11 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
 fn narrow_delta_table_keeps_the_names() {
     let screen = compare(B0E1, B0E0, (40, 12), keys("vv"));
     assert!(
-        screen.contains("     Δ pp   before    after  function ("),
+        screen.contains("     Δ pp    before    after  function"),
         "{screen}"
     );
     assert!(
-        screen.contains("   -42.86   42.86%    0.00%  SyS_fsync"),
+        screen.contains("   -42.86~   42.86%    0.00%  SyS_fsync"),
         "{screen}"
     );
 }
@@ -273,11 +276,20 @@ fn two_profiles_without_a_terminal_print_the_delta_table() {
     );
     assert!(
         text.contains(
-            "  -42.86   42.86%    0.00%  3,000     0  _ZL27log_write_flush_to_disk_lowv [off-cpu]"
+            "  -42.86~   42.86%    0.00%  3,000     0       1      0  \
+             _ZL27log_write_flush_to_disk_lowv [off-cpu]"
         ),
         "{text}"
     );
-    assert_eq!(text.lines().count(), 4 + 1 + 20, "{text}");
+    assert!(
+        text.contains("Samples: BEFORE 3,003, AFTER 4,602\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n* p < 0.01 (two-proportion z-test"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 6 + 20 + 2, "{text}");
 }
 
 #[test]
@@ -288,7 +300,11 @@ fn tmux_compare_two_profiles() {
     let (a, b) = (testdata(B0E1), testdata(B0E0));
     let t = Tmux::start("compare", &format!("{BIN} {} {}", quote(&a), quote(&b)));
     t.wait_for("side by side", |s| {
-        s.contains("stap-seed-b0e1.txt → stap-seed-b0e0.txt")
+        // At 80 columns the header keeps both sides' sample counts; the pane labels
+        // name the files.
+        s.contains(" 3,003 → 4,602 samples ")
+            && s.contains("BEFORE stap-seed-b0e1.txt")
+            && s.contains("AFTER  stap-seed-b0e0.txt")
             && s.contains("view 1/3 side by side")
             && s.contains(" BEFORE ")
             && s.contains(" AFTER ")
@@ -303,7 +319,7 @@ fn tmux_compare_two_profiles() {
     });
     t.send(&["v"]);
     t.wait_for("the delta table", |s| {
-        s.contains("view 3/3 delta table") && s.contains("   -42.86   42.86%    0.00%")
+        s.contains("view 3/3 delta table") && s.contains("   -42.86~   42.86%    0.00%")
     });
     t.send(&["q"]);
     let screen = t.wait_for("exit", |s| s.contains("EXITED:0"));

@@ -96,8 +96,8 @@ impl Compare {
         }
     }
 
-    /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp` with its significance mark, p-value and
-    /// samples, `relative ±r%`, self weights; a side without the frame or function says so.
+    /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp` with its significance mark, `relative
+    /// ±r%`, the samples the mark weighed and its p-value, self weights; a side without the frame or function says so.
     /// `half` is the on/off-CPU half the weights lie in, if any.
     fn facts(
         &self,
@@ -124,20 +124,29 @@ impl Compare {
             share(d.before_self, d.before_share.whole),
             share(d.after_self, d.after_share.whole),
         );
-        vec![
-            side(Side::Before, b, d.before, d.before_share, 0),
-            side(Side::After, a, d.after, d.after_share, 1),
-            format!(
-                "Δ {} · {}",
+        // The samples weighed, unless there was nothing to test (0% or 100% on both sides,
+        // as the root): the header has the totals.
+        let weighed = verdict
+            .z
+            .map(|_| significance::verdict_text(&verdict, hits, totals));
+        [
+            Some(side(Side::Before, b, d.before, d.before_share, 0)),
+            Some(side(Side::After, a, d.after, d.after_share, 1)),
+            Some(format!(
+                "Δ {} {}",
                 points_text(d.change()),
-                significance::verdict_text(&verdict, hits, totals)
-            ),
-            format!("relative {}", relative_text(d.relative(), d.after)),
-            format!(
+                verdict.evidence.mark()
+            )),
+            Some(format!("relative {}", relative_text(d.relative(), d.after))),
+            weighed,
+            Some(format!(
                 "self {} → {} ({sb:.2}% → {sa:.2}%)",
                 amount(b, d.before_self, offcpu[0]),
                 amount(a, d.after_self, offcpu[1]),
-            ),
+            )),
         ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }

@@ -238,6 +238,20 @@ fn works_while_comparing(b: &Binding) -> bool {
     }
 }
 
+/// The legend of the significance marks beside each Δ while comparing (the test is
+/// `profile::significance`).
+const DELTA_MARKS: [(&str, &str); 3] = [
+    (
+        "*",
+        "a finding: p < 0.01 in a two-proportion z-test on both sides' sample counts",
+    ),
+    (
+        "~",
+        "not told from noise: p ≥ 0.01, or too few samples to test",
+    ),
+    ("⚠", "a side has under 100 samples: its shares are noise"),
+];
+
 /// Help sections: a title and `(keys, help)` rows, mouse rows in their own section.
 pub fn help_sections() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     help_sections_in(false)
@@ -272,6 +286,7 @@ pub fn help_sections_in(comparing: bool) -> Vec<(&'static str, Vec<(&'static str
     ];
     if comparing {
         sections.push((Mode::DeltaTable.title(), rows(Mode::DeltaTable)));
+        sections.push(("Delta marks", DELTA_MARKS.to_vec()));
     }
     let modes: &[Mode] = if comparing {
         &[Mode::Finder, Mode::Prompt]

@@ -368,4 +368,43 @@ fn off_cpu_time_without_and_with_sync_160x30() {
     );
     assert_snapshot!("compare_off_cpu_sync_160x30", screen);
     assert!(screen.contains("5.22%"), "{screen}");
+    // BEFORE's off-CPU time rests on 10 blocks: the header says so, ahead of the files.
+    let top = screen.lines().next().unwrap_or_default();
+    assert!(top.starts_with(" ⚠ BEFORE has only 10 samples · "), "{top}");
+    assert!(top.contains(" · 10 → 1,908 samples"), "{top}");
+}
+
+#[test]
+fn real_before_after_pair_marks_findings_and_noise() {
+    // dd with fsync after each block (2,523 samples) against dd without (88).
+    let text = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().expect("run flametui");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (b, a) = (
+        testdata("perf-dd-fsync.txt.gz"),
+        testdata("perf-dd-nosync.txt.gz"),
+    );
+    let out = text(&[b.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(out.contains("Samples: BEFORE 2,523, AFTER 88\n"), "{out}");
+    assert!(
+        out.contains("Warning: AFTER has only 88 samples (under 100): its shares are noise"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("#before"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 20, "{out}");
+    // Even so, the fsync path's 2,275 of 2,523 samples against none of 88 is a finding.
+    assert!(
+        rows[0].starts_with(
+            "  -90.17*   90.17%    0.00%  1.14 s    0 ns   2,275      0  ext4_sync_file"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("\n* p < 0.01 (two-proportion z-test"), "{out}");
 }

@@ -511,6 +511,9 @@ mod tests {
         assert!(comparing.contains(&"view") && comparing.contains(&"find"));
         assert!(!comparing.contains(&"table") && !comparing.contains(&"callers"));
         let help = help_sections_in(true);
+        let marks = &help.iter().find(|(t, _)| *t == "Delta marks").unwrap().1;
+        let marks: Vec<_> = marks.iter().map(|(k, _)| *k).collect();
+        assert_eq!(marks, ["*", "~", "⚠"]);
         let titles: Vec<_> = help.iter().map(|(t, _)| *t).collect();
         assert!(titles.contains(&Mode::Finder.title()), "{titles:?}");
         assert!(!titles.contains(&Mode::Table.title()), "{titles:?}");

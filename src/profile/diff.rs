@@ -65,6 +65,7 @@ impl Delta {
 
     /// The same delta, with the numbers of samples `samples` out of `base` on each side
     /// (the evidence [`super::significance`] weighs).
+    #[must_use]
     pub fn with_samples(self, samples: [u64; 2], base: [u64; 2]) -> Self {
         Self {
             samples,

@@ -3,6 +3,7 @@
 //! painted by change of share (differential), or the delta table; the status (both sides'
 //! facts), search line and footer come from the driver's explorer. Only reads the state.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use ratatui::buffer::Buffer;
@@ -103,10 +104,13 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
         thousands(totals[0]),
         thousands(totals[1])
     );
-    let warn: String = significance::small_sides(totals)
-        .iter()
-        .map(|(side, n)| format!("⚠ {side} has only {} samples · ", thousands(*n)))
-        .collect();
+    let warn =
+        significance::small_sides(totals)
+            .iter()
+            .fold(String::new(), |mut out, (side, n)| {
+                let _ = write!(out, "⚠ {side} has only {} samples · ", thousands(*n));
+                out
+            });
     let crumbs = if transforms.is_empty() {
         String::new()
     } else {
@@ -142,10 +146,17 @@ fn top_line(cmp: &Compare, transforms: &str, colors: ColorMode, buf: &mut Buffer
     let bold = style.add_modifier(Modifier::BOLD);
     put(buf, area.x, area.y, &ellipsize(&left, room), room, bold);
     if !warn.is_empty() {
-        let x = area.x + u16::try_from(display_width(&lead)).unwrap_or(0);
-        let w = room.saturating_sub(display_width(&lead));
-        let text = ellipsize(warn.trim_end_matches(" · "), w);
-        put(buf, x, area.y, &text, w, bold.patch(color::error(colors)));
+        let at = area.x + u16::try_from(display_width(&lead)).unwrap_or(0);
+        let width = room.saturating_sub(display_width(&lead));
+        let text = ellipsize(warn.trim_end_matches(" · "), width);
+        put(
+            buf,
+            at,
+            area.y,
+            &text,
+            width,
+            bold.patch(color::error(colors)),
+        );
     }
     let rx = area
         .right()

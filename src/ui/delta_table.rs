@@ -4,6 +4,8 @@
 //! AFTER, weight in BEFORE and AFTER, on a wide screen the samples in BEFORE and AFTER when
 //! the weights are not sample counts, name. The selected row is in reverse video.
 
+use std::fmt::Write as _;
+
 use ratatui::buffer::Buffer;
 use ratatui::style::{Modifier, Style};
 
@@ -135,8 +137,10 @@ fn optional(w: Widths, cells: [String; 4]) -> String {
         .iter()
         .zip(cells)
         .filter(|(w, _)| **w > 0)
-        .map(|(w, c)| format!(" {c:>w$}"))
-        .collect()
+        .fold(String::new(), |mut out, (w, c)| {
+            let _ = write!(out, " {c:>w$}");
+            out
+        })
 }
 
 /// One row: `Δ mark before% after% [BEFORE AFTER] [#before #after] name`.

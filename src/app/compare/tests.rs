@@ -185,7 +185,6 @@ fn internal_frames_get_inclusive_totals() {
     let s = status(&a);
     assert!(s.starts_with("commit\n"), "{s}");
     assert!(s.contains("BEFORE 30 samples (30.00%)"), "{s}");
-    // 30 of 100 samples → 0 of 100: a finding, with the samples it rests on.
     assert!(s.contains("Δ -30.00 pp *"), "{s}");
     assert!(s.contains("samples 30/100 → 0/100: p < 0.001"), "{s}");
     assert!(s.contains("relative -100.0%"), "{s}");

@@ -288,13 +288,6 @@ fn compare_keys_only_when_comparing() {
     ));
     let sections = keymap::help_sections_in(true);
     assert!(sections.iter().any(|(t, _)| *t == "Delta table"));
-    let marks = &sections
-        .iter()
-        .find(|(t, _)| *t == "Delta marks")
-        .unwrap()
-        .1;
-    let marks: Vec<_> = marks.iter().map(|(k, _)| *k).collect();
-    assert_eq!(marks, ["*", "~", "⚠"]);
     assert!(sections[0].1.iter().any(|(k, _)| *k == "Tab"));
     assert!(
         !keymap::help_sections()[0]

@@ -30,7 +30,7 @@ pub(super) fn accept(
             match exact(&name) {
                 Ok(re) => {
                     view.push(Transform::CollapseLibrary(re));
-                    ex.tools.screen = Screen::Graph;
+                    ex.tools.enter(Screen::Graph);
                     *mode = Mode::Normal;
                     ex.tools.message = Some(fit_message(&format!(
                         "Each run of {}'s frames is one frame now · u undoes",

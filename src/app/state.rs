@@ -40,6 +40,8 @@ pub enum PromptKind {
     Export,
     /// A regex of frames whose stacks are excluded.
     Exclude,
+    /// A time range of the heat map, in seconds (`2.0,2.74`).
+    Range,
 }
 
 impl PromptKind {
@@ -48,6 +50,7 @@ impl PromptKind {
         match self {
             PromptKind::Export => "Export to (.svg / .folded): ",
             PromptKind::Exclude => "Exclude stacks matching: ",
+            PromptKind::Range => "Range in seconds (start,end): ",
         }
     }
 
@@ -56,6 +59,7 @@ impl PromptKind {
         match self {
             PromptKind::Export => "The export path",
             PromptKind::Exclude => "The exclude regex",
+            PromptKind::Range => "The range",
         }
     }
 }

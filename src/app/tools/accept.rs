@@ -64,6 +64,10 @@ pub(super) fn accept(
                     .export_effect(p.text.trim(), p.replace)
                     .map(|e| effects.push(e)),
                 PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
+                PromptKind::Range => match ex.tools.heat.as_mut() {
+                    Some(heat) => heat.type_range(&p.text),
+                    None => Err("No heat map open".to_owned()),
+                },
             };
             match done {
                 Ok(()) => {

@@ -47,6 +47,9 @@ fn heat_key(
     view: &mut TransformStack,
     k: super::heat::HeatKey,
 ) {
+    if k == super::heat::HeatKey::Type {
+        return open_prompt(ex, mode, PromptKind::Range, String::new());
+    }
     let seconds = super::heat::state::seconds_total(ex.original());
     if let Some(heat) = ex.tools.heat.as_mut() {
         match super::heat::key(heat, view, k, seconds) {

@@ -164,6 +164,31 @@ mod tests {
     }
 
     #[test]
+    fn the_update_moves_the_cursor_and_marks_a_typed_range() {
+        use crate::app::heat::{HeatKey, HeatState, key};
+        let mut heat = HeatState {
+            grid: Some(grid()),
+            span: 5 * SECOND,
+            ..HeatState::default()
+        };
+        let mut view = crate::app::transforms::state::TransformStack::default();
+        let mut press = |heat: &mut HeatState, k| key(heat, &mut view, k, 6).unwrap();
+        press(&mut heat, HeatKey::Jump(Span::Recording, true));
+        press(&mut heat, HeatKey::Jump(Span::Second, true));
+        press(&mut heat, HeatKey::Jump(Span::Tenth, true));
+        // 0.5 s + 1 s + 0.1 s: column 1, row 30 (1.60 s).
+        assert_eq!(heat.cursor, (1, 30));
+        press(&mut heat, HeatKey::Jump(Span::Tenth, false));
+        assert_eq!(heat.cursor, (1, 25));
+        assert!(!press(&mut heat, HeatKey::Type), "the app opens the prompt");
+        heat.type_range("3,3.4").unwrap();
+        assert_eq!(heat.range, Some((3 * SECOND, 3_400_000_000)));
+        assert_eq!(heat.cursor, (3, 0), "the cursor at the range's start");
+        assert!(heat.type_range("3").is_err());
+        assert_eq!(heat.range, Some((3 * SECOND, 3_400_000_000)), "kept");
+    }
+
+    #[test]
     fn typed_ranges_read_seconds() {
         let range = Ok((2 * SECOND, 2_740_000_000));
         assert_eq!(parse_range("2.0,2.74", END), range);

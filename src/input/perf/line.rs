@@ -25,6 +25,8 @@ pub struct EventLine<'a> {
     pub event: &'a str,
     /// The event as printed, with modifiers (`cycles:u`).
     pub event_spec: &'a str,
+    /// The CPU the sample was taken on (`[001]`), if printed.
+    pub cpu: Option<u32>,
     /// Timestamp in nanoseconds (`12345.678901:` is 12,345,678,901,000), if printed.
     pub time: Option<u64>,
     /// Sample period, if printed.
@@ -145,7 +147,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
         };
         let comm = line[..start].trim();
         let (rest, _) = space0::<_, nom::error::Error<&str>>(rest).ok()?;
-        let (rest, _) = opt(cpu).parse(rest).ok()?;
+        let (rest, on_cpu) = opt(cpu).parse(rest).ok()?;
         let (rest, when) = opt(time).parse(rest).ok()?;
         let (rest, per) = opt(period).parse(rest).ok()?;
         let (trailer, (event, event_spec, tracepoint)) = event(rest).ok()?;
@@ -160,6 +162,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
             tid,
             event,
             event_spec,
+            cpu: on_cpu.and_then(|c| c.parse().ok()),
             time: when.flatten(),
             period: per.and_then(|p| p.parse().ok()),
             inline_frame,

@@ -1,0 +1,67 @@
+//! Stage: samples → stats. The CPUs a recording's samples were taken on, counted as
+//! they are read (perf script's `[001]`, a perf.data sample's CPU), for the header's
+//! "on 2 CPUs" when the recording's own header does not say how many it had.
+
+/// A set of CPU numbers: one bit each, grown as higher numbers are seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CpuSet {
+    words: Vec<u64>,
+}
+
+/// CPU numbers above this are not counted (a corrupt field, not a machine).
+const MAX_CPU: u32 = 1 << 16;
+
+impl CpuSet {
+    /// Adds CPU `cpu`.
+    pub fn insert(&mut self, cpu: u32) {
+        if cpu >= MAX_CPU {
+            return;
+        }
+        let (word, bit) = ((cpu / 64) as usize, cpu % 64);
+        if self.words.len() <= word {
+            self.words.resize(word + 1, 0);
+        }
+        self.words[word] |= 1 << bit;
+    }
+
+    /// Adds every CPU of `other`.
+    pub fn union(&mut self, other: &CpuSet) {
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w |= o;
+        }
+    }
+
+    /// How many distinct CPUs were seen.
+    pub fn len(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether no CPU was seen.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_distinct_cpus_and_unions() {
+        let mut a = CpuSet::default();
+        assert!(a.is_empty());
+        for c in [0, 1, 1, 130] {
+            a.insert(c);
+        }
+        a.insert(MAX_CPU);
+        assert_eq!(a.len(), 3);
+        let mut b = CpuSet::default();
+        b.insert(1);
+        b.insert(7);
+        b.union(&a);
+        assert_eq!(b.len(), 4);
+    }
+}

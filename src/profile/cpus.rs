@@ -64,4 +64,29 @@ mod tests {
         b.union(&a);
         assert_eq!(b.len(), 4);
     }
+
+    /// The header's count wins, the CPUs seen stand in for it, and nothing is guessed;
+    /// perf's dummy times are not part of the recording's length.
+    #[test]
+    fn the_cpu_count_and_the_span_of_the_stats() {
+        use crate::profile::Stats;
+        let mut s = Stats::default();
+        assert_eq!((s.cpu_count(), s.sample_times), (None, None));
+        s.saw_event("cpu-clock", Some(0), Some(7));
+        s.saw_event("cpu-clock", Some(1), Some(3));
+        s.saw_event(
+            "offcpu-time",
+            None,
+            Some(crate::profile::samples::DUMMY_TIME_FROM),
+        );
+        assert_eq!((s.cpu_count(), s.sample_times), (Some(2), Some((3, 7))));
+        assert_eq!(s.events.get("cpu-clock"), Some(&2));
+        let mut other = Stats {
+            nr_cpus: Some(8),
+            ..Stats::default()
+        };
+        other.saw_time(20);
+        s.merge(other);
+        assert_eq!((s.cpu_count(), s.sample_times), (Some(8), Some((3, 20))));
+    }
 }

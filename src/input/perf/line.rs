@@ -473,6 +473,8 @@ mod tests {
         assert_eq!(ev.time, Some(666_709_771_979_000));
         let ns = event_line("dd 1/2 [003] 5.000000123: 1 cpu-clock: ").unwrap();
         assert_eq!((ns.time, ns.period), (Some(5_000_000_123), Some(1)));
+        // The CPU column, counted for the header's "on N CPUs"; absent, unknown.
+        assert_eq!((ns.cpu, ev.cpu), (Some(3), None));
         let far = event_line("dd 1/2 99999999999999999999.5: cycles: ").unwrap();
         assert_eq!((far.time, far.event), (None, "cycles"));
         assert_eq!((ev.event, ev.period), ("cpu-clock", Some(10_101_010)));

@@ -346,7 +346,7 @@ fn a_streaming_pipe_shows_the_graph_before_the_input_ends() {
         "{during}"
     );
     let after = t.wait_for("the whole profile", |s| {
-        s.contains("1.26 s (cpu-clock)") && !s.contains("⟳ live")
+        s.contains("1.26 s CPU in ") && !s.contains("⟳ live")
     });
     assert!(after.contains("icicle"), "{after}");
     t.send(&["q"]);

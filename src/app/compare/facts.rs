@@ -25,6 +25,18 @@ fn amount(p: &Profile, weight: u64, offcpu: OffCpu) -> String {
     }
 }
 
+/// Nothing, with a unit: a time in the other side's unit (`0 ms` beside `147 ms`), else
+/// as [`amount`] writes it (`0 samples`).
+pub(super) fn zero_beside(p: &Profile, other: &str, offcpu: OffCpu) -> String {
+    let unit = other.rsplit_once(' ').map(|(_, u)| u);
+    match unit {
+        Some(u) if p.stats.unit.is_time() && matches!(u, "s" | "ms" | "µs" | "ns") => {
+            format!("0 {u}")
+        }
+        _ => amount(p, 0, offcpu),
+    }
+}
+
 impl Compare {
     /// The facts shown in the status area: the selected frame, or the table's function.
     pub(super) fn status_tooltip(&self) -> Tooltip {
@@ -94,11 +106,17 @@ impl Compare {
     /// without the frame or function says so.
     fn facts(&self, d: &Delta, present: [bool; 2], offcpu: [OffCpu; 2]) -> Vec<String> {
         let (b, a) = (&self.before.profile, &self.after.profile);
-        let side = |s: Side, p: &Profile, w: u64, pct: Share, i: usize| {
+        let amounts = [
+            amount(b, d.before, offcpu[0]),
+            amount(a, d.after, offcpu[1]),
+        ];
+        let side = |s: Side, p: &Profile, pct: Share, i: usize| {
             if present[i] {
-                format!("{} {} ({pct:.2}%)", s.label(), amount(p, w, offcpu[i]))
+                format!("{} {} ({pct:.2}%)", s.label(), amounts[i])
             } else {
-                format!("{0} 0 ({pct:.2}%): not in {0}", s.label())
+                // Its share is 0% by definition: the unit says more in the room.
+                let zero = zero_beside(p, &amounts[1 - i], offcpu[i]);
+                format!("{0} {zero}: not in {0}", s.label())
             }
         };
         // Self shares are of the same total as the inclusive ones (the half's, if any).
@@ -107,8 +125,8 @@ impl Compare {
             share(d.after_self, d.after_share.whole),
         );
         vec![
-            side(Side::Before, b, d.before, d.before_share, 0),
-            side(Side::After, a, d.after, d.after_share, 1),
+            side(Side::Before, b, d.before_share, 0),
+            side(Side::After, a, d.after_share, 1),
             format!("Δ {}", points_text(d.change())),
             format!("relative {}", relative_text(d.relative(), d.after)),
             format!(

@@ -22,7 +22,7 @@
 #                   splitting them into lines (the least a line parser does), and
 #                   wc -l FILE (read and count newlines with memchr), both from the page
 #                   cache as the tools read it
-# and the outputs are checked: flametui's equal to inferno's once the README's deliberate
+# and the outputs are checked: flametui's equal to inferno's once the deliberate
 # deviations are undone (as_inferno below), and the 1-thread and pipe outputs equal to the
 # default run's. The real row is `perf record -a -g` of a cargo build of this repository,
 # `perf script`, and copies of it concatenated up to MB (few distinct stacks); without perf
@@ -84,7 +84,7 @@ fn main() {
 EOF
 rustc -O -o "$work/read_split" "$work/read_split.rs"
 
-# The README's deliberate deviations undone, as the conformance test does: inferno drops
+# The deliberate deviations (docs/semantics.md) undone, as the conformance test does: inferno drops
 # samples of exited tasks (`:-1`), frames whose symbol starts with `(` (C++ anonymous
 # namespaces) and samples without a stack line, and cuts an unknown symbol in a deleted
 # memfd (`[unknown] (/memfd:sealed-91… (deleted))`) at the inner parenthesis, into a frame

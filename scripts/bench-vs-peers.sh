@@ -65,7 +65,7 @@ measure() { # name, command...
 
 ft_t=$(measure flametui "$ft" --export folded "$big")
 inf_t=$(measure inferno "$inferno" "$big")
-# The README's deliberate deviations undone, as the conformance test does: inferno drops
+# The deliberate deviations (docs/semantics.md) undone, as the conformance test does: inferno drops
 # samples of exited tasks (`:-1`), frames whose symbol starts with `(` (C++ anonymous
 # namespaces) and samples without a stack line.
 as_inferno() {

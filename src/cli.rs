@@ -298,6 +298,13 @@ pub struct Args {
     #[arg(long, exclusive = true)]
     pub man: bool,
 
+    /// Open a small real profile compiled into flametui (no file, no perf needed): a web
+    /// service's named threads on and off the CPU, kernel and user frames, and a change of
+    /// phase halfway for the heat map. Shown as on+off-CPU time unless --metric says
+    /// otherwise.
+    #[arg(long, conflicts_with = "profiles")]
+    pub demo: bool,
+
     /// Parser threads, 1 to 4 × the cores (default: one per core, at most 8, for perf
     /// script; one for the other formats, whose merging costs more than it saves).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
@@ -539,7 +546,10 @@ impl Args {
             threads: self.threads,
             snapshots: None,
             chunk_size: None,
-            metric: self.metric.clone(),
+            metric: self.metric.clone().or_else(|| {
+                self.demo
+                    .then(|| crate::profile::metrics::BOTH_HALVES.to_owned())
+            }),
             perf_data: crate::input::PerfDataOptions {
                 symfs: self.symfs.iter().cloned().collect(),
                 kallsyms: self.kallsyms.clone(),

@@ -1,8 +1,8 @@
 //! The `flametui` binary: parses arguments, calls the library, maps errors to exit codes.
 
+mod profiles;
 mod warnings;
 
-use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -22,10 +22,8 @@ use flametui::text::sanitize;
 use flametui::timeline;
 use flametui::view::color::{self, ColorEnv};
 
+use profiles::profile_paths;
 use warnings::{warn_about, warn_no_libraries};
-
-/// What `flametui` opens without arguments on a terminal, as `perf report` does.
-const DEFAULT_RECORDING: &str = "perf.data";
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -123,39 +121,6 @@ fn annotate_slices(args: &Args, rec: &Loaded, slicing: &timeline::SliceArgs) -> 
         .into());
     }
     Ok(())
-}
-
-/// The profiles to open: those named; else standard input when it is not a terminal, else
-/// `./perf.data` when it exists, as `perf report` opens it.
-///
-/// # Errors
-/// A usage error when there is none of those, or when `-` reads a terminal.
-fn profile_paths(args: &Args) -> Result<Vec<String>> {
-    let mut paths = args.profiles.clone();
-    // `--pid 17346` as perf script spells its filter: the ids were read as a path.
-    let raw: Vec<OsString> = std::env::args_os().collect();
-    cli::check_id_lists(&raw, &paths, |p| Path::new(p).exists())?;
-    if paths.iter().any(|p| p == "-") && io::stdin().is_terminal() {
-        bail!(
-            "`-` reads the profile from standard input, which is a terminal here: pipe one in (`perf script | flametui -`) or name a file"
-        );
-    }
-    if paths.is_empty() {
-        if !io::stdin().is_terminal() {
-            paths.push("-".to_owned());
-        } else if Path::new(DEFAULT_RECORDING).exists() {
-            // As `perf report` does: the recording `perf record` just wrote here.
-            paths.push(DEFAULT_RECORDING.to_owned());
-        } else {
-            return Err(flametui::Error::Usage(format!(
-                "no profile given, and no ./{DEFAULT_RECORDING} here: run `flametui PROFILE`, \
-                 pipe one in (`perf script | flametui -`) or record one (`flametui record -- \
-                 COMMAND`); see --help"
-            ))
-            .into());
-        }
-    }
-    Ok(paths)
 }
 
 fn run(args: &Args) -> Result<Ending> {

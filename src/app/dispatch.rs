@@ -116,6 +116,7 @@ fn compare_prompt_key(
                     .export_effect(p.text.trim(), p.replace)
                     .map(|e| effects.push(e)),
                 PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
+                PromptKind::Range => Err("No heat map while comparing".to_owned()),
             };
             let ex = cmp.driver_mut();
             match done {

@@ -15,11 +15,27 @@ use crate::text::{sanitize, share};
 use crate::view::Target;
 use crate::view::tooltip::{Tooltip, weight_text};
 
-/// `×1.15`, `×12.3`; when every stack has the function, no factor (it would be infinite)
-/// but what it means: `all of the samples`.
+/// Above this many times the throughput (a function on more than 90% of the stacks) the
+/// bound says nothing: it grows without limit as the share nears 100% (98% gives ×50,
+/// 99% ×100), and such a function is an entry point (`main`, a thread's start) that no
+/// one removes. What is said instead is what it is: most of the samples.
+pub const USEFUL_SPEEDUP: u64 = 10;
+
+/// Whether the function is on more than `1 - 1/USEFUL_SPEEDUP` of the weight (counted
+/// in integers: no rounding puts 90% over the line).
+fn most(i: &Impact) -> bool {
+    u128::from(i.part) * u128::from(USEFUL_SPEEDUP)
+        > u128::from(i.whole) * u128::from(USEFUL_SPEEDUP - 1)
+}
+
+/// `×1.15`, `×10.0`; when every stack has the function, no factor (it would be infinite)
+/// but what it means: `all of the samples`; above ×[`USEFUL_SPEEDUP`], `most of the
+/// samples`.
 pub fn speedup_text(i: &Impact) -> String {
     if i.part >= i.whole || !i.max_speedup.is_finite() {
         "all of the samples".to_owned()
+    } else if most(i) {
+        "most of the samples".to_owned()
     } else if i.max_speedup < 10.0 {
         format!("at most ×{:.2}", i.max_speedup)
     } else {
@@ -59,6 +75,9 @@ pub fn impact_fact(tree: &CallTree, functions: &[FunctionTotals], name: NameId) 
     };
     let gain = if part >= whole {
         "every stack has it".to_owned()
+    } else if most(&i) {
+        // A bound of ×56 for a frame on 98% of the stacks is true but useless.
+        "most of the profile has it".to_owned()
     } else {
         format!("{} throughput", speedup_text(&i))
     };
@@ -264,6 +283,16 @@ mod tests {
             impact_fact(&t, &function_totals(&t), f),
             "if removed: at most ×1.15 throughput (stacks with it: 12.93%)"
         );
+        // On 98% of the stacks: no ×50 bound, the share says it.
+        let mut most = CallTree::new();
+        most.insert(["main", "run"], 98);
+        most.insert(["other"], 2);
+        most.finish();
+        let run = most.names().lookup("run").unwrap();
+        assert_eq!(
+            impact_fact(&most, &function_totals(&most), run),
+            "if removed: most of the profile has it (stacks with it: 98.00%)"
+        );
         let m = t.names().lookup("mysqld").unwrap();
         assert_eq!(
             impact_fact(&t, &function_totals(&t), m),
@@ -305,7 +334,11 @@ mod tests {
             max_speedup: 100.0 / (100.0 - part as f64),
         };
         assert_eq!(speedup_text(&i(0)), "at most ×1.00");
-        assert_eq!(speedup_text(&i(95)), "at most ×20.0");
+        assert_eq!(speedup_text(&i(89)), "at most ×9.09");
+        // The cap: ×10 is the last bound given, above it the share speaks.
+        assert_eq!(speedup_text(&i(90)), "at most ×10.0");
+        assert_eq!(speedup_text(&i(95)), "most of the samples");
+        assert_eq!(speedup_text(&i(98)), "most of the samples");
         assert_eq!(speedup_text(&i(100)), "all of the samples");
     }
 }

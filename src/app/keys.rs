@@ -37,6 +37,13 @@ pub(crate) const fn key(code: KeyCode) -> Key {
     }
 }
 
+pub(crate) const fn shift(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::SHIFT,
+    }
+}
+
 #[allow(clippy::unnecessary_wraps)] // rows hold an `Option<Action>`
 pub(crate) const fn tool(t: ToolAction) -> Option<Action> {
     Some(Action::Tool(t))

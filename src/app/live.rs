@@ -90,6 +90,7 @@ impl Explorer {
             prompt,
             message,
             heat,
+            mut back,
             ..
         } = old.tools;
         // Ids differ between trees: a function is found again by its name.
@@ -98,6 +99,9 @@ impl Explorer {
         self.tools.prompt = prompt;
         self.tools.message = message;
         self.tools.screen = screen;
+        // Esc still goes back; callers / callees kept for it are of the old tree.
+        back.retain(|p| !matches!(p.screen, Screen::Sandwich | Screen::Source));
+        self.tools.back = back;
         // The heat map keeps its cursor, ranges and time scale; its cells grow.
         self.tools.heat = heat.map(|h| super::heat::HeatState {
             scale: None,
@@ -142,6 +146,7 @@ impl Explorer {
                 self.tools.sandwich = Some(Box::new(fresh));
             } else {
                 self.tools.screen = Screen::Graph;
+                self.tools.back.clear();
                 if *mode == Mode::Sandwich {
                     *mode = Mode::Normal;
                 }

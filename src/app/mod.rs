@@ -10,6 +10,7 @@
 //! their results come back through [`finish()`].
 
 pub mod action;
+pub mod back;
 pub mod compare;
 pub mod dispatch;
 pub mod effects;

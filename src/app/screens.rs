@@ -85,8 +85,7 @@ impl Explorer {
         self.search.query = format!("^{}$", regex::escape(&text));
         self.search.ignore_case = false;
         self.run_search();
-        self.tools.screen = Screen::Graph;
-        self.tools.sandwich = None;
+        self.tools.enter(Screen::Graph);
         if let Some(id) = self.index.heaviest(name) {
             self.select(Target::Frame(id));
             self.reveal(id);

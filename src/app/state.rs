@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::app::back::BackStack;
 use crate::app::finder::state::FinderState;
 use crate::app::heat::state::{HeatState, Strip};
 use crate::app::mode::Mode;
@@ -39,6 +40,8 @@ pub enum PromptKind {
     Export,
     /// A regex of frames whose stacks are excluded.
     Exclude,
+    /// A time range of the heat map, in seconds (`2.0,2.74`).
+    Range,
 }
 
 impl PromptKind {
@@ -47,6 +50,7 @@ impl PromptKind {
         match self {
             PromptKind::Export => "Export to (.svg / .folded): ",
             PromptKind::Exclude => "Exclude stacks matching: ",
+            PromptKind::Range => "Range in seconds (start,end): ",
         }
     }
 
@@ -55,6 +59,7 @@ impl PromptKind {
         match self {
             PromptKind::Export => "The export path",
             PromptKind::Exclude => "The exclude regex",
+            PromptKind::Range => "The range",
         }
     }
 }
@@ -106,6 +111,19 @@ pub struct Tools {
     pub message: Option<String>,
     /// The queries searched for, for `/` and ↑/↓ in its prompt.
     pub searches: SearchHistory,
+    /// The screens the user came from, for Esc (empty on the graph).
+    pub back: BackStack<Place>,
+}
+
+/// A screen left for another, as it was: where Esc returns to.
+#[derive(Debug)]
+pub struct Place {
+    /// The screen.
+    pub screen: Screen,
+    /// The function table's selected row, first row shown and rows (functions or libraries).
+    pub table: (usize, usize, bool),
+    /// Callers / callees, when the place is that screen.
+    pub sandwich: Option<Box<Sandwich>>,
 }
 
 impl Tools {
@@ -121,6 +139,50 @@ impl Tools {
         }
     }
 
+    /// Shows `screen`. The screen left is kept on the back stack with its selection, unless
+    /// it is the graph (where the stack starts: going to the graph forgets it).
+    pub(crate) fn enter(&mut self, screen: Screen) {
+        if screen == self.screen {
+            return;
+        }
+        if screen == Screen::Graph {
+            self.back.clear();
+            self.sandwich = None;
+        } else if self.screen == Screen::Graph {
+            self.back.clear();
+        } else {
+            let t = &self.table;
+            let place = Place {
+                screen: self.screen,
+                table: (t.selected, t.offset, t.by_library),
+                sandwich: self.sandwich.take(),
+            };
+            self.back.push(place);
+        }
+        self.screen = screen;
+    }
+
+    /// Esc: back to the screen the user came from, as it was (the graph when there is none);
+    /// returns the mode of the screen shown.
+    pub(crate) fn go_back(&mut self) -> Mode {
+        if self.screen == Screen::Sandwich {
+            // A recentring still being computed is not wanted any more either.
+            self.wanted_sandwich = None;
+        }
+        if let Some(place) = self.back.pop() {
+            self.screen = place.screen;
+            self.sandwich = place.sandwich;
+            if place.screen == Screen::Table {
+                let t = &mut self.table;
+                (t.selected, t.offset, t.by_library) = place.table;
+            }
+        } else {
+            self.screen = Screen::Graph;
+            self.sandwich = None;
+        }
+        self.home_mode()
+    }
+
     /// The tree was recomputed: everything derived from it is stale.
     pub(crate) fn rebuilt(&mut self) {
         self.generation += 1;
@@ -129,8 +191,12 @@ impl Tools {
         self.sandwich = None;
         // Source lines are of a frame of the old tree (of the old metric, perhaps).
         self.source = None;
+        // Callers / callees kept for Esc are of the old tree too.
+        self.back
+            .retain(|p| !matches!(p.screen, Screen::Sandwich | Screen::Source));
         if matches!(self.screen, Screen::Sandwich | Screen::Source) {
             self.screen = Screen::Graph;
+            self.back.clear();
         }
     }
 }

@@ -16,6 +16,8 @@ use crate::profile::{CallTree, Format, Profile, Unit};
 pub fn source_name(path: &str) -> String {
     if path == "-" {
         "<stdin>".to_owned()
+    } else if path == super::demo::PATH {
+        super::demo::NAME.to_owned()
     } else {
         path.to_owned()
     }
@@ -99,6 +101,9 @@ pub(super) fn load_path_into(
     let name = source_name(path);
     if path == "-" {
         return load_reader_into(io::stdin(), &name, opts, parts);
+    }
+    if let Some(bytes) = super::demo::builtin(path) {
+        return load_reader_into(bytes, &name, opts, parts);
     }
     let open_err = |error| Error::Read {
         source_name: name.clone(),

@@ -7,6 +7,7 @@
 mod bpftrace;
 mod capped;
 mod common;
+pub mod demo;
 mod detect;
 mod folded;
 pub(crate) mod inferno;

@@ -5,6 +5,7 @@
 //! set), [`heatmap`] its heat map and [`group::regroup`] its towers per process or thread.
 
 pub mod blocks;
+pub mod cpus;
 pub mod diff;
 pub mod finder;
 pub mod format;
@@ -193,6 +194,15 @@ pub struct Stats {
     /// the tree's units) are left out until the input ends, their weight in their
     /// caller's own.
     pub preview_min: Option<u64>,
+    /// The CPUs the machine had, as the recording's header says (perf.data's
+    /// `nr_cpus`, online): `None` when the input does not say.
+    pub nr_cpus: Option<u32>,
+    /// The CPUs the samples were taken on (perf script's `[001]`, a perf.data sample's
+    /// CPU): empty when the input does not say.
+    pub cpus_seen: cpus::CpuSet,
+    /// The times of the first and last samples of any event, in nanoseconds (perf's
+    /// dummy times left out): the recording's length, timeline or not.
+    pub sample_times: Option<(u64, u64)>,
 }
 
 /// Which of several metrics of its input a profile is.
@@ -268,6 +278,12 @@ impl Stats {
         self.unread_switches += other.unread_switches;
         self.offcpu_samples += other.offcpu_samples;
         self.fractional |= other.fractional;
+        self.nr_cpus = self.nr_cpus.or(other.nr_cpus);
+        self.cpus_seen.union(&other.cpus_seen);
+        if let Some((first, last)) = other.sample_times {
+            self.saw_time(first);
+            self.saw_time(last);
+        }
         if self.read_error.is_none() {
             self.read_error = other.read_error;
         }
@@ -292,6 +308,43 @@ impl Stats {
     /// Number of skipped lines.
     pub fn skipped_lines(&self) -> u64 {
         self.skipped.values().sum()
+    }
+
+    /// Counts a sample of `event` (any event, kept or not), taken on `cpu` at `time`
+    /// when the input says.
+    pub fn saw_event(&mut self, event: &str, cpu: Option<u32>, time: Option<u64>) {
+        match self.events.get_mut(event) {
+            Some(n) => *n += 1,
+            None => {
+                self.events.insert(event.to_owned(), 1);
+            }
+        }
+        if let Some(cpu) = cpu {
+            self.cpus_seen.insert(cpu);
+        }
+        if let Some(t) = time {
+            self.saw_time(t);
+        }
+    }
+
+    /// Widens [`Stats::sample_times`] to a sample taken at `time` (ns); perf's dummy
+    /// times are not times.
+    pub fn saw_time(&mut self, time: u64) {
+        if time >= samples::DUMMY_TIME_FROM {
+            return;
+        }
+        self.sample_times = Some(match self.sample_times {
+            Some((first, last)) => (first.min(time), last.max(time)),
+            None => (time, time),
+        });
+    }
+
+    /// How many CPUs the recording ran on: its header's count, else the distinct CPUs
+    /// its samples were taken on; `None` when neither is known.
+    pub fn cpu_count(&self) -> Option<u32> {
+        self.nr_cpus
+            .filter(|&n| n > 0)
+            .or_else(|| Some(self.cpus_seen.len()).filter(|&n| n > 0))
     }
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use regex::Regex;
 
-use super::{Figures, figure, unit_after};
+use super::{Figures, figure, total_figure};
 use crate::profile::Profile;
 use crate::profile::functions::table_label;
 use crate::profile::source::HOW_TO_RECORD;
@@ -46,9 +46,8 @@ pub fn annotate(
     let unit = profile.stats.unit.to_string();
     let _ = writeln!(
         out,
-        "Total: {}{}",
-        figure(profile, total, figures),
-        unit_after(profile, &unit, figures)
+        "Total: {}",
+        total_figure(profile, total, &unit, figures)
     );
     let mut matched: Vec<_> = lines
         .functions()

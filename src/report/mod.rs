@@ -53,6 +53,25 @@ fn unit_after(profile: &Profile, label: &str, figures: Figures) -> String {
     }
 }
 
+/// A total with its unit, as `figures` writes it. A time in human units says what it
+/// was taken over (`9.98 s CPU in 5.00 s on 2 CPUs`): sampled time is not the
+/// recording's length.
+fn total_figure(profile: &Profile, total: u64, label: &str, figures: Figures) -> String {
+    if human_time(profile, figures) {
+        use crate::view::totals::{Span, time_kind, time_total};
+        return time_total(
+            &figure(profile, total, figures),
+            time_kind(profile),
+            Span::of(profile, None),
+        );
+    }
+    format!(
+        "{}{}",
+        figure(profile, total, figures),
+        unit_after(profile, label, figures)
+    )
+}
+
 /// The parts a table or tree is computed over: the whole profile, or each half of a
 /// profile with on- and off-CPU stacks (their units differ, so shares are per half).
 fn scopes(profile: &Profile) -> Vec<(String, NodeId)> {
@@ -101,12 +120,7 @@ pub fn header(profile: &Profile, figures: Figures) -> String {
     let totals: Vec<String> = scopes(profile)
         .into_iter()
         .map(|(label, scope)| {
-            let total = profile.tree.node(scope).total;
-            format!(
-                "{}{}",
-                figure(profile, total, figures),
-                unit_after(profile, &label, figures)
-            )
+            total_figure(profile, profile.tree.node(scope).total, &label, figures)
         })
         .collect();
     let mut out = format!(
@@ -125,7 +139,10 @@ pub fn header(profile: &Profile, figures: Figures) -> String {
         },
         totals.join("; "),
     );
-    if let Some(e) = &s.event {
+    // A count of an event's periods names the event already.
+    if let Some(e) = &s.event
+        && s.unit != Unit::Events(e.clone())
+    {
         let _ = write!(out, ", event {}", sanitize(e));
     }
     if let Some(m) = metric_text(s) {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Figures, figure, scopes, unit_after};
+use super::{Figures, figure, scopes, total_figure};
 use crate::profile::functions::{function_totals_in, table_label, top_of};
 use crate::profile::libraries::{library_label, library_totals_in};
 use crate::profile::{NameId, NodeId, Profile};
@@ -59,9 +59,8 @@ fn weight_table(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Top {count} by self weight (total {}{})",
-        w(total),
-        unit_after(profile, label, figures)
+        "Top {count} by self weight (total {})",
+        total_figure(profile, total, label, figures)
     );
     let width = rows
         .iter()

@@ -25,6 +25,8 @@ pub(super) fn open_job(
     let source = input::source_name(path);
     let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(io::stdin()), None)
+    } else if let Some(bytes) = input::demo::builtin(path) {
+        (Box::new(bytes), Some(bytes.len() as u64))
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{source}: {e}")))?;

@@ -13,7 +13,8 @@ use crate::input::stap::{OFF_CPU, ON_CPU};
 use crate::profile::{NodeId, Unit};
 use crate::text::{sanitize, thousands_str};
 use crate::view::color::{self, ColorMode};
-use crate::view::tooltip::{display_width, ellipsize, weight_text};
+use crate::view::tooltip::{display_width, ellipsize};
+use crate::view::totals::{Span, total_text, with_event};
 
 /// Separator between breadcrumbs.
 const CRUMB: &str = " › ";
@@ -76,7 +77,8 @@ fn last_crumbs(crumbs: &[String], max: usize) -> String {
     ellipsize(&tail(first), max)
 }
 
-/// `file · format · total (event)`, and skipped lines if any.
+/// `file · format · total (event)`, and skipped lines if any: a total of CPU time with
+/// the span it was taken over (`9.98 s CPU in 5.00 s on 2 CPUs (cpu-clock)`).
 fn summary(ex: &Explorer) -> String {
     let p = &ex.profile;
     let file = Path::new(&p.source)
@@ -108,12 +110,14 @@ fn summary(ex: &Explorer) -> String {
             "{} (on-CPU samples + off-CPU units)",
             thousands_str(&p.format_weight(p.tree.total()))
         ),
-        _ => weight_text(p, p.tree.total(), false),
+        _ => total_text(
+            p,
+            p.tree.total(),
+            Span::of(ex.original(), ex.tools.applied.slice.range),
+        ),
     };
+    let total = with_event(&total, p.stats.event.as_deref());
     let mut out = format!(" {} · {format} · {total}", sanitize(&file));
-    if let Some(e) = &p.stats.event {
-        let _ = write!(out, " ({})", sanitize(e));
-    }
     if let Some(m) = crate::report::metric_text(&p.stats) {
         let _ = write!(out, " · {m}");
     }

@@ -88,6 +88,12 @@ impl TimeScale {
     }
 }
 
+/// Terminal columns a column of cells takes so that `cols` of them span `width`: a
+/// short recording fills the screen's width, however wide.
+pub fn column_width(width: u16, cols: u16) -> u16 {
+    (width / cols.max(1)).max(1)
+}
+
 /// Sample counts of the cells on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grid {
@@ -126,8 +132,8 @@ impl Grid {
     }
 
     /// Lays out `map` in `width` terminal columns: as many columns of cells as the
-    /// recording needs from `scale.first` on (at most `width`), each up to 8 wide when
-    /// there is room.
+    /// recording needs from `scale.first` on (at most `width`), each as wide as spans the
+    /// width (see [`column_width`]).
     pub fn fitted(map: &HeatMap, scale: TimeScale, width: u16) -> Self {
         let needed = map
             .seconds
@@ -136,7 +142,7 @@ impl Grid {
             .max(1);
         let cols = u16::try_from(needed).unwrap_or(u16::MAX).min(width.max(1));
         let mut grid = Self::new(map, scale, cols);
-        grid.col_width = (width / cols).clamp(1, 8);
+        grid.col_width = column_width(width, cols);
         grid
     }
 
@@ -228,6 +234,21 @@ mod tests {
         assert_eq!(row_ns_for(13, 2), 40_000_000);
         assert_eq!(row_ns_for(10, 2), 50_000_000);
         assert_eq!(row_ns_for(1, 1), 1_000_000_000);
+    }
+
+    #[test]
+    fn short_recordings_span_the_width() {
+        // Five seconds, one column each, beside the gutter.
+        let m = map(&[(0, 0, 1), (4, 49, 1)]);
+        let scale = TimeScale::fit(m.seconds, 80 - GUTTER);
+        let g = Grid::fitted(&m, scale, 80 - GUTTER);
+        assert_eq!((g.cols, g.col_width), (5, 14));
+        let g = Grid::fitted(&m, TimeScale::fit(m.seconds, 194), 200 - GUTTER);
+        assert_eq!((g.cols, g.col_width), (5, 38));
+        assert_eq!(g.column_at(189), Some(4));
+        assert_eq!(g.column_at(190), None);
+        assert_eq!(column_width(10, 0), 10);
+        assert_eq!(column_width(3, 5), 1);
     }
 
     #[test]

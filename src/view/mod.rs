@@ -21,6 +21,7 @@ pub mod names;
 pub mod search;
 pub mod source;
 pub mod tooltip;
+pub mod totals;
 pub mod viewport;
 
 pub use index::TreeIndex;

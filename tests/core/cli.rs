@@ -804,7 +804,7 @@ fn countname_says_what_folded_counts_are() {
     let out = run(&["--top", "1", "--countname", "bytes", &perf], None);
     let first = text(&out.stdout);
     assert!(
-        first.starts_with("Top 1 function by self weight (total 287 ms)"),
+        first.starts_with("Top 1 function by self weight (total 287 ms CPU in "),
         "{first}"
     );
 }

@@ -1028,3 +1028,22 @@ fn the_event_shown_first_is_the_headers_first_with_samples() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+/// The header's total of CPU time says what it was taken over: the recording's length
+/// (first to last sample) and the CPUs perf.data's header counts (`nrcpus online`).
+#[test]
+fn the_total_of_cpu_time_says_its_length_and_cpus() {
+    let p = load("perf-data-fp.data.gz", true);
+    assert_eq!(p.stats.nr_cpus, Some(2));
+    let head = flametui::report::header(&p, flametui::report::Figures::Human);
+    assert!(
+        head.contains("total 271 ms CPU in 293 ms on 2 CPUs, event cpu-clock"),
+        "{head}"
+    );
+    // For a script the total stays one exact number.
+    let exact = flametui::report::header(&p, flametui::report::Figures::Exact);
+    assert!(
+        exact.contains("total 271,000,000 ns, event cpu-clock"),
+        "{exact}"
+    );
+}

@@ -471,7 +471,7 @@ fn a_user_looks_at_the_recording() {
     // For a person (the default), times in human units.
     let human = stdout(&["--top", "4", &path], None);
     assert!(
-        human.starts_with("Top 4 functions by self weight (total 6.01 s)\n"),
+        human.starts_with("Top 4 functions by self weight (total 6.01 s CPU in 3.02 s)\n"),
         "{human}"
     );
     assert!(
@@ -981,4 +981,24 @@ fn a_hostile_library_name_in_a_table_label_is_escaped() {
     assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
     assert!(out.contains("strcmp (\\x1b]2;pwn\\x07.so)"), "{out}");
     assert!(out.contains("strcmp (libc.so.6)"), "{out}");
+}
+
+/// The total of CPU time beside the recording's length: 6.01 s of cpu-clock in 3.02 s
+/// (first to last sample) — on 2 CPUs when perf script printed them (`[000]`, `[001]`,
+/// its default fields), and without a CPU count when it did not (never guessed).
+#[test]
+fn the_total_says_the_recording_length_and_the_cpus_seen() {
+    let human = |p: &flametui::profile::Profile| {
+        flametui::report::header(p, flametui::report::Figures::Human)
+    };
+    let with_cpus = human(recording_of(DEFAULT_FIELDS).main());
+    assert!(
+        with_cpus.contains("total 6.01 s CPU in 3.02 s on 2 CPUs, event cpu-clock"),
+        "{with_cpus}"
+    );
+    let without = human(recording_of(FULL).main());
+    assert!(
+        without.contains("total 6.01 s CPU in 3.02 s, event cpu-clock"),
+        "{without}"
+    );
 }

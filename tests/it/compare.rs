@@ -59,7 +59,8 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     // One row per half: on-CPU samples and off-CPU units are never added.
     assert!(screen.contains("2 of 84 functions match"), "{screen}");
     assert!(
-        screen.contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER"),
+        screen
+            .contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 off-CPU units: not in AFTER"),
         "{screen}"
     );
     assert!(screen.contains("relative -100.0%"), "{screen}");
@@ -69,7 +70,7 @@ fn redo_flush_vanishes_from_b0e1_to_b0e0() {
     assert!(screen.contains("view 2/3 differential"), "{screen}");
     assert!(screen.contains(" Δ BEFORE stap-seed-b0e1.txt"), "{screen}");
     let facts = "log_write_flush_to_disk_low()
-BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER
+BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 off-CPU units: not in AFTER
 Δ -42.86 pp ~ · relative -100.0% · samples 1/3 → 0/2: too few to tell
 self 0 off-CPU units → 0 off-CPU units (0.00% → 0.00%)";
     assert!(screen.contains(facts), "{screen}");
@@ -185,7 +186,8 @@ fn finder_finds_a_function_only_before_and_shows_it_there() {
     let screen = compare(B0E1, B0E0, (80, 24), keys("plogwfl\r"));
     assert!(screen.contains("   AFTER  ✗ not in AFTER"), "{screen}");
     assert!(
-        screen.contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 (0.00%): not in AFTER"),
+        screen
+            .contains("BEFORE 3,000 off-CPU units (42.86%) · AFTER 0 off-CPU units: not in AFTER"),
         "{screen}"
     );
     assert!(screen.contains("Matched: on-CPU 4.10%"), "{screen}");

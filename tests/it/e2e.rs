@@ -346,7 +346,7 @@ fn a_streaming_pipe_shows_the_graph_before_the_input_ends() {
         "{during}"
     );
     let after = t.wait_for("the whole profile", |s| {
-        s.contains("1.26 s (cpu-clock)") && !s.contains("⟳ live")
+        s.contains("1.26 s CPU in ") && !s.contains("⟳ live")
     });
     assert!(after.contains("icicle"), "{after}");
     t.send(&["q"]);
@@ -706,6 +706,50 @@ fn the_source_screen_opens_on_the_hottest_line() {
     assert_eq!(others, 0, "{styled}");
     t.send(&["Escape"]);
     t.wait_for("the graph again", |s| s.contains("Enter zoom"));
+    t.send(&["q"]);
+    t.wait_for("exit", |s| s.contains("EXITED:0"));
+}
+
+#[test]
+fn heat_map_big_steps_and_a_typed_range_then_esc_goes_back_to_the_table() {
+    if !tmux_available() {
+        return;
+    }
+    let file = testdata("perf-timeline.txt.gz");
+    let t = Tmux::start_sized("flow", &format!("{BIN} {}", quote(&file)), (200, 50));
+    t.wait_for("the graph", |s| s.contains("in 1,850 samples"));
+    t.send(&["T"]);
+    t.wait_for("the heat map", |s| s.contains("cursor 0.00 s"));
+    // Shift+→ is a second, J a tenth of one.
+    t.send(&["S-Right", "J"]);
+    t.wait_for("big steps", |s| s.contains("cursor 1.10 s"));
+    t.send(&[":", "1.5,1.7", "Enter"]);
+    t.wait_for("the typed range", |s| s.contains("range 1.50–1.70 s"));
+    t.send(&["Enter"]);
+    t.wait_for("the graph of the range", |s| s.contains("1.50–1.70 s"));
+    // Callers from the function table: Esc is back on the table at the same row.
+    // The status area names the selected row, above its totals.
+    let row = |s: &str| {
+        let lines: Vec<&str> = s.lines().collect();
+        let at = lines.iter().position(|l| l.starts_with("total "))?;
+        Some(lines.get(at.checked_sub(1)?)?.trim().to_owned())
+    };
+    t.send(&["t"]);
+    let mut before = row(&t.wait_for("the table", |s| {
+        s.contains("Function (") && row(s).is_some()
+    }));
+    for _ in 0..2 {
+        t.send(&["j"]);
+        before = row(&t.wait_for("the next row", |s| row(s) != before));
+    }
+    t.send(&["s"]);
+    t.wait_for("callers", |s| s.contains("Callers of"));
+    t.send(&["Escape"]);
+    t.wait_for("the table again", |s| {
+        s.contains("Function (") && row(s) == before
+    });
+    t.send(&["Escape"]);
+    t.wait_for("the graph", |s| !s.contains("Function ("));
     t.send(&["q"]);
     t.wait_for("exit", |s| s.contains("EXITED:0"));
 }

@@ -210,3 +210,89 @@ fn inputs_again() -> Vec<flametui::terminal::Input> {
     inputs.extend(typing(" c"));
     inputs
 }
+
+/// Shift and an arrow, as the terminal reports it.
+fn shifted(code: KeyCode) -> flametui::terminal::Input {
+    flametui::terminal::Input::Event(crossterm::event::Event::Key(
+        crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::SHIFT),
+    ))
+}
+
+#[test]
+fn big_steps_pick_a_range_in_few_keys() {
+    // [1.5, 1.7) again: a second on, five tenths down, mark, two tenths, a row back, mark.
+    let mut inputs = typing("T");
+    inputs.push(shifted(KeyCode::Right));
+    inputs.extend(typing("JJJJJ "));
+    inputs.push(shifted(KeyCode::Down));
+    inputs.extend(typing("Jk "));
+    assert!(inputs.len() < 15, "{} keys", inputs.len());
+    inputs.push(key(KeyCode::Enter));
+    let (buf, _) = session(
+        App::new(profile(TIMELINE), ColorMode::Mono),
+        200,
+        50,
+        inputs,
+    );
+    let head = header(&buf);
+    assert!(head.contains("1.50–1.70 s"), "{head}");
+}
+
+#[test]
+fn a_typed_range_is_marked_and_enter_shows_it() {
+    let typed = || {
+        let mut inputs = typing("T:1.5,1.7");
+        inputs.push(key(KeyCode::Enter));
+        inputs
+    };
+    let (buf, app) = session(
+        App::new(profile(TIMELINE), ColorMode::Mono),
+        200,
+        50,
+        typed(),
+    );
+    let marked = app.explorer().unwrap().tools.heat.as_ref().unwrap().range;
+    assert_eq!(marked, Some((1_500_000_000, 1_700_000_000)));
+    assert_snapshot!("heat_typed_range_200x50", text(&buf));
+    let mut inputs = typed();
+    inputs.push(key(KeyCode::Enter));
+    let (buf, _) = session(
+        App::new(profile(TIMELINE), ColorMode::Mono),
+        200,
+        50,
+        inputs,
+    );
+    let head = header(&buf);
+    assert!(head.contains("1.50–1.70 s"), "{head}");
+}
+
+#[test]
+fn a_bad_typed_range_says_why_and_esc_cancels() {
+    let typed = || {
+        let mut inputs = typing("T:1.7,1.5");
+        inputs.push(key(KeyCode::Enter));
+        inputs
+    };
+    let (buf, app) = session(
+        App::new(profile(TIMELINE), ColorMode::Mono),
+        80,
+        24,
+        typed(),
+    );
+    let screen = text(&buf);
+    assert!(
+        screen.contains("The end (1.5) is not after the start (1.7)"),
+        "{screen}"
+    );
+    assert_eq!(
+        app.mode,
+        flametui::app::Mode::Prompt,
+        "the text can be fixed"
+    );
+    let mut inputs = typed();
+    inputs.push(key(KeyCode::Esc));
+    let (_, app) = session(App::new(profile(TIMELINE), ColorMode::Mono), 80, 24, inputs);
+    assert_eq!(app.mode, flametui::app::Mode::Heat);
+    let heat = app.explorer().unwrap().tools.heat.as_ref().unwrap();
+    assert_eq!(heat.range, None);
+}

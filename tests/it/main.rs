@@ -9,6 +9,7 @@ mod analysis;
 #[path = "../shared/busy.rs"]
 mod busy;
 mod compare;
+mod demo;
 mod e2e;
 mod first_run;
 mod heat;

@@ -25,6 +25,18 @@ fn amount(p: &Profile, weight: u64, offcpu: OffCpu) -> String {
     }
 }
 
+/// Nothing, with a unit: a time in the other side's unit (`0 ms` beside `147 ms`), else
+/// as [`amount`] writes it (`0 samples`).
+pub(super) fn zero_beside(p: &Profile, other: &str, offcpu: OffCpu) -> String {
+    let unit = other.rsplit_once(' ').map(|(_, u)| u);
+    match unit {
+        Some(u) if p.stats.unit.is_time() && matches!(u, "s" | "ms" | "µs" | "ns") => {
+            format!("0 {u}")
+        }
+        _ => amount(p, 0, offcpu),
+    }
+}
+
 impl Compare {
     /// The facts shown in the status area: the selected frame, or the table's function.
     pub(super) fn status_tooltip(&self) -> Tooltip {
@@ -97,8 +109,8 @@ impl Compare {
     }
 
     /// `BEFORE w (p%)`, `AFTER w (p%)`, `Δ ±x pp` with its significance mark, `relative
-    /// ±r%`, the samples the mark weighed and its p-value, self weights; a side without the frame or function says so.
-    /// `half` is the on/off-CPU half the weights lie in, if any.
+    /// ±r%`, the samples the mark weighed and its p-value, self weights; a side without the
+    /// frame or function says so. `half` is the on/off-CPU half the weights lie in, if any.
     fn facts(
         &self,
         d: &Delta,
@@ -112,11 +124,17 @@ impl Compare {
             [b, a].map(|p| significance::weights_count_samples(p, half)),
         );
         let verdict = significance::judge(hits, totals);
-        let side = |s: Side, p: &Profile, w: u64, pct: Share, i: usize| {
+        let amounts = [
+            amount(b, d.before, offcpu[0]),
+            amount(a, d.after, offcpu[1]),
+        ];
+        let side = |s: Side, p: &Profile, pct: Share, i: usize| {
             if present[i] {
-                format!("{} {} ({pct:.2}%)", s.label(), amount(p, w, offcpu[i]))
+                format!("{} {} ({pct:.2}%)", s.label(), amounts[i])
             } else {
-                format!("{0} 0 ({pct:.2}%): not in {0}", s.label())
+                // Its share is 0% by definition: the unit says more in the room.
+                let zero = zero_beside(p, &amounts[1 - i], offcpu[i]);
+                format!("{0} {zero}: not in {0}", s.label())
             }
         };
         // Self shares are of the same total as the inclusive ones (the half's, if any).
@@ -130,8 +148,8 @@ impl Compare {
             .z
             .map(|_| significance::verdict_text(&verdict, hits, totals));
         [
-            Some(side(Side::Before, b, d.before, d.before_share, 0)),
-            Some(side(Side::After, a, d.after, d.after_share, 1)),
+            Some(side(Side::Before, b, d.before_share, 0)),
+            Some(side(Side::After, a, d.after_share, 1)),
             Some(format!(
                 "Δ {} {}",
                 points_text(d.change()),

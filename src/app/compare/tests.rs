@@ -116,7 +116,7 @@ fn selection_follows_by_path_and_says_when_it_is_missing() {
         "BEFORE's pane has the note"
     );
     let s = status(&a);
-    assert!(s.contains("BEFORE 0 (0.00%): not in BEFORE"), "{s}");
+    assert!(s.contains("BEFORE 0 samples: not in BEFORE"), "{s}");
     assert!(s.contains("AFTER 20 samples (20.00%)"), "{s}");
     assert!(s.contains("relative new"), "{s}");
 }
@@ -252,7 +252,7 @@ fn table_filters_by_search_and_enter_shows_the_heaviest_frame() {
     assert_eq!(t.current().unwrap().name, "flush");
     let s = status(&a);
     assert!(
-        s.contains("BEFORE 30 samples (30.00%) · AFTER 0 (0.00%): not in AFTER"),
+        s.contains("BEFORE 30 samples (30.00%) · AFTER 0 samples: not in AFTER"),
         "{s}"
     );
     // `flush` is not in AFTER (the differential shape): the graph swaps to BEFORE's.
@@ -648,4 +648,20 @@ fn x_and_e_are_in_the_compare_help_and_footer() {
         .collect();
     assert!(comparing.contains(&"X"), "{comparing:?}");
     assert!(comparing.contains(&"e"), "{comparing:?}");
+}
+
+/// A side without the frame says nothing with the other side's unit: `0 ms` beside
+/// `147 ms`, `0 samples` beside samples.
+#[test]
+fn a_zero_side_keeps_the_unit() {
+    use super::facts::zero_beside;
+    let mut timed = profile("t.folded", "main 1\n");
+    timed.stats.unit = crate::profile::Unit::Nanoseconds;
+    assert_eq!(zero_beside(&timed, "147 ms", Some(false)), "0 ms");
+    assert_eq!(zero_beside(&timed, "1.20 s", Some(false)), "0 s");
+    let counted = profile("c.folded", "main 1\n");
+    assert_eq!(
+        zero_beside(&counted, "30 samples", Some(false)),
+        "0 samples"
+    );
 }

@@ -4,8 +4,8 @@
 use crossterm::event::KeyCode;
 
 use crate::app::action::{Action, Dir, ToolAction};
-use crate::app::heat::state::HeatKey;
-use crate::app::keys::{Binding, bind, ch, ctrl, key, tool};
+use crate::app::heat::state::{HeatKey, Span};
+use crate::app::keys::{Binding, bind, ch, ctrl, key, shift, tool};
 
 /// The keys of this screen. (mode `Heat`)
 pub(crate) static KEYS: &[Binding] = &[
@@ -40,6 +40,62 @@ pub(crate) static KEYS: &[Binding] = &[
         "",
         "",
         None
+    ),
+    bind!(
+        Heat,
+        [shift(KeyCode::Up), ch('K')],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Tenth, false))),
+        "⇧↑↓ K J",
+        "a tenth of a second",
+        None
+    ),
+    bind!(
+        Heat,
+        [shift(KeyCode::Down), ch('J')],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Tenth, true))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [shift(KeyCode::Left), ch('H'), key(KeyCode::PageUp)],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Second, false))),
+        "⇧←→ H L",
+        "a second, as PgUp PgDn",
+        None
+    ),
+    bind!(
+        Heat,
+        [shift(KeyCode::Right), ch('L'), key(KeyCode::PageDown)],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Second, true))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch('[')],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Recording, false))),
+        "[ ]",
+        "a tenth of the recording",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch(']')],
+        tool(ToolAction::HeatKey(HeatKey::Jump(Span::Recording, true))),
+        "",
+        "",
+        None
+    ),
+    bind!(
+        Heat,
+        [ch(':')],
+        tool(ToolAction::HeatKey(HeatKey::Type)),
+        ":",
+        "type range: 2.0,2.74 s",
+        Some((":", "type"))
     ),
     bind!(
         Heat,

@@ -15,6 +15,7 @@ use crate::view::heatmap::{CHROME_LINES, GUTTER, Grid, TimeScale, counts_of, row
 
 pub use state::*;
 
+pub mod jump;
 pub(crate) mod keys;
 pub mod state;
 
@@ -98,6 +99,7 @@ impl Explorer {
             " · space marks a range · Enter shows it"
         });
         heat.info = info;
+        heat.span = original.samples.duration();
         heat.grid = Some(grid);
     }
 }
@@ -155,8 +157,13 @@ pub fn key(
                 heat.range = Some((m.min(here), m.max(here) + grid.row_ns));
             }
         },
-        // The app does it: it replaces the explorer (see `compare_ranges`).
-        HeatKey::Compare => {}
+        HeatKey::Jump(span, forward) => {
+            let by = jump::step_ns(span, heat.span);
+            heat.cursor = jump::jump(grid, heat.cursor, by, forward, heat.span);
+        }
+        // The app does these: it replaces the explorer (see `compare_ranges`), it opens
+        // the prompt.
+        HeatKey::Compare | HeatKey::Type => {}
         HeatKey::Baseline => {
             let Some(range) = heat.range else {
                 return Err("Mark a range first (space, move, space)".to_owned());
@@ -192,6 +199,22 @@ pub fn key(
         }
     }
     Ok(false)
+}
+
+impl HeatState {
+    /// Marks the range typed after `:` and puts the cursor at its start.
+    ///
+    /// # Errors
+    /// What is wrong with the text (see [`jump::parse_range`]).
+    pub fn type_range(&mut self, text: &str) -> Result<(), String> {
+        let range = jump::parse_range(text, self.span)?;
+        self.range = Some(range);
+        self.mark = None;
+        if let Some(grid) = self.grid.as_ref() {
+            self.cursor = jump::cell_at(grid, range.0);
+        }
+        Ok(())
+    }
 }
 
 /// The mouse on the heat map: a click puts the cursor on a cell, a drag marks the range

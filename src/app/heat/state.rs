@@ -25,6 +25,8 @@ pub struct HeatState {
     pub matches: Option<Vec<u64>>,
     /// The line under the map.
     pub info: String,
+    /// The recording's length, ns from the first sample to the last (set when placed).
+    pub span: u64,
 }
 
 /// A key of the heat map.
@@ -44,6 +46,21 @@ pub enum HeatKey {
     Show,
     /// Show the whole recording (the time range dropped, undoable).
     Whole,
+    /// Move the cursor's time by a span, forwards (`true`) or back.
+    Jump(Span, bool),
+    /// Type the range in seconds (`:`): the app opens the prompt.
+    Type,
+}
+
+/// How far a big step of the heat map's cursor goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// A tenth of a second.
+    Tenth,
+    /// A second.
+    Second,
+    /// A tenth of the recording.
+    Recording,
 }
 
 impl HeatState {

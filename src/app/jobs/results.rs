@@ -118,7 +118,7 @@ pub(super) fn show_sandwich(
 ) -> Option<Box<Sandwich>> {
     s.focus = ex.tools.sandwich.as_ref().map_or(0, |old| old.focus);
     ex.tools.wanted_sandwich = None;
-    ex.tools.screen = Screen::Sandwich;
+    ex.tools.enter(Screen::Sandwich);
     if matches!(*mode, Mode::Normal | Mode::Table | Mode::Sandwich) {
         *mode = Mode::Sandwich;
     }

@@ -69,7 +69,7 @@ pub(crate) static KEYS: &[Binding] = &[
         [ch('s'), key(KeyCode::Esc)],
         tool(ToolAction::Close),
         "s Esc",
-        "back to the graph",
+        "back where it was opened",
         Some(("Esc", "back"))
     ),
     bind!(

@@ -28,7 +28,7 @@ pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode, sources: &mut SourceCac
     match build(ex, sources) {
         Ok(view) => {
             ex.tools.source = Some(Box::new(view));
-            ex.tools.screen = Screen::Source;
+            ex.tools.enter(Screen::Source);
             *mode = Mode::Source;
         }
         Err(why) => ex.tools.message = Some(why),
@@ -77,9 +77,8 @@ pub(crate) fn status_tip(v: &SourceView) -> crate::view::tooltip::Tooltip {
 }
 
 fn close(ex: &mut Explorer, mode: &mut Mode) {
-    ex.tools.screen = Screen::Graph;
+    *mode = ex.tools.go_back();
     ex.tools.source = None;
-    *mode = Mode::Normal;
 }
 
 /// The source lines of the selected frame, in the profile as read.

@@ -26,8 +26,7 @@ pub mod state;
 /// Opens the task list (or says why there is none), or closes it.
 pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode) {
     if ex.tools.screen == Screen::Tasks {
-        ex.tools.screen = Screen::Graph;
-        *mode = Mode::Normal;
+        *mode = ex.tools.go_back();
         return;
     }
     if let Some(why) = unavailable(ex.original()) {
@@ -38,7 +37,7 @@ pub(crate) fn toggle(ex: &mut Explorer, mode: &mut Mode) {
     t.marked = ex.tools.applied.slice.tasks.clone().unwrap_or_default();
     t.selected = 0;
     t.offset = 0;
-    ex.tools.screen = Screen::Tasks;
+    ex.tools.enter(Screen::Tasks);
     *mode = Mode::Tasks;
 }
 
@@ -70,7 +69,7 @@ pub(crate) fn show(ex: &mut Explorer, view: &mut TransformStack) -> Result<(), S
 }
 
 fn to_graph(ex: &mut Explorer, mode: &mut Mode) {
-    ex.tools.screen = Screen::Graph;
+    ex.tools.enter(Screen::Graph);
     *mode = Mode::Normal;
 }
 
@@ -90,7 +89,7 @@ pub(crate) fn key(ex: &mut Explorer, mode: &mut Mode, view: &mut TransformStack,
         }
         TaskKey::Filter => *mode = Mode::TaskFilter,
         TaskKey::Escape if !ex.tools.tasks.query.is_empty() => ex.tools.tasks.query.clear(),
-        TaskKey::Escape => to_graph(ex, mode),
+        TaskKey::Escape => *mode = ex.tools.go_back(),
     }
 }
 

@@ -30,7 +30,7 @@ pub(super) fn accept(
             match exact(&name) {
                 Ok(re) => {
                     view.push(Transform::CollapseLibrary(re));
-                    ex.tools.screen = Screen::Graph;
+                    ex.tools.enter(Screen::Graph);
                     *mode = Mode::Normal;
                     ex.tools.message = Some(fit_message(&format!(
                         "Each run of {}'s frames is one frame now · u undoes",
@@ -64,6 +64,10 @@ pub(super) fn accept(
                     .export_effect(p.text.trim(), p.replace)
                     .map(|e| effects.push(e)),
                 PromptKind::Exclude => typed_exclude(&p.text).map(|t| view.push(t)),
+                PromptKind::Range => match ex.tools.heat.as_mut() {
+                    Some(heat) => heat.type_range(&p.text),
+                    None => Err("No heat map open".to_owned()),
+                },
             };
             match done {
                 Ok(()) => {

@@ -47,11 +47,14 @@ fn heat_key(
     view: &mut TransformStack,
     k: super::heat::HeatKey,
 ) {
+    if k == super::heat::HeatKey::Type {
+        return open_prompt(ex, mode, PromptKind::Range, String::new());
+    }
     let seconds = super::heat::state::seconds_total(ex.original());
     if let Some(heat) = ex.tools.heat.as_mut() {
         match super::heat::key(heat, view, k, seconds) {
             Ok(true) => {
-                ex.tools.screen = Screen::Graph;
+                ex.tools.enter(Screen::Graph);
                 *mode = Mode::Normal;
             }
             Ok(false) => {}
@@ -63,8 +66,7 @@ fn heat_key(
 /// Opens the heat map (or says why there is none), or closes it.
 fn toggle_heat(ex: &mut Explorer, mode: &mut Mode) {
     if ex.tools.screen == Screen::Heat {
-        ex.tools.screen = Screen::Graph;
-        *mode = Mode::Normal;
+        *mode = ex.tools.go_back();
         return;
     }
     if let Some(why) = super::heat::unavailable(ex.original()) {
@@ -72,7 +74,7 @@ fn toggle_heat(ex: &mut Explorer, mode: &mut Mode) {
         return;
     }
     ex.tools.heat.get_or_insert_with(Default::default);
-    ex.tools.screen = Screen::Heat;
+    ex.tools.enter(Screen::Heat);
     *mode = Mode::Heat;
 }
 
@@ -198,15 +200,14 @@ pub(crate) fn shell_report(ex: &mut Explorer, mode: &mut Mode, report: ToolActio
 
 fn toggle_table(ex: &mut Explorer, mode: &mut Mode) {
     if ex.tools.screen == Screen::Table {
-        ex.tools.screen = Screen::Graph;
-        *mode = Mode::Normal;
+        *mode = ex.tools.go_back();
     } else {
         open_table(ex, mode, false);
     }
 }
 
 fn open_table(ex: &mut Explorer, mode: &mut Mode, by_library: bool) {
-    ex.tools.screen = Screen::Table;
+    ex.tools.enter(Screen::Table);
     let t = &mut ex.tools.table;
     t.by_library = by_library;
     t.selected = 0;
@@ -270,15 +271,8 @@ pub(crate) fn close(ex: &mut Explorer, mode: &mut Mode) {
             ex.tools.prompt = None;
             *mode = ex.tools.home_mode();
         }
-        _ => {
-            if ex.tools.screen == Screen::Sandwich {
-                // A recentring still being computed is not wanted any more either.
-                ex.tools.wanted_sandwich = None;
-            }
-            ex.tools.screen = Screen::Graph;
-            ex.tools.sandwich = None;
-            *mode = Mode::Normal;
-        }
+        // Back where the user came from, as it was.
+        _ => *mode = ex.tools.go_back(),
     }
 }
 
@@ -389,5 +383,7 @@ fn recenter(ex: &mut Explorer) {
     }
 }
 
+#[cfg(test)]
+mod back_tests;
 #[cfg(test)]
 mod tests;

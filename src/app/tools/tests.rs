@@ -161,7 +161,9 @@ fn table_keys() {
     assert_eq!(ex(&a).tools.table.rows.len(), 6);
     press(&mut a, &[ch('s')]);
     assert_eq!(a.mode, Mode::Sandwich);
-    press(&mut a, &[code(KeyCode::Esc), ch('t'), code(KeyCode::Esc)]);
+    press(&mut a, &[code(KeyCode::Esc)]);
+    assert_eq!((a.mode, ex(&a).tools.screen), (Mode::Table, Screen::Table));
+    press(&mut a, &[code(KeyCode::Esc)]);
     assert_eq!((a.mode, ex(&a).tools.screen), (Mode::Normal, Screen::Graph));
     press(&mut a, &[ch('t'), ch('?')]);
     assert_eq!(a.mode, Mode::Help);

@@ -25,6 +25,8 @@ pub struct EventLine<'a> {
     pub event: &'a str,
     /// The event as printed, with modifiers (`cycles:u`).
     pub event_spec: &'a str,
+    /// The CPU the sample was taken on (`[001]`), if printed.
+    pub cpu: Option<u32>,
     /// Timestamp in nanoseconds (`12345.678901:` is 12,345,678,901,000), if printed.
     pub time: Option<u64>,
     /// Sample period, if printed.
@@ -145,7 +147,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
         };
         let comm = line[..start].trim();
         let (rest, _) = space0::<_, nom::error::Error<&str>>(rest).ok()?;
-        let (rest, _) = opt(cpu).parse(rest).ok()?;
+        let (rest, on_cpu) = opt(cpu).parse(rest).ok()?;
         let (rest, when) = opt(time).parse(rest).ok()?;
         let (rest, per) = opt(period).parse(rest).ok()?;
         let (trailer, (event, event_spec, tracepoint)) = event(rest).ok()?;
@@ -160,6 +162,7 @@ pub fn event_line(line: &str) -> Option<EventLine<'_>> {
             tid,
             event,
             event_spec,
+            cpu: on_cpu.and_then(|c| c.parse().ok()),
             time: when.flatten(),
             period: per.and_then(|p| p.parse().ok()),
             inline_frame,
@@ -470,6 +473,8 @@ mod tests {
         assert_eq!(ev.time, Some(666_709_771_979_000));
         let ns = event_line("dd 1/2 [003] 5.000000123: 1 cpu-clock: ").unwrap();
         assert_eq!((ns.time, ns.period), (Some(5_000_000_123), Some(1)));
+        // The CPU column, counted for the header's "on N CPUs"; absent, unknown.
+        assert_eq!((ns.cpu, ev.cpu), (Some(3), None));
         let far = event_line("dd 1/2 99999999999999999999.5: cycles: ").unwrap();
         assert_eq!((far.time, far.event), (None, "cycles"));
         assert_eq!((ev.event, ev.period), ("cpu-clock", Some(10_101_010)));

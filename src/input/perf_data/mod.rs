@@ -266,6 +266,8 @@ struct Head {
     pid: i32,
     tid: i32,
     time: Option<u64>,
+    /// The CPU it was taken on, when the recording has it.
+    cpu: Option<u32>,
     period: Option<u64>,
     /// What a `sched_switch` sample's raw data says.
     switch: Option<crate::profile::Switch>,

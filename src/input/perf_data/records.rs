@@ -190,6 +190,8 @@ pub(super) fn read_records<R: Read>(
     }
     r.flush_waiting(&mut out);
     r.perf.finish(&mut out);
+    // perf report's "nrcpus online": the CPUs samples could be taken on.
+    out.stats.nr_cpus = perf_file.nr_cpus().ok().flatten().map(|n| n.nr_cpus_online);
     if perf.event.is_none() {
         out.stats.event_order = r.events.iter().map(|(base, _)| base.clone()).collect();
     }

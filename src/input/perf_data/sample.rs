@@ -30,6 +30,7 @@ impl Reader<'_> {
             pid,
             tid,
             time: s.timestamp,
+            cpu: s.cpu,
             period: s.period,
             switch: self.switch_of(attr, s),
         };
@@ -105,6 +106,7 @@ impl Reader<'_> {
             tid: &tid_s,
             event,
             event_spec: spec,
+            cpu: head.cpu,
             time: head.time,
             period: head.period,
             inline_frame: None,

@@ -191,7 +191,7 @@ impl PerfParser {
         // Off-CPU time needs every switch's time and task, whatever the output.
         let timeline = !self.opts.no_timeline || ev.switch.is_some();
         self.sample_lines = 1;
-        *out.stats.events.entry(ev.event.to_owned()).or_insert(0) += 1;
+        out.stats.saw_event(ev.event, ev.cpu, ev.time);
         let wanted = self
             .event
             .get_or_insert_with(|| ev.event.to_owned())

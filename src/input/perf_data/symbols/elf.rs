@@ -104,7 +104,7 @@ impl Elf {
     /// it is inlined into), and when that symbol starts where the function does, the
     /// function keeps that name for every later question (binutils' `dwarf2.c`). The
     /// answer at an address therefore depends on the order of the questions: the file's
-    /// order here, perf's sample order there (README, perf.data deviations).
+    /// order here, perf's sample order there (docs/semantics.md, perf.data deviations).
     ///
     /// Each name comes with its source line: the innermost frame's is the line of `svma`,
     /// an outer frame's the line its inner one was inlined at (what `addr2line -i` and

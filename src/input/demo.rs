@@ -6,7 +6,7 @@
 pub const PATH: &str = "\0demo";
 
 /// What the demo is called on screen and in messages.
-pub const NAME: &str = "demo: a web service (perf, on and off the CPU)";
+pub const NAME: &str = "demo: web service";
 
 /// The recording: `perf script --show-switch-events` of `assets/demo/webdemo.c`, gzipped.
 const BYTES: &[u8] = include_bytes!("../../assets/demo/webdemo.perf.gz");

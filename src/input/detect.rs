@@ -243,4 +243,21 @@ mod tests {
         let noise: Vec<u8> = (0..=255u8).cycle().take(600).collect();
         assert!(head(&noise).contains("binary data"));
     }
+
+    /// `perf script --show-switch-events` of a recording that began with a switch: its
+    /// first line is a record, not a sample, and the event kept is the first sample's.
+    #[test]
+    fn a_perf_script_may_begin_with_a_switch_record() {
+        let text = "acceptor  8941 74607.555451: PERF_RECORD_SWITCH IN         \n\
+            acceptor  8938 [000] 74607.555507: sched:sched_switch: prev_comm=acceptor \
+            prev_pid=8938 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 \
+            next_prio=120\n\
+            \tffffffff82248208 __schedule+0x628 ([kernel.kallsyms])\n\n";
+        assert_eq!(detect(text.as_bytes()), Some(Format::Perf));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            crate::input::perf::first_event(&lines).as_deref(),
+            Some("sched:sched_switch")
+        );
+    }
 }

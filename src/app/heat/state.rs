@@ -85,7 +85,13 @@ pub fn seconds_total(original: &Profile) -> u64 {
 
 /// Why a profile has no heat map, if it has none.
 pub fn unavailable(original: &Profile) -> Option<&'static str> {
-    if original.samples.is_empty() {
+    let both_halves = original.stats.event.as_deref() == Some(crate::profile::metrics::BOTH_HALVES);
+    if original.samples.is_empty() && both_halves {
+        // Made of two events: neither's sample table is its.
+        Some(
+            "No timeline for on+off-CPU time: m shows cpu-clock or off-cpu, whose samples have times",
+        )
+    } else if original.samples.is_empty() {
         Some("No timeline: this input has no timestamps (perf script input has them)")
     } else if original.stats.format == Some(crate::profile::Format::Pprof) {
         Some("No timeline: pprof samples carry no times (a profile sums them over its duration)")

@@ -67,9 +67,15 @@ pub struct PerfOptions {
 pub fn first_event(lines: &[&str]) -> Option<String> {
     lines
         .iter()
-        .filter(|l| !l.starts_with('#'))
+        .filter(|l| !l.starts_with('#') && !is_record(l))
         .find_map(|l| event_line(l.trim_end()))
         .map(|ev| ev.event.to_owned())
+}
+
+/// A line of a record between the samples (`--show-switch-events`,
+/// `--show-lost-events`: `comm tid time: PERF_RECORD_SWITCH IN`), not a sample's.
+fn is_record(line: &str) -> bool {
+    !line.starts_with([' ', '\t']) && line::record_line(line).is_some()
 }
 
 /// Detection over the first lines: `Some(true)` for perf script, `Some(false)` when the
@@ -78,7 +84,9 @@ pub fn sniff(lines: &[&str]) -> Option<bool> {
     let mut meaningful = lines
         .iter()
         .map(|l| l.trim_end())
-        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        // `perf script --show-switch-events` may begin with a switch record.
+        .skip_while(|l| is_record(l));
     let first = meaningful.next()?;
     let Some(ev) = event_line(first) else {
         return Some(false);

@@ -19,7 +19,7 @@ const DEFAULT_RECORDING: &str = "perf.data";
 /// A usage error when there is none of those, or when `-` reads a terminal.
 pub(crate) fn profile_paths(args: &Args) -> Result<Vec<String>> {
     if args.demo {
-        return Ok(vec![input::demo::PATH.to_owned()]);
+        return Ok(vec![input::DEMO_PATH.to_owned()]);
     }
     let mut paths = args.profiles.clone();
     // `--pid 17346` as perf script spells its filter: the ids were read as a path.

@@ -7,7 +7,7 @@
 mod bpftrace;
 mod capped;
 mod common;
-pub mod demo;
+pub(crate) mod demo;
 mod detect;
 mod folded;
 pub(crate) mod inferno;
@@ -20,6 +20,7 @@ mod pprof;
 pub(crate) mod stap;
 mod stream;
 
+pub use demo::PATH as DEMO_PATH;
 pub use detect::detect;
 pub use live::Snapshots;
 pub use perf::PerfOptions;

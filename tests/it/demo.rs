@@ -2,7 +2,7 @@
 //! at 80×24 and 200×50, on its named threads on and off the CPU.
 
 use flametui::app::App;
-use flametui::input::{LoadOptions, demo, load_path};
+use flametui::input::{DEMO_PATH, LoadOptions, load_path};
 use flametui::profile::Profile;
 use flametui::profile::metrics::BOTH_HALVES;
 use flametui::view::color::ColorMode;
@@ -23,7 +23,7 @@ fn demo_as(metric: &str) -> Profile {
         metric: Some(metric.to_owned()),
         ..LoadOptions::default()
     };
-    load_path(demo::PATH, &opts).unwrap().main().clone()
+    load_path(DEMO_PATH, &opts).unwrap().main().clone()
 }
 
 #[test]

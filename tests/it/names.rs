@@ -229,15 +229,15 @@ fn the_table_sorts_by_the_names_shown() {
 fn d_and_s_work_in_the_tables_too() {
     let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
     let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
-    let (buf, _) = session(app, 100, 24, typing("vv"));
+    let (buf, _) = session(app, 140, 24, typing("vv"));
     assert!(text(&buf).contains("  log_write_up_to(unsigned long, bool) [off-cpu]"));
     let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
     let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
-    let (buf, _) = session(app, 100, 24, typing("vvS"));
+    let (buf, _) = session(app, 140, 24, typing("vvS"));
     assert!(text(&buf).contains("  log_write_up_to(…) [off-cpu]"));
     let b0e0 = crate::support::profile("stap-seed-b0e0.txt");
     let app = App::compare(crate::support::profile(B0E1), b0e0, ColorMode::Mono);
-    let (buf, _) = session(app, 100, 24, typing("vvd"));
+    let (buf, _) = session(app, 140, 24, typing("vvd"));
     assert!(text(&buf).contains("  _Z15log_write_up_tomb [off-cpu]"));
     // The function table of one profile.
     let (buf, _) = session(

@@ -89,7 +89,7 @@ pub fn unavailable(original: &Profile) -> Option<&'static str> {
     if original.samples.is_empty() && both_halves {
         // Made of two events: neither's sample table is its.
         Some(
-            "No timeline for on+off-CPU time: m shows cpu-clock or off-cpu, whose samples have times",
+            "No timeline for on+off-CPU time: press m for cpu-clock or off-cpu, whose samples have times",
         )
     } else if original.samples.is_empty() {
         Some("No timeline: this input has no timestamps (perf script input has them)")

@@ -61,7 +61,11 @@ fn the_demo_at_80x24_and_200x50() {
 fn the_demo_heat_map_shows_the_phase_change() {
     let app = App::new(demo_profile(), ColorMode::Mono);
     let (buf, _) = session(app, 80, 24, vec![key(KeyCode::Char('T'))]);
-    assert!(text(&buf).contains("press m for cpu-clock"), "{}", text(&buf));
+    assert!(
+        text(&buf).contains("press m for cpu-clock"),
+        "{}",
+        text(&buf)
+    );
     let app = App::new(demo_as("cpu-clock"), ColorMode::Mono);
     let (buf, _) = session(app, 200, 50, vec![key(KeyCode::Char('T'))]);
     assert_snapshot!("demo_heat_map_200x50", text(&buf));

@@ -346,8 +346,20 @@ fn write_output(
             export::write_diff_folded(out, before, after, args.normalize, to)?;
         }
         Some(ExportArg::Svg) => {
-            let p = loaded.first().context("no profile")?.main();
-            export::svg(p, &p.source, out)?;
+            // Two profiles (or a differential file): AFTER's shape, coloured by change.
+            let pair = match loaded {
+                [Loaded::Diff { before, after }] => Some((before, after)),
+                [a, b] => Some((a.main(), b.main())),
+                _ => None,
+            };
+            if let Some((before, after)) = pair {
+                let title = format!("{} → {}", before.source, after.source);
+                let unit = after.stats.unit.to_string();
+                export::diff_svg(&before.tree, &after.tree, &title, &unit, out)?;
+            } else {
+                let p = loaded.first().context("no profile")?.main();
+                export::svg(p, &p.source, out)?;
+            }
         }
         None if args.stats && args.top.is_none() && !args.print => {}
         None => {

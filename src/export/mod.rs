@@ -10,9 +10,11 @@ use std::io::{self, Write};
 use crate::profile::{CallTree, NameId, Profile, TextRanks};
 use crate::text::{for_terminal, for_xml};
 
+mod diff_svg;
 pub mod stream;
 mod union;
 
+pub use diff_svg::diff_svg;
 use union::sorted_by_text;
 pub use union::write_folded_parts;
 
@@ -350,48 +352,23 @@ pub fn svg<W: Write>(profile: &Profile, title: &str, out: W) -> io::Result<()> {
 /// total): half that is left out safely.
 const SVG_UNSEEN: u64 = 23_600;
 
-/// Renders a differential SVG flame graph with inferno: AFTER's shape, each frame coloured
-/// by its change in weight from BEFORE (red grew, blue shrank), over the lines
-/// `stack before after` of [`diff_folded_lines`]. Names, title and unit go through the XML
-/// sink; both sides' weights are written at their finer fixed-point scale, so that inferno
-/// reads integers and BEFORE and AFTER stay comparable.
-///
-/// # Errors
-/// Errors of the writer, or inferno's own.
-pub fn diff_svg<W: Write>(
-    before: &CallTree,
-    after: &CallTree,
-    title: &str,
-    unit: &str,
-    out: W,
-) -> io::Result<()> {
-    let scale = before.scale().max(after.scale());
-    let up = |t: &CallTree, w: u64| w.saturating_mul(10u64.saturating_pow(scale - t.scale()));
-    let mut all: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for (s, w) in before.stacks() {
-        let e = all
-            .entry(not_a_comment(for_xml(&s).into_owned()))
-            .or_default();
-        e.0 = e.0.saturating_add(up(before, w));
-    }
-    for (s, w) in after.stacks() {
-        let e = all
-            .entry(not_a_comment(for_xml(&s).into_owned()))
-            .or_default();
-        e.1 = e.1.saturating_add(up(after, w));
-    }
-    let lines: Vec<String> = all
-        .into_iter()
-        .map(|(s, (b, a))| format!("{s} {b} {a}"))
-        .collect();
-    render_svg(&lines, title, unit, out)
-}
-
 /// inferno's flamegraph over folded lines whose names are already XML-safe.
 fn render_svg<W: Write>(lines: &[String], title: &str, unit: &str, out: W) -> io::Result<()> {
+    render_svg_scaled(lines, title, unit, 1.0, out)
+}
+
+/// [`render_svg`] of counts `factor` times the weights its titles show.
+fn render_svg_scaled<W: Write>(
+    lines: &[String],
+    title: &str,
+    unit: &str,
+    factor: f64,
+    out: W,
+) -> io::Result<()> {
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = for_xml(title).into_owned();
     opts.count_name = for_xml(unit).into_owned();
+    opts.factor = factor;
     inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
         .map_err(|e| io::Error::new(io_kind(&e), e.to_string()))
 }

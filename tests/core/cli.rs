@@ -808,3 +808,40 @@ fn countname_says_what_folded_counts_are() {
         "{first}"
     );
 }
+
+/// `--export svg BEFORE AFTER` draws the differential graph (it drew BEFORE alone), each
+/// frame's tooltip with AFTER's weight and its change of share in pp, and its fill the
+/// viewer's colour of that change, whatever the two totals.
+#[test]
+fn svg_of_two_profiles_is_differential_in_shares() {
+    let dir = std::env::temp_dir().join(format!("flametui-diffsvg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let before = dir.join("before.folded");
+    let after = dir.join("after.folded");
+    std::fs::write(&before, "main;io 8000\nmain;cpu 2000\n").unwrap();
+    std::fs::write(&after, "main;io 6\nmain;cpu 141\n").unwrap();
+    let out = run(
+        &[
+            "--export",
+            "svg",
+            before.to_str().unwrap(),
+            after.to_str().unwrap(),
+        ],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let svg = text(&out.stdout);
+    assert!(
+        svg.contains("<title>io (6 samples, 4.08%; -75.92%)</title><rect"),
+        "{svg}"
+    );
+    let io = svg.split("<title>io (").nth(1).unwrap();
+    assert!(
+        io.split("</g>")
+            .next()
+            .unwrap()
+            .contains(r#"fill="rgb(0,0,255)""#),
+        "{io}"
+    );
+}

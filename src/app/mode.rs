@@ -72,6 +72,25 @@ pub struct Progress {
     pub total: Option<u64>,
     /// Time since reading started.
     pub elapsed: Duration,
+    /// Time since the last byte came (a pipe whose writer holds its data back).
+    pub idle: Duration,
+}
+
+impl Progress {
+    /// A pipe that has said nothing for this long while open gets a word on why.
+    pub const SILENT: Duration = Duration::from_secs(3);
+
+    /// Why a pipe may stay silent, once it has for [`Progress::SILENT`]: perf record
+    /// writes its pipe only when a CPU's buffer is half full, or at the end.
+    pub fn silence(&self) -> Option<String> {
+        (self.total.is_none() && self.idle >= Self::SILENT).then(|| {
+            format!(
+                "nothing new for {} s: perf record writes a pipe only as its buffers fill \
+                 (perf record --no-buffering, or flametui record, sends samples as they come)",
+                self.idle.as_secs()
+            )
+        })
+    }
 }
 
 /// A direction on screen (what it means in the tree depends on flame vs icicle).
@@ -85,4 +104,27 @@ pub enum Dir {
     Left,
     /// Next frame in the row.
     Right,
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_pipe_silent_for_seconds_gets_a_word() {
+        let p = |total, idle| Progress {
+            bytes: 3_500,
+            total,
+            elapsed: Duration::from_secs(9),
+            idle: Duration::from_secs(idle),
+        };
+        assert!(p(None, 2).silence().is_none());
+        assert!(
+            p(Some(10_000), 9).silence().is_none(),
+            "a file is not waited for"
+        );
+        let why = p(None, 3).silence().unwrap();
+        assert!(why.starts_with("nothing new for 3 s"), "{why}");
+        assert!(why.contains("--no-buffering"), "{why}");
+    }
 }

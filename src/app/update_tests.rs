@@ -227,6 +227,7 @@ fn loading_then_loaded_or_failed() {
         bytes: 10,
         total: Some(100),
         elapsed: Duration::from_millis(5),
+        idle: Duration::ZERO,
     };
     run(
         &mut a,

@@ -102,11 +102,17 @@ pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
     {
         let (bytes, done, tx) = (Arc::clone(&bytes), Arc::clone(&done), tx.clone());
         thread::spawn(move || {
+            let (mut last, mut since) = (0, Instant::now());
             while !done.load(Ordering::Relaxed) {
+                let read = bytes.load(Ordering::Relaxed);
+                if read != last {
+                    (last, since) = (read, Instant::now());
+                }
                 let progress = Progress {
-                    bytes: bytes.load(Ordering::Relaxed),
+                    bytes: read,
                     total,
                     elapsed: started.elapsed(),
+                    idle: since.elapsed(),
                 };
                 if tx.send(Input::Progress(progress)).is_err() {
                     break;

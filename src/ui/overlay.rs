@@ -101,6 +101,15 @@ pub fn loading(app: &App, p: &Progress, area: Rect, buf: &mut Buffer) {
             "░".repeat(width - done)
         )));
     }
+    if let Some(why) = p
+        .silence()
+        .filter(|_| app.top.is_none() && app.recording.is_none())
+    {
+        lines.push(Line::raw(""));
+        for piece in textwrap_words(&why, usize::from(area.width.saturating_sub(4)).max(20)) {
+            lines.push(Line::raw(piece));
+        }
+    }
     lines.push(Line::raw(""));
     lines.push(Line::raw("q quits"));
     let h = u16::try_from(lines.len()).unwrap_or(0);
@@ -167,6 +176,10 @@ pub fn live_badge(app: &App, area: Rect, buf: &mut Buffer) -> u16 {
                 format!(" ⟳ recording {what}: {read}{rate} · Ctrl-C stops ")
             } else {
                 match preview {
+                    _ if p.silence().is_some() => format!(
+                        " ⟳ live: {read} · nothing new for {} s: perf record --no-buffering? · z freezes ",
+                        p.idle.as_secs()
+                    ),
                     Some(pct) if area.width >= 120 => format!(
                         " ⟳ live: {read} read{rate} · frames under {pct} come at the end · z freezes "
                     ),
@@ -269,6 +282,25 @@ fn bytes(n: f64) -> String {
     }
     let digits = usize::from(unit != 0);
     format!("{v:.digits$} {}", UNITS.get(unit).copied().unwrap_or("B"))
+}
+
+/// `text` cut at spaces into lines of at most `width` columns (a word longer than that
+/// alone on its line).
+fn textwrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().map_or(0, |l| display_width(l));
+        if line > 0 && line + 1 + display_width(word) > width {
+            lines.push(String::new());
+        }
+        if let Some(l) = lines.last_mut() {
+            if !l.is_empty() {
+                l.push(' ');
+            }
+            l.push_str(word);
+        }
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -93,9 +93,27 @@ fn loading_progress() {
         bytes: 47_500_000,
         total: Some(190_000_000),
         elapsed: std::time::Duration::from_millis(500),
+        idle: std::time::Duration::ZERO,
     };
     let (buf, _) = session(app, 80, 24, vec![Input::Progress(progress)]);
     assert_snapshot!("loading_80x24", text(&buf));
+}
+
+/// A pipe that has said nothing for seconds says why a perf record pipe may (its buffers).
+#[test]
+fn loading_a_silent_pipe_says_why() {
+    let app = App::loading("<stdin>", ColorMode::Mono);
+    let progress = Progress {
+        bytes: 3_500,
+        total: None,
+        elapsed: std::time::Duration::from_secs(8),
+        idle: std::time::Duration::from_secs(7),
+    };
+    let (buf, _) = session(app, 80, 24, vec![Input::Progress(progress)]);
+    let screen = text(&buf);
+    assert!(screen.contains("nothing new for 7 s"), "{screen}");
+    assert!(screen.contains("--no-buffering"), "{screen}");
+    assert_snapshot!("loading_silent_pipe_80x24", screen);
 }
 
 #[test]

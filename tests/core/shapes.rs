@@ -356,6 +356,17 @@ fn flametui(args: &[&str], stdin: Option<&[u8]>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The folded export of `file` loaded with `opts`, through the library.
+fn folded(file: &str, opts: &LoadOptions) -> String {
+    let Ok(Loaded::Single(p)) = input::load_path(file, opts) else {
+        panic!("{file}: not one profile")
+    };
+    export::folded_lines(&p.tree)
+        .into_iter()
+        .map(|l| l + "\n")
+        .collect()
+}
+
 #[test]
 fn every_shape_exports_the_same_on_any_threads_and_chunks() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -400,13 +411,7 @@ fn every_shape_exports_the_same_on_any_threads_and_chunks() {
                 chunk_size: Some(4096),
                 ..LoadOptions::default()
             };
-            let Ok(Loaded::Single(p)) = input::load_path(file, &opts) else {
-                panic!("{shape}: not one profile")
-            };
-            let got: String = export::folded_lines(&p.tree)
-                .into_iter()
-                .map(|l| l + "\n")
-                .collect();
+            let got = folded(file, &opts);
             assert!(
                 got == one,
                 "{shape}: {threads} threads in 4 KiB chunks differ"
@@ -424,13 +429,7 @@ fn every_shape_exports_the_same_on_any_threads_and_chunks() {
             }),
             ..LoadOptions::default()
         };
-        let Ok(Loaded::Single(p)) = input::load_path(file, &opts) else {
-            panic!("{shape}: not one profile")
-        };
-        let got: String = export::folded_lines(&p.tree)
-            .into_iter()
-            .map(|l| l + "\n")
-            .collect();
+        let got = folded(file, &opts);
         assert!(got == one, "{shape}: line by line differs from in chunks");
     }
     std::fs::remove_dir_all(&dir).unwrap();

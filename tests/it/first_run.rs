@@ -18,6 +18,15 @@ fn empty_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A real recording as `dir/perf.data` (`testdata/perf-data-fp.data.gz` unzipped).
+fn write_perf_data(dir: &std::path::Path) {
+    let mut data = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-fp.data.gz")).unwrap())
+        .read_to_end(&mut data)
+        .unwrap();
+    std::fs::write(dir.join("perf.data"), data).unwrap();
+}
+
 #[test]
 fn without_arguments_a_terminal_gets_usage_and_status_2() {
     if !tmux_available() {
@@ -38,11 +47,7 @@ fn without_arguments_perf_data_here_is_opened() {
         return;
     }
     let dir = empty_dir("here");
-    let mut data = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-fp.data.gz")).unwrap())
-        .read_to_end(&mut data)
-        .unwrap();
-    std::fs::write(dir.join("perf.data"), data).unwrap();
+    write_perf_data(&dir);
     let t = Tmux::start("perf-data", &format!("cd {} && {BIN}", quote(&dir)));
     t.wait_for("the recording's header", |s| s.contains("perf.data"));
     t.send(&["q"]);
@@ -78,11 +83,7 @@ fn the_readme_first_commands_work_as_written() {
         return;
     }
     let dir = empty_dir("readme");
-    let mut data = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-fp.data.gz")).unwrap())
-        .read_to_end(&mut data)
-        .unwrap();
-    std::fs::write(dir.join("perf.data"), data).unwrap();
+    write_perf_data(&dir);
     std::fs::copy(testdata("stap-seed-b0e0.txt"), dir.join("before.stap")).unwrap();
     std::fs::copy(testdata("stap-seed-b0e1.txt"), dir.join("after.stap")).unwrap();
     let busy = crate::busy::busy();

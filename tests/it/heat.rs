@@ -8,10 +8,17 @@ use insta::assert_snapshot;
 use crate::support::{explore, key, marks, mouse, profile, session, text, typing};
 use flametui::app::App;
 use flametui::profile::slice::{Slice, slice_tree};
+use flametui::terminal::Input;
 use flametui::view::color::ColorMode;
+use ratatui::buffer::Buffer;
 
 /// 5 s, a cron spike in [1.5, 1.7) and a server stall in [3.0, 3.4): see testdata/README.md.
 const TIMELINE: &str = "perf-timeline.txt.gz";
+
+/// A session of the generated timeline recording at `w`×`h`, without colour.
+fn timeline_session(w: u16, h: u16, inputs: Vec<Input>) -> (Buffer, App) {
+    session(App::new(profile(TIMELINE), ColorMode::Mono), w, h, inputs)
+}
 
 #[test]
 fn heat_map_80x24() {
@@ -41,12 +48,7 @@ fn a_range_marked_with_keys_is_the_graph_shown() {
     inputs.extend(typing(&"j".repeat(9)));
     inputs.push(key(KeyCode::Char(' ')));
     inputs.push(key(KeyCode::Enter));
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, app) = timeline_session(200, 50, inputs);
     let head = header(&buf);
     assert!(head.contains("1.50–1.70 s"), "{head}");
     // The graph and its totals are those of the slice: 10 cells × (5 server + 2 worker
@@ -84,12 +86,7 @@ fn a_range_marked_with_keys_is_the_graph_shown() {
     inputs.push(key(KeyCode::Char(' ')));
     inputs.push(key(KeyCode::Enter));
     inputs.extend(typing("u"));
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, app) = timeline_session(200, 50, inputs);
     assert!(!header(&buf).contains(" s │"), "{}", header(&buf));
     assert_eq!(
         app.explorer()
@@ -109,12 +106,7 @@ fn a_range_dragged_with_the_mouse_is_marked() {
     inputs.push(mouse(MouseEventKind::Down(MouseButton::Left), 6 + 24, 2));
     inputs.push(mouse(MouseEventKind::Drag(MouseButton::Left), 6 + 24, 6));
     inputs.push(mouse(MouseEventKind::Up(MouseButton::Left), 6 + 24, 6));
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, app) = timeline_session(200, 50, inputs);
     let ex = app.explorer().unwrap();
     let heat = ex.tools.heat.as_ref().unwrap();
     let grid = heat.grid.as_ref().unwrap();
@@ -165,12 +157,7 @@ fn two_ranges_compared_name_the_spike_and_t_comes_back() {
     inputs.extend(typing(&"j".repeat(9)));
     inputs.extend(typing(" c"));
     inputs.extend(typing("vv"));
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, app) = timeline_session(200, 50, inputs);
     let screen = text(&buf);
     assert!(screen.contains("[0.50–0.70 s] → "), "{screen}");
     assert!(screen.contains("[1.50–1.70 s]"), "{screen}");
@@ -188,7 +175,7 @@ fn two_ranges_compared_name_the_spike_and_t_comes_back() {
     // T: back on the recording's heat map, with both ranges kept.
     let mut back = inputs_again();
     back.extend(typing("T"));
-    let (buf, app) = session(App::new(profile(TIMELINE), ColorMode::Mono), 200, 50, back);
+    let (buf, app) = timeline_session(200, 50, back);
     assert!(
         text(&buf).contains("baseline 0.50–0.70 s"),
         "{}",
@@ -228,12 +215,7 @@ fn big_steps_pick_a_range_in_few_keys() {
     inputs.extend(typing("Jk "));
     assert!(inputs.len() < 15, "{} keys", inputs.len());
     inputs.push(key(KeyCode::Enter));
-    let (buf, _) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, _) = timeline_session(200, 50, inputs);
     let head = header(&buf);
     assert!(head.contains("1.50–1.70 s"), "{head}");
 }
@@ -245,23 +227,13 @@ fn a_typed_range_is_marked_and_enter_shows_it() {
         inputs.push(key(KeyCode::Enter));
         inputs
     };
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        typed(),
-    );
+    let (buf, app) = timeline_session(200, 50, typed());
     let marked = app.explorer().unwrap().tools.heat.as_ref().unwrap().range;
     assert_eq!(marked, Some((1_500_000_000, 1_700_000_000)));
     assert_snapshot!("heat_typed_range_200x50", text(&buf));
     let mut inputs = typed();
     inputs.push(key(KeyCode::Enter));
-    let (buf, _) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        200,
-        50,
-        inputs,
-    );
+    let (buf, _) = timeline_session(200, 50, inputs);
     let head = header(&buf);
     assert!(head.contains("1.50–1.70 s"), "{head}");
 }
@@ -273,12 +245,7 @@ fn a_bad_typed_range_says_why_and_esc_cancels() {
         inputs.push(key(KeyCode::Enter));
         inputs
     };
-    let (buf, app) = session(
-        App::new(profile(TIMELINE), ColorMode::Mono),
-        80,
-        24,
-        typed(),
-    );
+    let (buf, app) = timeline_session(80, 24, typed());
     let screen = text(&buf);
     assert!(
         screen.contains("The end (1.5) is not after the start (1.7)"),
@@ -291,7 +258,7 @@ fn a_bad_typed_range_says_why_and_esc_cancels() {
     );
     let mut inputs = typed();
     inputs.push(key(KeyCode::Esc));
-    let (_, app) = session(App::new(profile(TIMELINE), ColorMode::Mono), 80, 24, inputs);
+    let (_, app) = timeline_session(80, 24, inputs);
     assert_eq!(app.mode, flametui::app::Mode::Heat);
     let heat = app.explorer().unwrap().tools.heat.as_ref().unwrap();
     assert_eq!(heat.range, None);

@@ -1,37 +1,15 @@
 //! The back stack through the keys: Esc goes back where the user came from, as it was.
 
-use std::io::Cursor;
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::app::keymap::action_for;
+use super::tests::{app_of, ch, press};
 use crate::app::state::Screen;
 use crate::app::{Action, App, Mode, update};
-use crate::input::{LoadOptions, load_reader};
-use crate::view::color::ColorMode;
 
 const STACKS: &str = "main;commit;fsync 30\nmain;flush;fsync 10\nmain;select;exec 55\nmain 5\n";
 
 fn app() -> App {
-    let p = load_reader(Cursor::new(STACKS), "t.folded", &LoadOptions::default())
-        .unwrap()
-        .main()
-        .clone();
-    let mut app = App::new(p, ColorMode::Mono);
-    update(&mut app, Action::Resize(80, 24));
-    app
-}
-
-fn press(app: &mut App, keys: &[KeyEvent]) {
-    for k in keys {
-        if let Some(a) = action_for(app.mode, k) {
-            update(app, a);
-        }
-    }
-}
-
-fn ch(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    app_of(STACKS, "t.folded")
 }
 
 fn esc() -> KeyEvent {

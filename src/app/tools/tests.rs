@@ -17,7 +17,7 @@ fn app() -> App {
 }
 
 /// An 80×24 app over `text`, read as the file `name`.
-fn app_of(text: &str, name: &str) -> App {
+pub(super) fn app_of(text: &str, name: &str) -> App {
     let p = load_reader(Cursor::new(text), name, &LoadOptions::default())
         .unwrap()
         .main()
@@ -29,7 +29,7 @@ fn app_of(text: &str, name: &str) -> App {
 
 /// Presses keys through the keymap, as the terminal loop does (without performing
 /// effects: they stay in `app.effects`).
-fn press(app: &mut App, keys: &[KeyEvent]) {
+pub(super) fn press(app: &mut App, keys: &[KeyEvent]) {
     for k in keys {
         if let Some(a) = action_for(app.mode, k) {
             update(app, a);
@@ -37,7 +37,7 @@ fn press(app: &mut App, keys: &[KeyEvent]) {
     }
 }
 
-fn ch(c: char) -> KeyEvent {
+pub(super) fn ch(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
 }
 

@@ -23,6 +23,7 @@ pub mod source;
 pub mod tooltip;
 pub mod totals;
 pub mod viewport;
+pub mod width;
 
 pub use index::TreeIndex;
 pub use layout::{Cell, CellKind, FrameLayout, Group, Row, Target, Viewport, layout};

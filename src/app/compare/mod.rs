@@ -467,4 +467,6 @@ pub fn heaviest(tree: &CallTree, name: &str) -> Option<NodeId> {
 }
 
 #[cfg(test)]
+mod prompt_tests;
+#[cfg(test)]
 mod tests;

@@ -402,4 +402,6 @@ impl CallTree {
 }
 
 #[cfg(test)]
+mod clamp_tests;
+#[cfg(test)]
 mod tests;

@@ -173,6 +173,12 @@ fn billionths(text: &str) -> Option<u64> {
     whole.checked_mul(BILLION)?.checked_add(part)
 }
 
+/// Seconds (`37.2`) as nanoseconds, exactly, as `--time` reads them; `None` for anything
+/// but digits and one point (no sign, no exponent).
+pub fn seconds_ns(text: &str) -> Option<u64> {
+    billionths(text.trim())
+}
+
 impl FromStr for TimeBound {
     type Err = String;
 

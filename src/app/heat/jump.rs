@@ -80,22 +80,12 @@ pub fn parse_range(text: &str, recording_ns: u64) -> Result<(u64, u64), String> 
     Ok((start, end.min(last)))
 }
 
-/// Seconds (`2.74`, `2.74s`) as ns.
+/// Seconds (`2.74`, `2.74s`) as ns, read exactly as `--time` reads them.
 fn seconds_of(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let number = t.strip_suffix('s').unwrap_or(t).trim();
-    match number.parse::<f64>() {
-        Ok(s) if (0.0..1e9).contains(&s) => {
-            // Rounded to the nanosecond: `2.74` is 2,740,000,000 ns, not one less.
-            #[allow(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "checked finite, non-negative and below 1e18 ns"
-            )]
-            Ok((s * 1e9).round() as u64)
-        }
-        _ => Err(format!("\"{t}\" is not a number of seconds: {EXAMPLE}")),
-    }
+    let number = t.strip_suffix('s').unwrap_or(t);
+    crate::profile::slice::seconds_ns(number)
+        .ok_or_else(|| format!("\"{t}\" is not a number of seconds: {EXAMPLE}"))
 }
 
 #[allow(clippy::cast_precision_loss, reason = "shown to the hundredth")]

@@ -5,7 +5,8 @@ use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
 
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+/// Runs the binary with `args`, `stdin` written to it.
+pub(crate) fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::piped())

@@ -6,15 +6,11 @@
 //! line-by-line reader the viewer streams with gives the same too.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use flametui::export;
 use flametui::input::{self, FormatChoice, LoadOptions, Loaded, Snapshots};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flametui");
 
 /// Bytes of `perf script` per shape: past one 1 MiB parser chunk.
 const SIZE: usize = 1_200_000;
@@ -334,20 +330,9 @@ fn system_wide(r: &mut Rng, out: &mut String, t: f64) {
     }
 }
 
+/// The binary's standard output for `args`; it must succeed.
 fn flametui(args: &[&str], stdin: Option<&[u8]>) -> String {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(data) = stdin {
-        input.write_all(data).unwrap();
-    }
-    drop(input);
-    let out = child.wait_with_output().unwrap();
+    let out = crate::cli::run(args, stdin);
     assert!(
         out.status.success(),
         "{args:?}: {}",

@@ -51,7 +51,10 @@ pub struct PerfParser {
     /// before).
     dsos: FxHashMap<Box<str>, u32>,
     dso_names: Vec<Box<str>>,
-    last_dso: u32,
+    /// The number of the DSO last met at each place of a small table, placed by the
+    /// name's length and last bytes (where DSO paths differ): most lines' DSO is found
+    /// by one comparison, without hashing its whole path.
+    recent_dsos: RecentDsos,
     /// Reused buffers for the cache key and for building names.
     key: String,
     scratch: String,
@@ -362,10 +365,12 @@ impl PerfParser {
 
     /// The number of a DSO name, for the symbol cache's keys (below [`INLINE`]).
     fn dso_number(&mut self, dso: &str) -> u32 {
-        if let Some(name) = self.dso_names.get(self.last_dso as usize)
+        let place = recent_place(dso.as_bytes());
+        let recent = self.recent_dsos.0[place];
+        if let Some(name) = self.dso_names.get(recent as usize)
             && **name == *dso
         {
-            return self.last_dso;
+            return recent;
         }
         let n = if let Some(&n) = self.dsos.get(dso) {
             n
@@ -375,7 +380,7 @@ impl PerfParser {
             self.dso_names.push(dso.into());
             n
         };
-        self.last_dso = n;
+        self.recent_dsos.0[place] = n;
         n
     }
 
@@ -469,6 +474,31 @@ impl PerfParser {
         self.time = None;
         self.switch = None;
     }
+}
+
+/// Places in [`PerfParser`]'s table of recent DSOs.
+const RECENT_DSOS: usize = 64;
+
+/// [`PerfParser`]'s table of recent DSOs, by place.
+#[derive(Debug)]
+struct RecentDsos([u32; RECENT_DSOS]);
+
+impl Default for RecentDsos {
+    fn default() -> Self {
+        Self([0; RECENT_DSOS])
+    }
+}
+
+/// The place of a DSO name in the table of recent DSOs: from its length and its last 8
+/// bytes (`libfoo.so.1`, `[kernel.kallsyms]`: paths differ at their end).
+fn recent_place(dso: &[u8]) -> usize {
+    let tail = dso
+        .len()
+        .checked_sub(8)
+        .and_then(|at| dso.get(at..))
+        .map_or(0, |t| t.try_into().map_or(0, u64::from_le_bytes));
+    let mixed = (tail ^ dso.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 58) as usize % RECENT_DSOS
 }
 
 /// Whether `event` counts time: its periods are nanoseconds.

@@ -77,18 +77,28 @@ pub fn write_folded_with<W: Write>(
     threads: usize,
     parallel_nodes: usize,
 ) -> io::Result<()> {
+    // Families are ordered by comparing two integers per name, not two texts.
+    let ranks = sorted_by_text(tree).then(|| TextRanks::new(&[tree]));
+    let ranks = ranks.as_ref().map(|r| r.of(0));
     if threads < 2 || tree.len() < parallel_nodes {
         stream::write_serial(&mut out, |sink| {
-            tree.for_each_stack_sorted(|path, weight| {
-                if weight > 0 && !sink.stopped() {
-                    push_line(sink.buf(), tree, path, weight, tree.scale(), to);
+            let mut walk = match ranks {
+                Some(r) => tree.sorted_walk_ranked(r),
+                None => tree.sorted_walk(),
+            };
+            while let Some(weight) = walk.advance() {
+                if sink.stopped() {
+                    break;
+                }
+                if weight > 0 {
+                    push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
                     sink.line_done();
                 }
-            });
+            }
         })?;
         return out.flush();
     }
-    write_folded_parallel(&mut out, tree, to, threads)?;
+    write_folded_parallel(&mut out, tree, ranks, to, threads)?;
     out.flush()
 }
 
@@ -98,10 +108,12 @@ const PARALLEL_NODES: usize = 50_000;
 fn write_folded_parallel<W: Write>(
     out: &mut W,
     tree: &CallTree,
+    ranks: Option<&[crate::profile::Rank]>,
     to: Destination,
     threads: usize,
 ) -> io::Result<()> {
-    let per_run = (tree.node(crate::profile::NodeId::ROOT).samples / (threads as u64 * 64)).max(1);
+    let samples = tree.node(crate::profile::NodeId::ROOT).samples;
+    let per_run = (samples / (threads as u64 * stream::RUNS_PER_THREAD)).max(1);
     let runs = tree.sorted_runs(per_run);
     stream::write_runs(
         out,
@@ -110,7 +122,7 @@ fn write_folded_parallel<W: Write>(
         per_run,
         threads,
         |batch, sink| {
-            let mut walk = tree.idle_walk(None);
+            let mut walk = tree.idle_walk(ranks);
             for run in batch {
                 walk.restart_run(run);
                 while let Some(weight) = walk.advance() {
@@ -512,7 +524,7 @@ mod tests {
                 .map(|d| {
                     x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                     match (x >> 40) % 300 {
-                        0 => "evil\u{1b}]0;title\u{7}".to_owned(),
+                        0 => "evil\u{1b}[2Jtitle\u{7}".to_owned(),
                         n => format!("f{d}_{n}"),
                     }
                 })
@@ -529,18 +541,27 @@ mod tests {
         assert!(t.len() > PARALLEL_NODES, "{} nodes", t.len());
         let mut want = folded_lines(&t).join("\n");
         want.push('\n');
+        // Families ordered by comparing texts, or by the names' ranks (no name holds a
+        // `;`), serially and in parallel.
+        assert!(sorted_by_text(&t));
+        let ranks = TextRanks::new(&[&t]);
+        let mut serial = Vec::new();
+        write_folded_with(&mut serial, &t, Destination::Data, 1, 0).unwrap();
+        assert_eq!(String::from_utf8(serial).unwrap(), want);
         for threads in [2, 3, 8] {
-            let mut got = Vec::new();
-            write_folded_parallel(&mut got, &t, Destination::Data, threads).unwrap();
-            assert_eq!(String::from_utf8(got).unwrap(), want, "{threads} threads");
+            for r in [None, Some(ranks.of(0))] {
+                let mut got = Vec::new();
+                write_folded_parallel(&mut got, &t, r, Destination::Data, threads).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), want, "{threads} threads");
+            }
         }
         let mut term = Vec::new();
-        write_folded_parallel(&mut term, &t, Destination::Terminal, 2).unwrap();
+        write_folded_parallel(&mut term, &t, None, Destination::Terminal, 2).unwrap();
         let term = String::from_utf8(term).unwrap();
         assert!(!term.contains('\u{1b}') && term.contains("evil"));
         assert_eq!(term.lines().count(), want.lines().count());
         // A closed pipe stops the writer and its workers.
-        let e = write_folded_parallel(&mut Closed, &t, Destination::Data, 2).unwrap_err();
+        let e = write_folded_parallel(&mut Closed, &t, None, Destination::Data, 2).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::BrokenPipe);
     }
 

@@ -115,7 +115,10 @@ impl CallTree {
     ) {
         v.clear();
         for c in self.children(id) {
-            let (w, n) = if every_own {
+            let leaf = self.is_leaf(c);
+            // A caller's own weight needs its children: it is read when the walk gets
+            // there, just before it reads them for the stacks below (then in cache).
+            let (w, n) = if every_own || !leaf {
                 (0, 1)
             } else {
                 self.self_counts(c)
@@ -125,13 +128,15 @@ impl CallTree {
                     node: c,
                     below: false,
                     weight: w,
+                    pending: !every_own && !leaf,
                 });
             }
-            if !self.is_leaf(c) {
+            if !leaf {
                 v.push(Entry {
                     node: c,
                     below: true,
                     weight: 0,
+                    pending: false,
                 });
             }
         }
@@ -261,6 +266,14 @@ impl<'t> SortedWalk<'t> {
                 continue;
             };
             *next += 1;
+            let weight = if e.pending {
+                match self.tree.self_counts(e.node) {
+                    (0, 0) => continue,
+                    (w, _) => w,
+                }
+            } else {
+                e.weight
+            };
             self.path.push(self.tree.slots[e.node.index()].name);
             if e.below {
                 let mut list = self.pool.pop().unwrap_or_default();
@@ -268,7 +281,7 @@ impl<'t> SortedWalk<'t> {
                 self.todo.push((list, 0));
             } else {
                 self.yielded = true;
-                return Some(e.weight);
+                return Some(weight);
             }
         }
     }
@@ -296,6 +309,8 @@ pub(super) struct Entry {
     pub(super) node: NodeId,
     pub(super) below: bool,
     weight: u64,
+    /// An own stack whose weight is read when the walk reaches it.
+    pending: bool,
 }
 
 /// The order of `a` (followed by `;` when `a_below`) and `b` (likewise) as byte strings:

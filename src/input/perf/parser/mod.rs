@@ -2,6 +2,7 @@
 //! lines, each symbol's frame names made once; `srcline` reads the source lines of
 //! `perf script -F +srcline`.
 
+mod dsos;
 mod srcline;
 
 use rustc_hash::FxHashMap;
@@ -47,14 +48,8 @@ pub struct PerfParser {
     /// Processed frame names per raw (symbol, DSO): a symbol is cleaned up once, not per
     /// sample. Looked up by the line's own bytes, without building a key.
     cache: SymbolCache,
-    /// The DSOs seen, numbered for the cache's keys (few, and mostly the same as the line
-    /// before).
-    dsos: FxHashMap<Box<str>, u32>,
-    dso_names: Vec<Box<str>>,
-    /// The number of the DSO last met at each place of a small table, placed by the
-    /// name's length and last bytes (where DSO paths differ): most lines' DSO is found
-    /// by one comparison, without hashing its whole path.
-    recent_dsos: RecentDsos,
+    /// The DSOs seen, numbered for the cache's keys.
+    dsos: dsos::Dsos,
     /// Reused buffers for the cache key and for building names.
     key: String,
     scratch: String,
@@ -316,7 +311,7 @@ impl PerfParser {
             if self.inlined_pc == sl.pc
                 && let Some(lib) = library_name(sl.dso)
             {
-                let dso = self.dso_number(sl.dso);
+                let dso = self.dsos.number(sl.dso);
                 let names = tree.names_mut();
                 for &at in &self.inlined {
                     let id = self.frames[at];
@@ -338,7 +333,7 @@ impl PerfParser {
     fn frame_names(&mut self, sl: StackLine<'_>, tree: &mut CallTree) {
         let symbol = strip_offset(sl.symbol);
         let java = self.pname.starts_with("java");
-        let dso = self.dso_number(sl.dso)
+        let dso = self.dsos.number(sl.dso)
             | if java { JAVA } else { 0 }
             | if sl.inlined { INLINE } else { 0 };
         let key = if self.opts.include_addrs && symbol == "[unknown]" {
@@ -361,27 +356,6 @@ impl PerfParser {
         let ids = self.clean_up(symbol, sl, java, tree);
         self.frames.extend(ids.iter().rev());
         self.cache.insert(hash, &key, dso, ids);
-    }
-
-    /// The number of a DSO name, for the symbol cache's keys (below [`INLINE`]).
-    fn dso_number(&mut self, dso: &str) -> u32 {
-        let place = recent_place(dso.as_bytes());
-        let recent = self.recent_dsos.0[place];
-        if let Some(name) = self.dso_names.get(recent as usize)
-            && **name == *dso
-        {
-            return recent;
-        }
-        let n = if let Some(&n) = self.dsos.get(dso) {
-            n
-        } else {
-            let n = u32::try_from(self.dso_names.len()).unwrap_or(u32::MAX) & !(JAVA | INLINE);
-            self.dsos.insert(dso.into(), n);
-            self.dso_names.push(dso.into());
-            n
-        };
-        self.recent_dsos.0[place] = n;
-        n
     }
 
     /// The frame names of one symbol as inferno makes them, root→leaf (Java `A->B`
@@ -474,31 +448,6 @@ impl PerfParser {
         self.time = None;
         self.switch = None;
     }
-}
-
-/// Places in [`PerfParser`]'s table of recent DSOs.
-const RECENT_DSOS: usize = 64;
-
-/// [`PerfParser`]'s table of recent DSOs, by place.
-#[derive(Debug)]
-struct RecentDsos([u32; RECENT_DSOS]);
-
-impl Default for RecentDsos {
-    fn default() -> Self {
-        Self([0; RECENT_DSOS])
-    }
-}
-
-/// The place of a DSO name in the table of recent DSOs: from its length and its last 8
-/// bytes (`libfoo.so.1`, `[kernel.kallsyms]`: paths differ at their end).
-fn recent_place(dso: &[u8]) -> usize {
-    let tail = dso
-        .len()
-        .checked_sub(8)
-        .and_then(|at| dso.get(at..))
-        .map_or(0, |t| t.try_into().map_or(0, u64::from_le_bytes));
-    let mixed = (tail ^ dso.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (mixed >> 58) as usize % RECENT_DSOS
 }
 
 /// Whether `event` counts time: its periods are nanoseconds.

@@ -3,18 +3,23 @@
 
 use std::borrow::Cow;
 
-use crate::input::common::{full, hex};
-
-/// Removes a trailing `+0x<hex>` offset (the last `+0x` in the symbol).
+/// Removes a trailing `+0x<hex>` offset (the last `+0x` in the symbol, when only hex
+/// digits follow it). Read from the end, byte by byte: it runs on every stack line, and
+/// the offset is a few bytes (a search for the `+` cost more than the rest of the line's
+/// cleaning).
 pub(super) fn strip_offset(symbol: &str) -> &str {
     let bytes = symbol.as_bytes();
-    let last = memchr::memrchr_iter(b'+', bytes).find(|&at| bytes[at + 1..].starts_with(b"0x"));
-    if let Some(at) = last
-        && (full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3)
-    {
-        return &symbol[..at];
+    let digits = bytes
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_hexdigit())
+        .count();
+    let at = bytes.len() - digits;
+    match at.checked_sub(3) {
+        // Only ASCII bytes are cut off: `at - 3` is a character boundary.
+        Some(plus) if &bytes[plus..at] == b"+0x" => &symbol[..plus],
+        _ => symbol,
     }
-    symbol
 }
 
 /// The library a DSO names, as tables and the collapse-library transform show it: the
@@ -200,6 +205,29 @@ pub fn fix_rust_symbol(symbol: &str) -> std::borrow::Cow<'_, str> {
 mod tests {
     use super::*;
 
+    /// The way offsets were stripped before: the last `+` followed by `0x`, then only
+    /// hex digits. [`strip_offset`] must agree with it on every symbol.
+    fn strip_offset_searching(symbol: &str) -> &str {
+        use crate::input::common::{full, hex};
+        let bytes = symbol.as_bytes();
+        let last = memchr::memrchr_iter(b'+', bytes).find(|&at| bytes[at + 1..].starts_with(b"0x"));
+        if let Some(at) = last
+            && (full(hex, &symbol[at + 3..]).is_some() || symbol.len() == at + 3)
+        {
+            return &symbol[..at];
+        }
+        symbol
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stripping_offsets_from_the_end_agrees_with_searching_for_them(
+            s in "[a-f0-9x+:() é]{0,16}"
+        ) {
+            proptest::prop_assert_eq!(strip_offset(&s), strip_offset_searching(&s));
+        }
+    }
+
     #[test]
     fn name_cleanup_table() {
         for (input, expected) in [
@@ -235,6 +263,20 @@ mod tests {
         }
         assert_eq!(strip_offset("read+0x10"), "read");
         assert_eq!(strip_offset("a+b"), "a+b");
+        for (input, expected) in [
+            ("f+0x", "f"),
+            ("f+0xab+0x", "f+0xab"),
+            ("f+0x1+0x2F", "f+0x1"),
+            ("f+0x0x", "f+0x0x"),
+            ("f+0xb0x1", "f+0xb0x1"),
+            ("é+0xé", "é+0xé"),
+            ("+0x1", ""),
+            ("0x1", "0x1"),
+            ("", ""),
+        ] {
+            assert_eq!(strip_offset(input), expected, "{input}");
+            assert_eq!(strip_offset_searching(input), expected, "{input}");
+        }
         assert_eq!(
             fix_rust_symbol(
                 "_$LT$std..fs..ReadDir$u20$as$u20$core..iter..Iterator$GT$::next::hc14f1750ca79129b"

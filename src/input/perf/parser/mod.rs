@@ -251,7 +251,12 @@ impl PerfParser {
             });
         }
         self.pname.clear();
-        self.pname.push_str(&ev.comm.replace(' ', "_"));
+        for (i, part) in ev.comm.split(' ').enumerate() {
+            if i > 0 {
+                self.pname.push('_');
+            }
+            self.pname.push_str(part);
+        }
         if self.opts.include_pid {
             self.pname.push('-');
             self.pname.push_str(ev.pid);

@@ -104,8 +104,12 @@ impl Iterator for Children<'_> {
     }
 }
 
-/// Parents with at most this many children find a child by scanning them.
-const SCAN_CHILDREN: usize = 8;
+/// Parents with at most this many children find a child by scanning them. Each step of
+/// a scan waits for a child's record to find the next: with distinct stacks, whose
+/// families lie far apart in the arena, every step is a cache miss, where the index
+/// costs about two (8 gave 13% of a one-thread parse of distinct stacks under one root
+/// to the scans; 4 gave 5% less time, for 5% more memory on those inputs).
+const SCAN_CHILDREN: usize = 4;
 
 /// Name of the synthetic root node, as in `FlameGraph`.
 pub const ROOT_NAME: &str = "all";

@@ -364,10 +364,12 @@ fn top_without_a_terminal_is_a_usage_error() {
 }
 
 /// A perf that answers `--version` but refuses to record, as perf 6.1 does under
-/// `perf_event_paranoid` 2.
-fn paranoid_perf() -> PathBuf {
+/// `perf_event_paranoid` 2, in a directory of its own per test (`name`): tests run in
+/// parallel, and a directory made again by one test took the fake perf from under the
+/// other (CI saw `cannot open …/perf-paranoid/perf`).
+fn paranoid_perf(name: &str) -> PathBuf {
     fake_perf(
-        "perf-paranoid",
+        name,
         &format!(
             "case \"$1\" in\n--version) echo 'perf version 6.1.0' ;;\nrecord) cat >&2 <<'EOF'\n\
              {PARANOID}EOF\nexit 255 ;;\n*) exit 1 ;;\nesac\n"
@@ -381,7 +383,7 @@ fn a_paranoid_refusal_as_root_names_the_container() {
         eprintln!("SKIPPED: the root variant of the paranoid refusal needs root");
         return;
     }
-    let fake = paranoid_perf();
+    let fake = paranoid_perf("perf-paranoid-root");
     let dir = scratch("paranoid-root");
     let data = dir.join("old.data");
     std::fs::write(&data, "the old recording").unwrap();
@@ -423,7 +425,7 @@ fn a_paranoid_refusal_as_a_user_names_the_sysctl() {
         eprintln!("SKIPPED: setpriv is not installed; the non-root paranoid case needs it");
         return;
     };
-    let fake = paranoid_perf();
+    let fake = paranoid_perf("perf-paranoid-user");
     let dir = scratch("paranoid-user");
     // nobody reads and runs everything from the test's target directory down.
     let open = |p: &Path| {

@@ -140,7 +140,7 @@ pub fn union_sorted_runs(
         let mut v = Vec::new();
         for (t, (tree, node)) in trees.iter().zip(nodes).enumerate() {
             if let Some(node) = node {
-                tree.entries_into(*node, &mut v, true, ranks.map(|r| r.of(t)));
+                tree.entries_into(*node, &mut v, ranks.map(|r| r.of(t)));
                 all.extend(v.iter().map(|&e| (t, e)));
             }
         }

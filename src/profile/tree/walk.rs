@@ -94,49 +94,29 @@ impl CallTree {
     }
 
     /// The entries of one family in the order of their folded text: the stacks below a
-    /// child, or its own stack with its weight.
+    /// child, or its own stack.
     /// With `ranks`, they are ordered by them (the same order).
     fn sorted_entries(&self, id: NodeId, ranks: Option<&[Rank]>) -> Vec<Entry> {
         let mut v = Vec::new();
-        self.entries_into(id, &mut v, false, ranks);
+        self.entries_into(id, &mut v, ranks);
         v
     }
 
-    /// [`CallTree::sorted_entries`] into `v` (cleared first), with each own stack's
-    /// weight; with `every_own`, every child gets an own entry, its weight left at 0 for
-    /// the walk of its run to compute (and to leave out when empty): the cut into runs
-    /// then reads no grandchildren.
-    pub(super) fn entries_into(
-        &self,
-        id: NodeId,
-        v: &mut Vec<Entry>,
-        every_own: bool,
-        ranks: Option<&[Rank]>,
-    ) {
+    /// [`CallTree::sorted_entries`] into `v` (cleared first). Every child gets an own
+    /// entry, whose weight is read where it is used, and left out there when empty (the
+    /// walk reads a caller's own weight just before it reads its children for the stacks
+    /// below, then in cache; the cut into runs reads no grandchildren).
+    pub(super) fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, ranks: Option<&[Rank]>) {
         v.clear();
         for c in self.children(id) {
-            let leaf = self.is_leaf(c);
-            // A caller's own weight needs its children: it is read when the walk gets
-            // there, just before it reads them for the stacks below (then in cache).
-            let (w, n) = if every_own || !leaf {
-                (0, 1)
-            } else {
-                self.self_counts(c)
-            };
-            if n > 0 || w > 0 {
-                v.push(Entry {
-                    node: c,
-                    below: false,
-                    weight: w,
-                    pending: !every_own && !leaf,
-                });
-            }
-            if !leaf {
+            v.push(Entry {
+                node: c,
+                below: false,
+            });
+            if !self.is_leaf(c) {
                 v.push(Entry {
                     node: c,
                     below: true,
-                    weight: 0,
-                    pending: false,
                 });
             }
         }
@@ -228,7 +208,7 @@ impl<'t> SortedWalk<'t> {
         }
         if let Some(id) = below {
             let mut list = self.pool.pop().unwrap_or_default();
-            self.tree.entries_into(id, &mut list, false, self.ranks);
+            self.tree.entries_into(id, &mut list, self.ranks);
             self.todo.push((list, 0));
         }
         self.own = own;
@@ -266,18 +246,18 @@ impl<'t> SortedWalk<'t> {
                 continue;
             };
             *next += 1;
-            let weight = if e.pending {
+            let weight = if e.below {
+                0
+            } else {
                 match self.tree.self_counts(e.node) {
                     (0, 0) => continue,
                     (w, _) => w,
                 }
-            } else {
-                e.weight
             };
             self.path.push(self.tree.slots[e.node.index()].name);
             if e.below {
                 let mut list = self.pool.pop().unwrap_or_default();
-                self.tree.entries_into(e.node, &mut list, false, self.ranks);
+                self.tree.entries_into(e.node, &mut list, self.ranks);
                 self.todo.push((list, 0));
             } else {
                 self.yielded = true;
@@ -302,15 +282,11 @@ impl<'t> SortedWalk<'t> {
     }
 }
 
-/// One entry of a family in the sorted walk: a child's own stack (with its weight) or
-/// the stacks below it.
+/// One entry of a family in the sorted walk: a child's own stack or the stacks below it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Entry {
     pub(super) node: NodeId,
     pub(super) below: bool,
-    weight: u64,
-    /// An own stack whose weight is read when the walk reaches it.
-    pending: bool,
 }
 
 /// The order of `a` (followed by `;` when `a_below`) and `b` (likewise) as byte strings:

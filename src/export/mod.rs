@@ -113,7 +113,7 @@ fn write_folded_parallel<W: Write>(
     threads: usize,
 ) -> io::Result<()> {
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
-    let per_run = (samples / (threads as u64 * stream::RUNS_PER_THREAD)).max(1);
+    let per_run = stream::samples_per_run(samples, threads);
     let runs = tree.sorted_runs(per_run);
     stream::write_runs(
         out,

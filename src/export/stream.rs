@@ -22,7 +22,13 @@ pub const CHUNK: usize = 256 << 10;
 /// done on one thread before any formatting, and each family cut into is listed whole
 /// (a system-wide recording cut to 1/64 per thread gave 270,000 runs, 170 ms and 19 MB
 /// on 2 threads; to 1/8, 47 runs in under a millisecond).
-pub const RUNS_PER_THREAD: u64 = 8;
+const RUNS_PER_THREAD: u64 = 8;
+
+/// The samples a run of a sorted walk of `samples` samples holds at most, where the tree
+/// allows it, when it is cut for `threads` formatter threads ([`write_runs`]).
+pub fn samples_per_run(samples: u64, threads: usize) -> u64 {
+    (samples / (threads as u64 * RUNS_PER_THREAD)).max(1)
+}
 
 /// Bytes one formatter thread may have waiting for the writer before it waits itself.
 pub const QUEUED: usize = 1 << 20;

@@ -42,7 +42,7 @@ pub fn write_folded_parts<W: Write>(
     let samples = trees.iter().fold(0u64, |n, t| {
         n.saturating_add(t.node(crate::profile::NodeId::ROOT).samples)
     });
-    let per_run = (samples / (threads as u64 * stream::RUNS_PER_THREAD)).max(1);
+    let per_run = stream::samples_per_run(samples, threads);
     let ranks = TextRanks::new(&trees);
     let runs = union_sorted_runs(&trees, Some(&ranks), per_run);
     stream::write_runs(

@@ -17,8 +17,10 @@ use std::sync::Arc;
 
 use gimli::{RunTimeEndian, SectionId};
 
+use super::paged::{Bytes, Paged};
+
 /// The section bytes addr2line reads.
-pub type Slice = gimli::EndianArcSlice<RunTimeEndian>;
+pub type Slice = Bytes;
 /// An addr2line context over some of a file's units.
 pub type Context = addr2line::Context<Slice>;
 
@@ -57,11 +59,20 @@ impl std::fmt::Debug for FileDwarf {
 
 impl FileDwarf {
     /// Reads (inflating) the DWARF sections of `file`; `None` without `.debug_info`.
-    /// `direct` reads a section that is not compressed straight from the file, when it
-    /// can (`(offset, size)`; `None`: through `file`).
+    /// `paged` opens a large section that is not compressed to be read from the file in
+    /// pages, when it can (`(offset, size)`; `None`: read whole through `file`).
     pub fn load<'d, R: object::ReadRef<'d>>(
         file: &object::File<'d, R>,
-        direct: &dyn Fn(u64, u64) -> Option<Arc<[u8]>>,
+        paged: &dyn Fn(u64, u64) -> Option<Paged>,
+    ) -> Option<Self> {
+        Self::load_with(file, paged, PAGED)
+    }
+
+    /// As [`FileDwarf::load`], sections from `least` bytes on read in pages.
+    fn load_with<'d, R: object::ReadRef<'d>>(
+        file: &object::File<'d, R>,
+        paged: &dyn Fn(u64, u64) -> Option<Paged>,
+        least: u64,
     ) -> Option<Self> {
         use object::{CompressionFormat, Object, ObjectSection};
         file.section_by_name(".debug_info")?;
@@ -78,14 +89,12 @@ impl FileDwarf {
             let plain = section
                 .compressed_file_range()
                 .ok()
-                .filter(|r| r.format == CompressionFormat::None);
-            let data = plain
-                .and_then(|r| direct(r.offset, r.uncompressed_size))
-                .or_else(|| Some(Arc::from(&*section.uncompressed_data().ok()?)));
-            let Some(data) = data else {
-                continue;
-            };
-            sections.push((id, gimli::EndianArcSlice::new(data, endian)));
+                .filter(|r| r.format == CompressionFormat::None && r.uncompressed_size >= least);
+            if let Some(paged) = plain.and_then(|r| paged(r.offset, r.uncompressed_size)) {
+                sections.push((id, Bytes::paged(paged, endian)));
+            } else if let Some(data) = section_bytes(&section, &|_, _| None) {
+                sections.push((id, Bytes::memory(data, endian)));
+            }
         }
         let mut me = FileDwarf {
             sections,
@@ -97,7 +106,8 @@ impl FileDwarf {
         };
         me.linked = me
             .section(SectionId::DebugAbbrev)
-            .is_some_and(|a| refers_across_units(a));
+            .map(gimli::Reader::to_slice)
+            .is_some_and(|a| a.map_or(true, |a| refers_across_units(&a)));
         if !me.linked {
             me.read_aranges();
         }
@@ -137,18 +147,27 @@ impl FileDwarf {
                     }
                 }
             }
-            if !whole {
-                continue;
+            if whole {
+                self.add_unit(&mut unit_of, offset, set);
             }
-            let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
-            let unit = *unit_of.entry(offset).or_insert_with(|| {
-                self.units.push((offset, OnceCell::new()));
-                next
-            });
-            self.ranges
-                .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
         }
         self.ranges.sort_unstable_by_key(|r| r.0);
+    }
+
+    /// Adds the address ranges `set` of the unit at `offset` (numbered in `unit_of`).
+    fn add_unit(
+        &mut self,
+        unit_of: &mut rustc_hash::FxHashMap<usize, u32>,
+        offset: usize,
+        set: Vec<(u64, u64)>,
+    ) {
+        let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
+        let unit = *unit_of.entry(offset).or_insert_with(|| {
+            self.units.push((offset, OnceCell::new()));
+            next
+        });
+        self.ranges
+            .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
     }
 
     /// The context to ask about `probe`: its unit's, or the whole file's.
@@ -192,17 +211,38 @@ impl FileDwarf {
     /// The sections as gimli reads them; with `info`, that `.debug_info` and no
     /// `.debug_aranges` (a one-unit context finds its unit's ranges in the unit).
     fn dwarf(&self, info: Option<&Slice>) -> Option<gimli::Dwarf<Slice>> {
-        let empty = gimli::EndianArcSlice::new(Arc::from(&[][..]), self.endian);
-        gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
+        let empty = Bytes::memory(Arc::from(&[][..]), self.endian);
+        let dwarf = gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
             Ok(match (id, info) {
                 (SectionId::DebugInfo, Some(unit)) => (*unit).clone(),
                 (SectionId::DebugAranges, Some(_)) => empty.clone(),
                 _ => self.section(id).cloned().unwrap_or_else(|| empty.clone()),
             })
         })
-        .ok()
+        .ok()?;
+        Some(dwarf)
     }
 }
+
+/// The bytes of `section`, inflated when it is compressed; `direct` reads one that is not
+/// straight from the file when it can (`(offset, size)`; `None`: through the parsed file,
+/// then copied).
+pub fn section_bytes<'d, S: object::ObjectSection<'d>>(
+    section: &S,
+    direct: &dyn Fn(u64, u64) -> Option<Arc<[u8]>>,
+) -> Option<Arc<[u8]>> {
+    let plain = section
+        .compressed_file_range()
+        .ok()
+        .filter(|r| r.format == object::CompressionFormat::None);
+    plain
+        .and_then(|r| direct(r.offset, r.uncompressed_size))
+        .or_else(|| Some(Arc::from(&*section.uncompressed_data().ok()?)))
+}
+
+/// A section that is not compressed is read from its file in pages from this size on
+/// (the DWARF of small files, and compressed sections, are read whole).
+const PAGED: u64 = 1 << 20;
 
 /// The sections read. Location lists and macros are large and say nothing of functions
 /// or lines: left compressed.
@@ -289,8 +329,27 @@ mod tests {
         out
     }
 
+    /// At every address of `text`, the context `dwarf` gives answers as `whole`; how many
+    /// addresses a unit's context answered, and how many have inlined frames.
+    fn same_frames(
+        dwarf: &FileDwarf,
+        whole: &Context,
+        text: std::ops::Range<u64>,
+    ) -> (usize, usize) {
+        let (mut by_unit, mut inlined) = (0, 0);
+        for probe in text {
+            let found = dwarf.context_for(probe).unwrap();
+            let got = frames(found.context, probe);
+            assert_eq!(got, frames(whole, probe), "{probe:#x}");
+            by_unit += usize::from(found.unit.is_some());
+            inlined += usize::from(got.len() > 1);
+        }
+        (by_unit, inlined)
+    }
+
     /// At every address of the C++ test binary's code, the context of the unit that
-    /// aranges names gives the frames the whole file's context gives.
+    /// aranges names gives the frames the whole file's context gives, and so do sections
+    /// read from the file in pages.
     #[test]
     fn a_unit_alone_answers_as_the_whole_file() {
         use object::{Object, ObjectSection};
@@ -306,18 +365,25 @@ mod tests {
         assert!(!dwarf.units.is_empty() && !dwarf.ranges.is_empty());
         let whole = Context::from_dwarf(dwarf.dwarf(None).unwrap()).unwrap();
         let text = file.section_by_name(".text").unwrap();
-        let (mut by_unit, mut inlined) = (0, 0);
-        for probe in text.address()..text.address() + text.size() {
-            let found = dwarf.context_for(probe).unwrap();
-            let got = frames(found.context, probe);
-            assert_eq!(got, frames(&whole, probe), "{probe:#x}");
-            by_unit += usize::from(found.unit.is_some());
-            inlined += usize::from(got.len() > 1);
-        }
+        let text = text.address()..text.address() + text.size();
+        let (by_unit, inlined) = same_frames(&dwarf, &whole, text.clone());
         // Most of the code is in a unit aranges names, some of it inlined.
         assert!(by_unit > 0x100, "{by_unit}");
         assert!(inlined > 0, "{inlined}");
         // An address outside every arange is asked of the whole file.
         assert!(dwarf.context_for(0).is_some_and(|f| f.unit.is_none()));
+
+        // Every section that is not compressed read from the file in pages.
+        let path = std::env::temp_dir().join(format!("flametui-dwarf-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let open = |at, size| {
+            let f = std::fs::File::open(&path).ok()?;
+            Some(Paged::new(f, at, usize::try_from(size).ok()?))
+        };
+        let paged = FileDwarf::load_with(&file, &open, 0).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let info = paged.section(SectionId::DebugInfo).unwrap();
+        assert!(info.in_memory().is_none());
+        assert_eq!(same_frames(&paged, &whole, text), (by_unit, inlined));
     }
 }

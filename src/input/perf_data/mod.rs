@@ -28,6 +28,7 @@ pub mod compressed;
 pub mod dwarf;
 pub mod expanded;
 pub mod live;
+pub mod paged;
 pub mod symbols;
 pub mod tracepoint;
 pub mod unwind;

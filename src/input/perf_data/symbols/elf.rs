@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
-use super::source::{Source, open, open_for_dwarf, with_elf};
+use super::source::{Source, open_for_sections, with_elf};
 use super::{CodeSections, Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
-use crate::input::perf_data::dwarf::{Context, FileDwarf};
+use crate::input::perf_data::dwarf::{Context, FileDwarf, section_bytes};
 use crate::profile::source::{Arch, MOST_CODE_BYTES};
 
 impl Elf {
@@ -47,7 +47,7 @@ impl Elf {
             .code
             .get_or_init(|| {
                 let path = &self.unwind_files.0;
-                let source = open_for_dwarf(path)?;
+                let source = open_for_sections(path)?;
                 let (sections, arch) = with_elf!(&source, |file| Some(code_sections(&file)), None)?;
                 Some(CodeSections {
                     file: std::fs::File::open(path).ok()?,
@@ -77,14 +77,16 @@ impl Elf {
         self.unwind
             .get_or_init(|| {
                 let (main, debug) = &self.unwind_files;
-                let source = open(main)?;
-                let mut u = with_elf!(&source, |file| unwind_sections(&file), return None);
+                let source = open_for_sections(main)?;
+                let direct = |at, size| source.section(at, size);
+                let mut u = with_elf!(&source, |file| unwind_sections(&file, &direct), return None);
                 if u.debug_frame.is_none()
-                    && let Some(dsource) = debug.as_ref().and_then(|d| open(d))
+                    && let Some(dsource) = debug.as_ref().and_then(|d| open_for_sections(d))
                 {
+                    let direct = |at, size| dsource.section(at, size);
                     u.debug_frame = with_elf!(
                         &dsource,
-                        |dfile| section_data(&dfile, ".debug_frame").map(|s| s.1),
+                        |dfile| section_data(&dfile, ".debug_frame", &direct).map(|s| s.1),
                         None
                     );
                 }
@@ -110,12 +112,7 @@ impl Elf {
     /// an outer frame's the line its inner one was inlined at (what `addr2line -i` and
     /// perf's srcline print for each).
     pub fn inline_frames(&self, svma: u64) -> Vec<(Arc<str>, Option<SrcLine>)> {
-        let dwarf = self.dwarf.get_or_init(|| {
-            let source = open_for_dwarf(self.dwarf_file.as_ref()?)?;
-            let direct = |at, size| source.section(at, size);
-            with_elf!(&source, |file| FileDwarf::load(&file, &direct), None)
-        });
-        let Some(found) = dwarf.as_ref().and_then(|d| d.context_for(svma)) else {
+        let Some(found) = self.dwarf().and_then(|d| d.context_for(svma)) else {
             return Vec::new();
         };
         let dwarf = found.context;
@@ -174,14 +171,20 @@ impl Elf {
     /// The source line of `svma` (its innermost inlined code's), as `addr2line` without
     /// `-i` and perf's srcline of a frame give it; `None` without DWARF or a line there.
     pub fn line_of(&self, svma: u64) -> Option<SrcLine> {
-        let dwarf = self.dwarf.get_or_init(|| {
-            let source = open_for_dwarf(self.dwarf_file.as_ref()?)?;
-            let direct = |at, size| source.section(at, size);
-            with_elf!(&source, |file| FileDwarf::load(&file, &direct), None)
-        });
-        let found = dwarf.as_ref()?.context_for(svma)?;
+        let found = self.dwarf()?.context_for(svma)?;
         let location = found.context.find_location(svma).ok()??;
         src_line(&location)
+    }
+
+    /// The file's DWARF, read on first use.
+    fn dwarf(&self) -> Option<&FileDwarf> {
+        self.dwarf
+            .get_or_init(|| {
+                let source = open_for_sections(self.dwarf_file.as_ref()?)?;
+                let paged = |at, size| source.paged(at, size);
+                with_elf!(&source, |file| FileDwarf::load(&file, &paged), None)
+            })
+            .as_ref()
     }
 }
 
@@ -353,28 +356,36 @@ fn plt_symbols<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>, raw: &mut
     }
 }
 
-/// The bytes of a section by name (decompressed), owned.
+/// A section's address range and bytes (inflated), by name; `direct` as in
+/// [`section_bytes`].
 fn section_data<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
     name: &str,
+    direct: Direct,
 ) -> Option<(std::ops::Range<u64>, Arc<[u8]>)> {
     let s = file.section_by_name(name)?;
     if s.kind() == object::SectionKind::UninitializedData {
         return None;
     }
-    let data = s.uncompressed_data().ok()?;
+    let data = section_bytes(&s, direct)?;
     let range = s.address()..s.address().saturating_add(s.size());
-    Some((range, Arc::from(&*data)))
+    Some((range, data))
 }
 
+/// Reads a section that is not compressed straight from the file (see [`section_bytes`]).
+type Direct<'a> = &'a dyn Fn(u64, u64) -> Option<Arc<[u8]>>;
+
+/// The unwinder's sections of `file` (`direct` as in [`section_bytes`]: `.text` is most
+/// of a binary without its DWARF, and read through the parsed file it was held twice).
 pub(super) fn unwind_sections<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
+    direct: Direct,
 ) -> UnwindSections {
     UnwindSections {
-        text: section_data(file, ".text"),
-        eh_frame: section_data(file, ".eh_frame"),
-        eh_frame_hdr: section_data(file, ".eh_frame_hdr"),
-        debug_frame: section_data(file, ".debug_frame").map(|s| s.1),
+        text: section_data(file, ".text", direct),
+        eh_frame: section_data(file, ".eh_frame", direct),
+        eh_frame_hdr: section_data(file, ".eh_frame_hdr", direct),
+        debug_frame: section_data(file, ".debug_frame", direct).map(|s| s.1),
         got: file
             .section_by_name(".got")
             .map(|s| s.address()..s.address().saturating_add(s.size())),

@@ -28,7 +28,7 @@ pub use elf::SrcLine;
 use elf::{parse_elf, parse_elf_with};
 pub use kallsyms::Kallsyms;
 pub use names::demangle;
-use source::{Source, open_with, with_elf};
+use source::{Source, open_for_symbols, with_elf};
 
 /// One symbol: its address range and name (raw, demangled on first use: a table of a
 /// large library has hundreds of thousands of names, and a profile needs a few).
@@ -276,7 +276,7 @@ fn build_id_path(build_id: &[u8]) -> Option<String> {
 pub fn load_dso(path: &str, build_id: Option<&[u8]>, search: &SearchPath) -> Found {
     let mut changed = false;
     for candidate in search.candidates(path, build_id) {
-        let Some(source) = open_with(&candidate, true) else {
+        let Some(source) = open_for_symbols(&candidate) else {
             continue;
         };
         // The file parsed once: its build id, and (when it is the recording's) its symbols.
@@ -334,7 +334,7 @@ fn debug_file(build_id: &[u8], search: &SearchPath) -> Option<(PathBuf, Source)>
     dirs.push(PathBuf::from("/"));
     dirs.iter().find_map(|d| {
         let path = d.join(&name);
-        open_with(&path, true).map(|c| (path, c))
+        open_for_symbols(&path).map(|c| (path, c))
     })
 }
 

@@ -5,14 +5,14 @@ use std::path::Path;
 
 use object::{Object, ObjectSection};
 
+use crate::input::perf_data::paged::Paged;
+
 /// The most bytes read from one ELF or debug file (larger ones are not symbolised).
 const MAX_ELF_BYTES: u64 = 1 << 31;
 
-/// Files up to this size are read whole (one read); larger ones in parts.
-const READ_WHOLE_BYTES: u64 = 64 << 20;
-
-/// As [`READ_WHOLE_BYTES`] when only the symbols are read: a binary with its DWARF is
-/// mostly debug sections (61 MB for flametui's own, 24 MB of them its symbol tables).
+/// For its symbols, a file up to this size is read whole (one read), a larger one in
+/// parts: a binary with its DWARF is mostly debug sections (61 MB for flametui's own,
+/// 24 MB of them its symbol tables).
 const READ_WHOLE_FOR_SYMBOLS: u64 = 8 << 20;
 
 /// An ELF file of at most [`MAX_ELF_BYTES`] as [`object`] reads it: in memory when it is
@@ -53,6 +53,22 @@ impl Source {
         let buf = std::sync::Arc::get_mut(&mut bytes)?;
         sparse.raw.read_exact_at(buf, offset).ok()?;
         Some(bytes)
+    }
+}
+
+impl Source {
+    /// The `size` bytes at `offset` of a large file, to be read in pages when asked (a
+    /// DWARF section: see [`crate::input::perf_data::paged`]); `None` for a small file or
+    /// a range the file does not have.
+    pub(super) fn paged(&self, offset: u64, size: u64) -> Option<Paged> {
+        let Source::Parts(sparse) = self else {
+            return None;
+        };
+        if offset.checked_add(size)? > sparse.len {
+            return None;
+        }
+        let file = sparse.raw.try_clone().ok()?;
+        Some(Paged::new(file, offset, usize::try_from(size).ok()?))
     }
 }
 
@@ -200,13 +216,10 @@ impl std::io::Read for Windowed {
     }
 }
 
-pub(super) fn open(path: &Path) -> Option<Source> {
-    open_with(path, false)
-}
-
-/// As [`open`], for the DWARF sections: the file is never read whole, each section goes
-/// straight into its own buffer ([`Source::section`]).
-pub(super) fn open_for_dwarf(path: &Path) -> Option<Source> {
+/// A file opened for some of its sections (the DWARF, the unwinder's): never read whole,
+/// each section goes straight into its own buffer ([`Source::section`]). (A 61 MB binary
+/// was read whole for its unwind sections, and `.text` then copied out of it.)
+pub(super) fn open_for_sections(path: &Path) -> Option<Source> {
     open_sized(path, 0, false)
 }
 
@@ -214,20 +227,16 @@ pub(super) fn open_for_dwarf(path: &Path) -> Option<Source> {
 /// (beyond, they are read through the window).
 const PIN_BYTES: u64 = 256 << 20;
 
-/// As [`open`]; with `symbols`, a large file's symbol tables and their strings are read
+/// A file opened for its symbols: a large file's symbol tables and their strings are read
 /// whole, each in one read: `object` reads the names in the symbols' order, which is not
 /// the strings' order, and through the window every jump was a fresh 256 KB read (a
 /// 150 MB compiler library: 400 ms of copying for a 20 MB string table).
-pub(super) fn open_with(path: &Path, symbols: bool) -> Option<Source> {
-    let whole = if symbols {
-        READ_WHOLE_FOR_SYMBOLS
-    } else {
-        READ_WHOLE_BYTES
-    };
-    open_sized(path, whole, symbols)
+pub(super) fn open_for_symbols(path: &Path) -> Option<Source> {
+    open_sized(path, READ_WHOLE_FOR_SYMBOLS, true)
 }
 
-/// As [`open_with`], a file of at most `whole` bytes read whole.
+/// A file of at most `whole` bytes read whole, else in parts (with its symbol tables
+/// pinned when `symbols`).
 fn open_sized(path: &Path, whole: u64, symbols: bool) -> Option<Source> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_ELF_BYTES {
@@ -332,7 +341,19 @@ mod tests {
         });
         let a = with_elf!(&whole, |f| parse_elf(&f, &path), Elf::default());
         let b = with_elf!(&parts, |f| parse_elf(&f, &path), Elf::default());
-        let u = with_elf!(&parts, |f| unwind_sections(&f), UnwindSections::default());
+        // The unwinder's sections through the window, and straight from the file.
+        let none = |_, _| None;
+        let u = with_elf!(
+            &parts,
+            |f| unwind_sections(&f, &none),
+            UnwindSections::default()
+        );
+        let direct = |at, size| parts.section(at, size);
+        let u_direct = with_elf!(
+            &parts,
+            |f| unwind_sections(&f, &direct),
+            UnwindSections::default()
+        );
         // The symbol and string tables read whole, the rest through the window; one
         // range cut short and one past the end are served by the window.
         let Source::Bytes(raw) = &whole else {
@@ -376,5 +397,11 @@ mod tests {
         assert_eq!(names(&a), names(&whole_pinned));
         assert_eq!(a.segments, b.segments);
         assert!(u.eh_frame.is_some() && u.text.is_some());
+        let text = u.text.as_ref().map(|t| (t.0.clone(), &t.1[..]));
+        assert_eq!(
+            text,
+            u_direct.text.as_ref().map(|t| (t.0.clone(), &t.1[..]))
+        );
+        assert_eq!(u.eh_frame.map(|e| e.1), u_direct.eh_frame.map(|e| e.1));
     }
 }

@@ -212,7 +212,7 @@ impl FileDwarf {
     /// `.debug_aranges` (a one-unit context finds its unit's ranges in the unit).
     fn dwarf(&self, info: Option<&Slice>) -> Option<gimli::Dwarf<Slice>> {
         let empty = Bytes::memory(Arc::from(&[][..]), self.endian);
-        let dwarf = gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
+        let mut dwarf = gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
             Ok(match (id, info) {
                 (SectionId::DebugInfo, Some(unit)) => (*unit).clone(),
                 (SectionId::DebugAranges, Some(_)) => empty.clone(),
@@ -220,6 +220,10 @@ impl FileDwarf {
             })
         })
         .ok()?;
+        // Units that share an abbreviation table share it parsed (rustc: 1,974 units, 405
+        // tables in flametui's own binary; 19 MB of them parsed once per unit), as
+        // addr2line's own loader does.
+        dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
         Some(dwarf)
     }
 }

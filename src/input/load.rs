@@ -23,6 +23,31 @@ pub fn source_name(path: &str) -> String {
     }
 }
 
+/// What a path argument names, opened: standard input (`-`), the built-in demo profile,
+/// or a file (which may be a FIFO, a shell's `<(…)` or a device).
+pub enum Opened {
+    /// `-`.
+    Stdin,
+    /// The demo profile's bytes.
+    Builtin(&'static [u8]),
+    /// A file, opened.
+    File(File),
+}
+
+/// Opens what `path` names (see [`Opened`]).
+///
+/// # Errors
+/// The file cannot be opened.
+pub fn open_path(path: &str) -> io::Result<Opened> {
+    if path == "-" {
+        return Ok(Opened::Stdin);
+    }
+    if let Some(bytes) = super::demo::builtin(path) {
+        return Ok(Opened::Builtin(bytes));
+    }
+    File::open(path).map(Opened::File)
+}
+
 /// Opens and loads a path (`-` is standard input; a FIFO, a shell's `<(…)` or a device
 /// is read as a stream, as standard input is). The main profile keeps the sample table
 /// ([`Profile::samples`]).
@@ -99,17 +124,15 @@ pub(super) fn load_path_into(
     parts: Option<&mut Vec<CallTree>>,
 ) -> Result<Loaded> {
     let name = source_name(path);
-    if path == "-" {
-        return load_reader_into(io::stdin(), &name, opts, parts);
-    }
-    if let Some(bytes) = super::demo::builtin(path) {
-        return load_reader_into(bytes, &name, opts, parts);
-    }
     let open_err = |error| Error::Read {
         source_name: name.clone(),
         error,
     };
-    let mut file = File::open(path).map_err(open_err)?;
+    let mut file = match open_path(path).map_err(open_err)? {
+        Opened::Stdin => return load_reader_into(io::stdin(), &name, opts, parts),
+        Opened::Builtin(bytes) => return load_reader_into(bytes, &name, opts, parts),
+        Opened::File(file) => file,
+    };
     // A FIFO, `<(…)` (`/dev/fd/N`), a character device: read as a stream, as standard
     // input is (it cannot be rewound after its magic bytes, nor a recording seeked in).
     if !file.metadata().map_err(open_err)?.is_file() {

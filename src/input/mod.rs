@@ -38,7 +38,8 @@ mod options;
 
 pub use collector::{Collector, MAX_OTHER_EVENTS, ParseState};
 pub use load::{
-    PERF_DATA_MAGIC, load_path, load_path_parts, load_reader, load_reader_parts, source_name,
+    Opened, PERF_DATA_MAGIC, load_path, load_path_parts, load_reader, load_reader_parts, open_path,
+    source_name,
 };
 pub use loaded::Loaded;
 pub use options::{FormatChoice, LoadOptions, max_threads};

@@ -23,19 +23,20 @@ pub(super) fn open_job(
     transforms: &[Transform],
 ) -> io::Result<LoadJob> {
     let source = input::source_name(path);
-    let (reader, total): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
-        (Box::new(io::stdin()), None)
-    } else if let Some(bytes) = input::demo::builtin(path) {
-        (Box::new(bytes), Some(bytes.len() as u64))
-    } else {
-        let file = std::fs::File::open(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{source}: {e}")))?;
-        let size = file
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len());
-        (Box::new(file), size)
+    let opened =
+        input::open_path(path).map_err(|e| io::Error::new(e.kind(), format!("{source}: {e}")))?;
+    // The byte total the progress bar counts towards, when there is one.
+    let (reader, total): (Box<dyn Read + Send>, Option<u64>) = match opened {
+        input::Opened::Stdin => (Box::new(io::stdin()), None),
+        input::Opened::Builtin(bytes) => (Box::new(bytes), Some(bytes.len() as u64)),
+        input::Opened::File(file) => {
+            let size = file
+                .metadata()
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            (Box::new(file), size)
+        }
     };
     Ok(LoadJob {
         reader,

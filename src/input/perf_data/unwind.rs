@@ -30,8 +30,7 @@ pub fn module(elf: &Elf, start: u64, end: u64, pgoff: u64) -> Option<Module<Arc<
     let bias = start.wrapping_sub(svma);
     let info = ExplicitModuleSectionInfo {
         base_svma: 0,
-        text_svma: u.text.as_ref().map(|t| t.0.clone()),
-        text: u.text.as_ref().map(|t| t.1.clone()),
+        text_svma: u.text.clone(),
         got_svma: u.got.clone(),
         eh_frame_svma: u.eh_frame.as_ref().map(|t| t.0.clone()),
         eh_frame: u.eh_frame.as_ref().map(|t| t.1.clone()),

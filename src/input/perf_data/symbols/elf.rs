@@ -71,8 +71,8 @@ impl Elf {
         Some((bytes, code.arch))
     }
 
-    /// The sections the unwinder needs, read on first use: `.text`, `.eh_frame` and its
-    /// header from the file, `.debug_frame` from it or its debug file.
+    /// The sections the unwinder needs, read on first use: `.eh_frame` and its header from
+    /// the file (and where `.text` is), `.debug_frame` from it or its debug file.
     pub fn unwind_sections(&self) -> Option<&UnwindSections> {
         self.unwind
             .get_or_init(|| {
@@ -375,14 +375,15 @@ fn section_data<'d, R: object::ReadRef<'d>>(
 /// Reads a section that is not compressed straight from the file (see [`section_bytes`]).
 type Direct<'a> = &'a dyn Fn(u64, u64) -> Option<Arc<[u8]>>;
 
-/// The unwinder's sections of `file` (`direct` as in [`section_bytes`]: `.text` is most
-/// of a binary without its DWARF, and read through the parsed file it was held twice).
+/// The unwinder's sections of `file` (`direct` as in [`section_bytes`]).
 pub(super) fn unwind_sections<'d, R: object::ReadRef<'d>>(
     file: &object::File<'d, R>,
     direct: Direct,
 ) -> UnwindSections {
     UnwindSections {
-        text: section_data(file, ".text", direct),
+        text: file
+            .section_by_name(".text")
+            .map(|s| s.address()..s.address().saturating_add(s.size())),
         eh_frame: section_data(file, ".eh_frame", direct),
         eh_frame_hdr: section_data(file, ".eh_frame_hdr", direct),
         debug_frame: section_data(file, ".debug_frame", direct).map(|s| s.1),

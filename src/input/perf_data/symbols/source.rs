@@ -397,11 +397,7 @@ mod tests {
         assert_eq!(names(&a), names(&whole_pinned));
         assert_eq!(a.segments, b.segments);
         assert!(u.eh_frame.is_some() && u.text.is_some());
-        let text = u.text.as_ref().map(|t| (t.0.clone(), &t.1[..]));
-        assert_eq!(
-            text,
-            u_direct.text.as_ref().map(|t| (t.0.clone(), &t.1[..]))
-        );
+        assert_eq!(u.text, u_direct.text);
         assert_eq!(u.eh_frame.map(|e| e.1), u_direct.eh_frame.map(|e| e.1));
     }
 }

@@ -155,7 +155,7 @@ impl Reader<'_> {
                     module.map_or_else(|| self.kernel.clone(), |m| Arc::from(format!("[{m}]")));
                 Frame {
                     pc: ip,
-                    symbol: name.clone(),
+                    symbol: name,
                     dso,
                     inlined: false,
                     line: None,

@@ -1,27 +1,50 @@
 //! The kernel's symbol table, from `/proc/kallsyms` or a file in its format.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use super::{SymbolTable, rank};
+use rustc_hash::FxHashMap;
+
+use super::demangle;
 
 /// The kernel's symbols from `/proc/kallsyms` (or a file in its format), with the module
 /// each belongs to.
+///
+/// A kernel has over 100,000 functions and a profile names a few hundred: the names are
+/// kept in one string, 16 bytes an entry, and a name is made shareable when first found
+/// (as an `Arc<str>` each and a general symbol table's 48-byte entries, they took 14 MB).
 #[derive(Debug, Default)]
 pub struct Kallsyms {
-    table: SymbolTable,
-    /// Module of each symbol by start address (`None`: the kernel itself).
-    modules: Vec<(u64, Option<Arc<str>>)>,
+    /// Every name kept, one after another.
+    names: String,
+    /// By start address; a symbol reaches to the next one.
+    entries: Vec<Entry>,
+    /// Module names; an entry's `module` is 1 + an index here (0: the kernel itself).
+    modules: Vec<Arc<str>>,
+    /// The names found so far, shareable, by entry.
+    found: RefCell<FxHashMap<u32, Arc<str>>>,
     /// Whether every address read 0 (hidden by `kptr_restrict`).
     pub hidden: bool,
 }
 
+/// A symbol: its start, where its name is in [`Kallsyms::names`], its module.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: u64,
+    name: u32,
+    len: u16,
+    module: u16,
+}
+
 impl Kallsyms {
     /// Parses kallsyms text: `addr type name [module]` per line.
+    ///
+    /// perf gives each kernel symbol the length up to the next one, so of several at one
+    /// address all but the last in the file have none, and the last is chosen before any
+    /// other rule (`memcpy` then `__pi_memcpy`: `__pi_memcpy`); the module is the first's.
     pub fn parse(text: &str) -> Self {
-        let mut raw = Vec::new();
-        let mut modules = Vec::new();
+        let mut me = Self::default();
         let mut lines = 0u64;
-        let mut last_module: Option<Arc<str>> = None;
         for line in text.lines() {
             let mut it = line.split_ascii_whitespace();
             let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
@@ -34,39 +57,47 @@ impl Kallsyms {
             if addr == 0 || !matches!(kind, "T" | "t" | "W" | "w") {
                 continue;
             }
-            // Module names repeat line after line: one allocation per run of them.
+            // Module names repeat line after line: one entry per run of them.
             let module = it
                 .next()
                 .map(|m| m.trim_start_matches('[').trim_end_matches(']'));
-            let module = match (module, &last_module) {
-                (Some(m), Some(last)) if **last == *m => Some(last.clone()),
-                (Some(m), _) => {
-                    let m: Arc<str> = Arc::from(m);
-                    last_module = Some(m.clone());
-                    Some(m)
+            let module = match module {
+                None => 0,
+                Some(m) => {
+                    if me.modules.last().is_none_or(|last| **last != *m) {
+                        me.modules.push(Arc::from(m));
+                    }
+                    u16::try_from(me.modules.len()).unwrap_or(u16::MAX)
                 }
-                (None, _) => None,
             };
-            let global = kind == "T" || kind == "W";
-            raw.push((addr, 0, Arc::from(name), rank(true, global, false)));
-            modules.push((addr, module));
+            // A kernel name is at most 512 bytes (KSYM_NAME_LEN): a longer one is no
+            // kernel's.
+            let (Ok(len), Ok(at)) = (u16::try_from(name.len()), u32::try_from(me.names.len()))
+            else {
+                continue;
+            };
+            me.names.push_str(name);
+            me.entries.push(Entry {
+                start: addr,
+                name: at,
+                len,
+                module,
+            });
         }
-        modules.sort_by_key(|m| m.0);
-        modules.dedup_by_key(|m| m.0);
-        // perf gives each kernel symbol the length up to the next one, so of several at
-        // one address all but the last in the file have none, and the last is chosen
-        // before any other rule (`memcpy` then `__pi_memcpy`: `__pi_memcpy`).
-        raw.sort_by_key(|r| r.0);
-        for i in 0..raw.len() {
-            if raw.get(i + 1).is_none_or(|next| next.0 != raw[i].0) {
-                raw[i].3 += 8;
+        // Stable: at one address, the file's order.
+        me.entries.sort_by_key(|e| e.start);
+        let mut kept: Vec<Entry> = Vec::with_capacity(me.entries.len());
+        for e in me.entries.drain(..) {
+            match kept.last_mut() {
+                Some(last) if last.start == e.start => {
+                    (last.name, last.len) = (e.name, e.len);
+                }
+                _ => kept.push(e),
             }
         }
-        Self {
-            hidden: lines > 0 && raw.is_empty(),
-            table: SymbolTable::new(raw),
-            modules,
-        }
+        me.entries = kept;
+        me.hidden = lines > 0 && me.entries.is_empty();
+        me
     }
 
     /// This machine's table (empty when it cannot be read).
@@ -75,20 +106,36 @@ impl Kallsyms {
             .map_or_else(|_| Self::default(), |t| Self::parse(&t))
     }
 
-    /// The symbol at `addr` and its DSO as perf names it (`[kernel.kallsyms]` or `[module]`).
-    pub fn find(&self, addr: u64) -> Option<(&Arc<str>, Option<&Arc<str>>)> {
-        let (name, start) = self.table.find(addr)?;
-        let at = self.modules.partition_point(|m| m.0 <= start);
-        let module = self
-            .modules
-            .get(at.checked_sub(1)?)
-            .and_then(|m| m.1.as_ref());
+    /// The symbol at `addr` (demangled) and its module, when it is in one.
+    pub fn find(&self, addr: u64) -> Option<(Arc<str>, Option<&Arc<str>>)> {
+        let at = self
+            .entries
+            .partition_point(|e| e.start <= addr)
+            .checked_sub(1)?;
+        let e = self.entries[at];
+        let index = u32::try_from(at).ok()?;
+        let name = self
+            .found
+            .borrow_mut()
+            .entry(index)
+            .or_insert_with(|| {
+                let from = e.name as usize;
+                let raw = self
+                    .names
+                    .get(from..from + usize::from(e.len))
+                    .unwrap_or("");
+                Arc::from(&*demangle(raw))
+            })
+            .clone();
+        let module = usize::from(e.module)
+            .checked_sub(1)
+            .and_then(|m| self.modules.get(m));
         Some((name, module))
     }
 
     /// Whether it has no symbol.
     pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -102,7 +149,9 @@ mod tests {
             "ffffffff821f4320 T memcpy\nffffffff821f4320 T __pi_memcpy\nffffffff821f4400 T next\n",
         );
         assert_eq!(
-            k.find(0xffff_ffff_821f_4330).map(|f| &**f.0),
+            k.find(0xffff_ffff_821f_4330)
+                .map(|f| f.0.to_string())
+                .as_deref(),
             Some("__pi_memcpy")
         );
     }
@@ -113,13 +162,34 @@ mod tests {
             "ffffffff81000000 T _stext\nffffffff81000100 t helper\nffffffffc0000000 t ext4_fn\t[ext4]\n",
         );
         assert_eq!(
-            k.find(0xffff_ffff_8100_0104).map(|s| &**s.0),
+            k.find(0xffff_ffff_8100_0104)
+                .map(|s| s.0.to_string())
+                .as_deref(),
             Some("helper")
         );
         let (name, module) = k.find(0xffff_ffff_c000_0001).unwrap();
-        assert_eq!((&**name, module.map(|m| &**m)), ("ext4_fn", Some("ext4")));
+        assert_eq!((&*name, module.map(|m| &**m)), ("ext4_fn", Some("ext4")));
         assert!(!k.hidden);
         let hidden = Kallsyms::parse("0000000000000000 T _stext\n0000000000000000 t x\n");
         assert!(hidden.hidden && hidden.is_empty());
+    }
+
+    #[test]
+    fn names_are_shared_once_found_and_an_overlong_one_is_no_kernels() {
+        let long = "x".repeat(70_000);
+        let text = format!(
+            "ffffffffc0000000 t first\t[mod_a]\nffffffffc0000000 t second\t[mod_b]\n\
+             ffffffffc0000100 t {long}\nffffffffc0000200 t _RNvCs1234_4core3fmt\n"
+        );
+        let k = Kallsyms::parse(&text);
+        let (a, module) = k.find(0xffff_ffff_c000_0150).unwrap();
+        // The overlong name is left out: its address falls to the symbol before.
+        assert_eq!((&*a, module.map(|m| &**m)), ("second", Some("mod_a")));
+        let (b, _) = k.find(0xffff_ffff_c000_0001).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        // Names are demangled as a binary's are.
+        let (rust, module) = k.find(0xffff_ffff_c000_0200).unwrap();
+        assert_eq!((&*rust, module), (&*demangle("_RNvCs1234_4core3fmt"), None));
+        assert!(k.find(0x10).is_none());
     }
 }

@@ -235,10 +235,15 @@ impl Output {
             return Ok(Output::Stdout(Named::new("<stdout>", out)));
         };
         let target = sanitize(&path.display().to_string()).into_owned();
+        // The signals are caught before the temporary file exists, and the catcher waits
+        // for its name: a signal in between would end the program and leave the file.
+        let temp = remove_on_signal();
+        let mut name = temp
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let file = Replacement::create(path).with_context(|| format!("cannot create {target}"))?;
-        if let Some(temp) = file.temp_path() {
-            remove_on_signal(temp.to_owned());
-        }
+        *name = file.temp_path().map(Path::to_path_buf);
+        drop(name);
         Ok(Output::File(Named::new(target, file)))
     }
 
@@ -278,18 +283,27 @@ impl Write for Output {
     }
 }
 
-/// On SIGINT, SIGTERM or SIGHUP, removes `temp` and exits with 128 + the signal.
-fn remove_on_signal(temp: std::path::PathBuf) {
+/// On SIGINT, SIGTERM or SIGHUP, removes the file named in the slot returned (once it is
+/// free: whoever creates the file holds it meanwhile) and exits with 128 + the signal.
+fn remove_on_signal() -> std::sync::Arc<std::sync::Mutex<Option<std::path::PathBuf>>> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(None::<std::path::PathBuf>));
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return;
+        return slot;
     };
+    let temp = std::sync::Arc::clone(&slot);
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let _ = std::fs::remove_file(&temp);
+            let name = temp
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(path) = name.as_ref() {
+                let _ = std::fs::remove_file(path);
+            }
             std::process::exit(128 + signal);
         }
     });
+    slot
 }
 
 /// Whether the output is the folded export of one input as read (nothing between the

@@ -390,4 +390,76 @@ mod tests {
         assert!(info.in_memory().is_none());
         assert_eq!(same_frames(&paged, &whole, text), (by_unit, inlined));
     }
+
+    /// DWARF with damaged bytes, read in pages from a file and in memory, answers with
+    /// frames or with nothing: never a panic.
+    #[test]
+    fn damaged_dwarf_in_pages_or_in_memory_never_panics() {
+        use object::{Object, ObjectSection};
+        use std::io::Read as _;
+        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let (text, ranges) = {
+            let file = object::File::parse(&bytes[..]).unwrap();
+            let text = file.section_by_name(".text").unwrap();
+            let ranges: Vec<(usize, usize)> = SECTIONS
+                .iter()
+                .filter_map(|id| file.section_by_name(id.name())?.file_range())
+                .map(|(at, size)| (at as usize, size as usize))
+                .collect();
+            (text.address()..text.address() + text.size(), ranges)
+        };
+        let path = std::env::temp_dir().join(format!("flametui-damaged-{}", std::process::id()));
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut answered = 0;
+        // Each section in turn, 8 of its bytes set to pseudo-random values, twice.
+        for &(at, size) in ranges.iter().chain(&ranges) {
+            let mut named = 0;
+            let mut damaged = bytes.clone();
+            for _ in 0..8 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let pos = at + (state >> 33) as usize % size.max(1);
+                damaged[pos] = (state >> 25) as u8;
+            }
+            std::fs::write(&path, &damaged).unwrap();
+            let file = object::File::parse(&damaged[..]).unwrap();
+            let open = |at, size| {
+                let f = std::fs::File::open(&path).ok()?;
+                Some(Paged::new(f, at, usize::try_from(size).ok()?))
+            };
+            let loads = [
+                FileDwarf::load_with(&file, &open, 0),
+                FileDwarf::load(&file, &|_, _| None),
+            ];
+            for dwarf in loads.iter().flatten() {
+                for probe in text.clone().step_by(5) {
+                    let Some(found) = dwarf.context_for(probe) else {
+                        continue;
+                    };
+                    if let Ok(mut it) = found.context.find_frames(probe).skip_all_loads() {
+                        for _ in 0..64 {
+                            match it.next() {
+                                Ok(Some(f)) => {
+                                    named += usize::from(
+                                        f.function.is_some_and(|n| n.raw_name().is_ok()),
+                                    );
+                                }
+                                Ok(None) | Err(_) => break,
+                            }
+                        }
+                    }
+                    let _ = found.context.find_location(probe);
+                }
+            }
+            answered += usize::from(named > 0);
+        }
+        let _ = std::fs::remove_file(&path);
+        // Some damage leaves answers (a name, a line), some leaves none.
+        assert!(answered > 2 && answered < ranges.len() * 2, "{answered}");
+    }
 }

@@ -333,6 +333,17 @@ mod tests {
         out
     }
 
+    /// The C++ test binary (`testdata/perf-data-cxx.gz`), with its DWARF.
+    fn cxx_binary() -> Vec<u8> {
+        use std::io::Read as _;
+        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    }
+
     /// At every address of `text`, the context `dwarf` gives answers as `whole`; how many
     /// addresses a unit's context answered, and how many have inlined frames.
     fn same_frames(
@@ -357,12 +368,7 @@ mod tests {
     #[test]
     fn a_unit_alone_answers_as_the_whole_file() {
         use object::{Object, ObjectSection};
-        use std::io::Read as _;
-        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
-        let mut bytes = Vec::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
-            .read_to_end(&mut bytes)
-            .unwrap();
+        let bytes = cxx_binary();
         let file = object::File::parse(&bytes[..]).unwrap();
         let dwarf = FileDwarf::load(&file, &|_, _| None).unwrap();
         assert!(!dwarf.linked);
@@ -396,12 +402,7 @@ mod tests {
     #[test]
     fn damaged_dwarf_in_pages_or_in_memory_never_panics() {
         use object::{Object, ObjectSection};
-        use std::io::Read as _;
-        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
-        let mut bytes = Vec::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
-            .read_to_end(&mut bytes)
-            .unwrap();
+        let bytes = cxx_binary();
         let (text, ranges) = {
             let file = object::File::parse(&bytes[..]).unwrap();
             let text = file.section_by_name(".text").unwrap();

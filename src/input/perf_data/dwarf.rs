@@ -92,8 +92,8 @@ impl FileDwarf {
                 .filter(|r| r.format == CompressionFormat::None && r.uncompressed_size >= least);
             if let Some(paged) = plain.and_then(|r| paged(r.offset, r.uncompressed_size)) {
                 sections.push((id, Bytes::paged(paged, endian)));
-            } else if let Some(data) = section_bytes(&section, &|_, _| None) {
-                sections.push((id, Bytes::memory(data, endian)));
+            } else if let Ok(data) = section.uncompressed_data() {
+                sections.push((id, Bytes::memory(Arc::from(&*data), endian)));
             }
         }
         let mut me = FileDwarf {
@@ -147,27 +147,18 @@ impl FileDwarf {
                     }
                 }
             }
-            if whole {
-                self.add_unit(&mut unit_of, offset, set);
+            if !whole {
+                continue;
             }
+            let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
+            let unit = *unit_of.entry(offset).or_insert_with(|| {
+                self.units.push((offset, OnceCell::new()));
+                next
+            });
+            self.ranges
+                .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
         }
         self.ranges.sort_unstable_by_key(|r| r.0);
-    }
-
-    /// Adds the address ranges `set` of the unit at `offset` (numbered in `unit_of`).
-    fn add_unit(
-        &mut self,
-        unit_of: &mut rustc_hash::FxHashMap<usize, u32>,
-        offset: usize,
-        set: Vec<(u64, u64)>,
-    ) {
-        let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
-        let unit = *unit_of.entry(offset).or_insert_with(|| {
-            self.units.push((offset, OnceCell::new()));
-            next
-        });
-        self.ranges
-            .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
     }
 
     /// The context to ask about `probe`: its unit's, or the whole file's.
@@ -226,22 +217,6 @@ impl FileDwarf {
         dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
         Some(dwarf)
     }
-}
-
-/// The bytes of `section`, inflated when it is compressed; `direct` reads one that is not
-/// straight from the file when it can (`(offset, size)`; `None`: through the parsed file,
-/// then copied).
-pub fn section_bytes<'d, S: object::ObjectSection<'d>>(
-    section: &S,
-    direct: &dyn Fn(u64, u64) -> Option<Arc<[u8]>>,
-) -> Option<Arc<[u8]>> {
-    let plain = section
-        .compressed_file_range()
-        .ok()
-        .filter(|r| r.format == object::CompressionFormat::None);
-    plain
-        .and_then(|r| direct(r.offset, r.uncompressed_size))
-        .or_else(|| Some(Arc::from(&*section.uncompressed_data().ok()?)))
 }
 
 /// A section that is not compressed is read from its file in pages from this size on

@@ -50,7 +50,7 @@ impl Paged {
     }
 
     /// Calls `f` with the bytes of the page holding `pos` from `pos` on, read from the
-    /// file unless kept; the cache is locked meanwhile (no page is copied out whole nor
+    /// file unless kept; the cache is borrowed meanwhile (no page is copied out whole nor
     /// shared).
     #[inline]
     fn with_page<T>(&self, pos: usize, f: impl FnOnce(&[u8]) -> T) -> Result<T> {

@@ -8,7 +8,7 @@ use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTab
 
 use super::source::{Source, open_for_sections, with_elf};
 use super::{CodeSections, Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
-use crate::input::perf_data::dwarf::{Context, FileDwarf, section_bytes};
+use crate::input::perf_data::dwarf::{Context, FileDwarf};
 use crate::profile::source::{Arch, MOST_CODE_BYTES};
 
 impl Elf {
@@ -374,6 +374,22 @@ fn section_data<'d, R: object::ReadRef<'d>>(
 
 /// Reads a section that is not compressed straight from the file (see [`section_bytes`]).
 type Direct<'a> = &'a dyn Fn(u64, u64) -> Option<Arc<[u8]>>;
+
+/// The bytes of `section`, inflated when it is compressed; `direct` reads one that is not
+/// straight from the file when it can (`(offset, size)`; `None`: through the parsed file,
+/// then copied).
+fn section_bytes<'d, S: object::ObjectSection<'d>>(
+    section: &S,
+    direct: Direct,
+) -> Option<Arc<[u8]>> {
+    let plain = section
+        .compressed_file_range()
+        .ok()
+        .filter(|r| r.format == object::CompressionFormat::None);
+    plain
+        .and_then(|r| direct(r.offset, r.uncompressed_size))
+        .or_else(|| Some(Arc::from(&*section.uncompressed_data().ok()?)))
+}
 
 /// The unwinder's sections of `file` (`direct` as in [`section_bytes`]).
 pub(super) fn unwind_sections<'d, R: object::ReadRef<'d>>(

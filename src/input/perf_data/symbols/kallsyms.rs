@@ -84,18 +84,16 @@ impl Kallsyms {
                 module,
             });
         }
-        // Stable: at one address, the file's order.
+        // Stable: at one address, the file's order; the first entry stays, named as the
+        // last.
         me.entries.sort_by_key(|e| e.start);
-        let mut kept: Vec<Entry> = Vec::with_capacity(me.entries.len());
-        for e in me.entries.drain(..) {
-            match kept.last_mut() {
-                Some(last) if last.start == e.start => {
-                    (last.name, last.len) = (e.name, e.len);
-                }
-                _ => kept.push(e),
+        me.entries.dedup_by(|later, first| {
+            let same = later.start == first.start;
+            if same {
+                (first.name, first.len) = (later.name, later.len);
             }
-        }
-        me.entries = kept;
+            same
+        });
         me.hidden = lines > 0 && me.entries.is_empty();
         me
     }

@@ -202,7 +202,6 @@ pub struct UnwindSections {
     /// `.eh_frame` covers prologues and epilogues (for flametui's own binary, 8.5 MB
     /// read for nothing).
     pub text: Option<std::ops::Range<u64>>,
-    /// `(address range, bytes)` of `.eh_frame`, `.eh_frame_hdr`; `.debug_frame`'s bytes.
     /// `.eh_frame`.
     pub eh_frame: Option<(std::ops::Range<u64>, Arc<[u8]>)>,
     /// `.eh_frame_hdr`.

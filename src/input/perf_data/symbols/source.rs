@@ -42,33 +42,28 @@ impl Source {
     /// file (its bytes are in memory) or a range the file does not have.
     pub(super) fn section(&self, offset: u64, size: u64) -> Option<std::sync::Arc<[u8]>> {
         use std::os::unix::fs::FileExt as _;
-        let Source::Parts(sparse) = self else {
-            return None;
-        };
-        if offset.checked_add(size)? > sparse.len {
-            return None;
-        }
+        let sparse = self.holding(offset, size)?;
         let mut bytes: std::sync::Arc<[u8]> =
             std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
         let buf = std::sync::Arc::get_mut(&mut bytes)?;
         sparse.raw.read_exact_at(buf, offset).ok()?;
         Some(bytes)
     }
-}
 
-impl Source {
-    /// The `size` bytes at `offset` of a large file, to be read in pages when asked (a
-    /// DWARF section: see [`crate::input::perf_data::paged`]); `None` for a small file or
-    /// a range the file does not have.
+    /// As [`Source::section`], the bytes to be read in pages when asked (a DWARF section:
+    /// see [`crate::input::perf_data::paged`]).
     pub(super) fn paged(&self, offset: u64, size: u64) -> Option<Paged> {
+        let sparse = self.holding(offset, size)?;
+        let file = sparse.raw.try_clone().ok()?;
+        Some(Paged::new(file, offset, usize::try_from(size).ok()?))
+    }
+
+    /// The large file read in parts, when it has the `size` bytes at `offset`.
+    fn holding(&self, offset: u64, size: u64) -> Option<&Sparse> {
         let Source::Parts(sparse) = self else {
             return None;
         };
-        if offset.checked_add(size)? > sparse.len {
-            return None;
-        }
-        let file = sparse.raw.try_clone().ok()?;
-        Some(Paged::new(file, offset, usize::try_from(size).ok()?))
+        (offset.checked_add(size)? <= sparse.len).then_some(sparse)
     }
 }
 

@@ -14,6 +14,7 @@ mod bpftrace;
 mod cli;
 mod collapse;
 mod conformance;
+mod dwarf_hostile;
 mod export_memory;
 mod folded_tools;
 mod formats;

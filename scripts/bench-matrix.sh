@@ -22,6 +22,10 @@
 #                   splitting them into lines (the least a line parser does), and
 #                   wc -l FILE (read and count newlines with memchr), both from the page
 #                   cache as the tools read it
+#   pipe floor      cat FILE | cat > /dev/null: what moving the file through a pipe costs
+#                   alone, the least `cat FILE | flametui -` can take
+#   fixed memory    both tools on the row's first 3,000 lines: their peak RSS before the
+#                   input counts (code paged in, libraries, thread stacks)
 # and the outputs are checked: flametui's equal to inferno's once the deliberate
 # deviations are undone (as_inferno below), and the 1-thread and pipe outputs equal to the
 # default run's. The real row is `perf record -a -g` of a cargo build of this repository,
@@ -38,7 +42,9 @@ cd "$(dirname "$0")/.."
 if [ -n "${QUICK:-}" ]; then mb=${MB:-20}; else mb=${MB:-200}; fi
 runs=${RUNS:-3}
 seed=${SEED:-20261201}
-work=$(mktemp -d "${TMPDIR:-/tmp}/flametui-matrix.XXXXXX")
+# The inputs, outputs and both tools live in memory when they can (scripts/workdir.sh).
+. scripts/workdir.sh
+work=$(work_dir matrix)
 trap 'rm -rf "$work"' EXIT
 
 if [ -n "${FLAMETUI:-}" ]; then
@@ -59,6 +65,9 @@ fi
 # It has no --version: ask cargo, when it installed it.
 inferno_version=$(cargo install --list --root "$(dirname "$inferno")/.." 2>/dev/null \
   | awk '$1 == "inferno" { sub(/:$/, "", $2); print $2 }' || true)
+# Both tools run from the work directory (see above).
+cp "$ft" "$work/flametui" && ft="$work/flametui"
+cp "$inferno" "$work/inferno-collapse-perf" && inferno="$work/inferno-collapse-perf"
 
 # The floor: reading the file and finding its lines, nothing else.
 cat > "$work/read_split.rs" <<'EOF'
@@ -142,7 +151,7 @@ if [ ${#shapes[@]} -eq 0 ]; then
   rm -f "$work/probe.data"
 fi
 
-tools=(inferno i1 flametui t1 pipe floor wc)
+tools=(inferno i1 flametui t1 pipe floor wc catcat fixf fixi)
 rows_a=() rows_b=()
 for shape in "${shapes[@]}"; do
   file="$work/in.txt"
@@ -160,6 +169,12 @@ for shape in "${shapes[@]}"; do
     run pipe bash -c 'cat "$1" | "$2" --export folded -' _ "$file" "$ft"
     run floor "$work/read_split" "$file"
     run wc wc -l "$file"
+    run catcat bash -c 'cat "$1" | cat > /dev/null' _ "$file"
+  done
+  head -n 3000 "$file" > "$work/head.txt"
+  for _ in $(seq "$runs"); do
+    run fixf "$ft" --export folded "$work/head.txt"
+    run fixi "$inferno" "$work/head.txt"
   done
   declare -A W C M
   for t in "${tools[@]}"; do
@@ -189,10 +204,11 @@ for shape in "${shapes[@]}"; do
     -v iw="${W[inferno]}" -v ic="${C[inferno]}" -v im="${M[inferno]}" \
     -v tw="${W[t1]}" -v tc="${C[t1]}" -v tm="${M[t1]}" -v pw="${W[pipe]}" -v pm="${M[pipe]}" \
     -v jw="${W[i1]}" -v jc="${C[i1]}" -v jm="${M[i1]}" \
-    -v lw="${W[floor]}" -v cw="${W[wc]}" 'BEGIN {
+    -v lw="${W[floor]}" -v cw="${W[wc]}" -v qw="${W[catcat]}" -v xf="${M[fixf]}" -v xi="${M[fixi]}" 'BEGIN {
       mbs = b / 1048576; d = 0.01
-      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f | %.2f | %s |", s,
-        fw / iw, fc / (ic > d ? ic : d), fm / im, tw / jw, tc / (jc > d ? jc : d), tm / jm, pw / fw, pm / fm,
+      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f / %.0f | %.0f / %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %s |", s,
+        fw / iw, fc / (ic > d ? ic : d), fm / im, tw / jw, tc / (jc > d ? jc : d), tm / jm, pw / fw, pw / (qw > fw ? qw : fw), pm / fm,
+        xf / 1024, xi / 1024, (fm - xf) / 1024, (im - xi) / 1024,
         mbs / cw, mbs / lw, mbs / fw, mbs / tw, lw / tw, same }')")
   printf '%s\n%s\n' "${rows_a[-1]}" "${rows_b[-1]}" >&2
   unset W C M
@@ -209,10 +225,12 @@ done
   printf '%s\n' "${rows_a[@]}"
   echo
   echo "Ratios (flametui/inferno, each on its default threads, then both on one thread;"
-  echo "pipe/file), throughput in MB/s, output check:"
+  echo "pipe/file, and pipe against the larger of the file's time and \`cat | cat\`'s), fixed"
+  echo "memory (peak RSS on the first 3,000 lines) and the memory above it, flametui / inferno"
+  echo "in MB, throughput in MB/s, output check:"
   echo
-  echo "| shape | wall | CPU | RSS | 1-thread wall | 1-thread CPU | 1-thread RSS | pipe/file wall | pipe/file RSS | wc -l MB/s | read+split MB/s | flametui MB/s | 1-thread MB/s | floor/1-thread | output |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| shape | wall | CPU | RSS | 1-thread wall | 1-thread CPU | 1-thread RSS | pipe/file wall | pipe/floor wall | pipe/file RSS | fixed RSS | RSS above fixed | wc -l MB/s | read+split MB/s | flametui MB/s | 1-thread MB/s | floor/1-thread | output |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   printf '%s\n' "${rows_b[@]}"
 } | tee "${OUT:-/dev/null}"
 

@@ -16,7 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-190}
 runs=${RUNS:-3}
-work=$(mktemp -d "${TMPDIR:-/tmp}/flametui-bench.XXXXXX")
+# The input lives in memory when it can (scripts/workdir.sh).
+. scripts/workdir.sh
+work=$(work_dir bench)
 trap 'rm -rf "$work"' EXIT
 
 cargo build --release --quiet

@@ -6,10 +6,8 @@
 //! limit or a hang. (The library's own test reads the same damage in pages and in memory,
 //! in-process; this one holds the whole program to a limit.)
 
-use std::io::Read as _;
-
 use crate::limited::{assert_held, run_limited};
-use crate::testdata;
+use crate::{testdata, testdata_gunzipped};
 
 /// The writable memory of a run (`ulimit -d`): the undamaged recording loads under 4 MiB
 /// in a debug build (3 MiB aborts), and this is four times that.
@@ -69,10 +67,7 @@ fn a_binary_with_damaged_dwarf_loads_under_a_memory_limit() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("flametui-dwarf-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-cxx.gz")).unwrap())
-        .read_to_end(&mut bin)
-        .unwrap();
+    let bin = testdata_gunzipped("perf-data-cxx.gz");
     let sections: Vec<(String, usize, usize)> = {
         let file = object::File::parse(&bin[..]).unwrap();
         file.sections()

@@ -58,6 +58,19 @@ pub fn testdata(name: &str) -> String {
         .to_owned()
 }
 
+/// The bytes of a gzipped file under `testdata/`, decompressed.
+///
+/// # Panics
+/// When it cannot be read or is not gzip.
+pub fn testdata_gunzipped(name: &str) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(testdata(name)).unwrap())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
 /// The shared corpus beside the repository, if present.
 pub fn corpus() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");

@@ -3,12 +3,11 @@
 //! the others.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use flametui::input::{FormatChoice, LoadOptions, Loaded, load_path};
 use flametui::profile::Profile;
 
-use super::testdata;
+use super::{testdata, testdata_gunzipped};
 
 fn load(name: &str, opts: &LoadOptions) -> Profile {
     match load_path(&testdata(name), opts).unwrap() {
@@ -22,11 +21,7 @@ fn folded(p: &Profile) -> BTreeMap<String, u64> {
 }
 
 fn gunzip(name: &str) -> String {
-    let mut s = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata(name)).unwrap())
-        .read_to_string(&mut s)
-        .unwrap();
-    s
+    String::from_utf8(testdata_gunzipped(name)).unwrap()
 }
 
 /// Samples and summed periods per event, counted straight from the event lines (the

@@ -15,7 +15,7 @@ use flametui::input::PerfDataOptions;
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::{Format, Profile, Unit};
 
-use crate::testdata;
+use crate::{testdata, testdata_gunzipped as raw};
 
 /// A directory holding the tiny binary under its recorded name (or nothing).
 fn symfs(with_binary: bool) -> PathBuf {
@@ -25,10 +25,7 @@ fn symfs(with_binary: bool) -> PathBuf {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     if with_binary {
-        let mut bin = Vec::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-tiny.gz")).unwrap())
-            .read_to_end(&mut bin)
-            .unwrap();
+        let bin = raw("perf-data-tiny.gz");
         // Written aside and renamed: tests running at once never read a half-written file.
         let tmp = dir.join(format!("tiny.{:?}", std::thread::current().id()));
         std::fs::write(&tmp, bin).unwrap();
@@ -54,15 +51,6 @@ fn load(name: &str, with_binary: bool) -> Profile {
         Ok(Loaded::Single(p)) => p,
         other => panic!("{name}: {:?}", other.map(|_| ())),
     }
-}
-
-/// Gunzipped bytes of a test file.
-fn raw(name: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata(name)).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
 }
 
 #[test]
@@ -333,10 +321,7 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("flametui-symfs-cxx-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-cxx.gz")).unwrap())
-        .read_to_end(&mut bin)
-        .unwrap();
+    let bin = raw("perf-data-cxx.gz");
     std::fs::write(dir.join("cxx"), bin).unwrap();
     let o = LoadOptions {
         perf_data: PerfDataOptions {
@@ -384,10 +369,7 @@ fn a_binary_gone_from_its_path_is_read_from_the_build_id_cache() {
     // `readelf -n` of the committed binary: Build ID 95f4fd79…2441.
     let entry = cache.join(".build-id/95/f4fd7980b85f6472fd9410568a04aa69ec2441");
     std::fs::create_dir_all(&entry).unwrap();
-    let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata("perf-data-tiny.gz")).unwrap())
-        .read_to_end(&mut bin)
-        .unwrap();
+    let bin = raw("perf-data-tiny.gz");
     std::fs::write(entry.join("elf"), bin).unwrap();
     let mut o = opts(false);
     o.perf_data.buildid_dir = Some(cache.clone());

@@ -10,7 +10,7 @@ use flametui::export;
 use flametui::input::{self, LoadOptions, Loaded};
 use flametui::profile::{Format, Profile, Unit, functions};
 
-use crate::testdata;
+use crate::{testdata, testdata_gunzipped as gunzipped};
 
 fn load(name: &str, metric: Option<&str>) -> Profile {
     let opts = LoadOptions {
@@ -154,16 +154,6 @@ fn run(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let _ = input.write_all(stdin); // a usage error may exit before reading
     drop(input);
     child.wait_with_output().unwrap()
-}
-
-fn gunzipped(name: &str) -> Vec<u8> {
-    use std::io::Read;
-    let gz = fs::read(testdata(name)).unwrap();
-    let mut raw = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_end(&mut raw)
-        .unwrap();
-    raw
 }
 
 #[test]

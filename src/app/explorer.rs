@@ -12,6 +12,7 @@ use crate::profile::NameId;
 use crate::profile::Profile;
 use crate::profile::functions::{FunctionTotals, function_totals, function_totals_in};
 use crate::profile::scope::{is_halved, unit_scopes};
+use crate::profile::threads::spawn_or_run;
 use crate::profile::{CallTree, NodeId};
 use crate::view::layout::extend;
 use crate::view::names::{NameStyle, NameTable};
@@ -141,12 +142,10 @@ impl Explorer {
         // time of a view change on 3 M nodes), in turn otherwise.
         let (index, (functions, half_functions)) = if tree.len() >= PARALLEL_NODES {
             std::thread::scope(|s| {
-                let totals = s.spawn(|| (function_totals(tree), half_function_totals(tree)));
+                let totals =
+                    spawn_or_run(s, || (function_totals(tree), half_function_totals(tree)));
                 let index = TreeIndex::new(tree);
-                let totals = totals
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
-                (index, totals)
+                (index, totals.join())
             })
         } else {
             let index = TreeIndex::new(tree);

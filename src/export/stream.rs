@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Write};
 
+use crate::profile::threads::spawn_workers;
 use crate::profile::{CallTree, NameId, Rank, SortedWalk, path_order};
 
 /// Formatted bytes are handed on in chunks of about this many bytes.
@@ -151,36 +152,45 @@ pub fn write_runs<W: Write, R: Sync>(
     let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
     let wait = |g| changed.wait(g).unwrap_or_else(PoisonError::into_inner);
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(batch) = batches.get(i) else { break };
+        let formatters = spawn_workers(scope, threads, || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(batch) = batches.get(i) else { break };
+                let mut g = lock();
+                while i >= g.writing + window && !g.stop {
+                    g = wait(g);
+                }
+                if g.stop {
+                    break;
+                }
+                drop(g);
+                let mut hand = |buf: &mut Vec<u8>| {
                     let mut g = lock();
-                    while i >= g.writing + window && !g.stop {
+                    let chunk = std::mem::replace(buf, g.spare.pop().unwrap_or_default());
+                    let b = &mut g.batches[i];
+                    b.queued += chunk.len();
+                    b.chunks.push_back(chunk);
+                    changed.notify_all();
+                    while g.batches[i].queued >= QUEUED && !g.stop {
                         g = wait(g);
                     }
-                    if g.stop {
+                    !g.stop
+                };
+                let mut sink = Sink::new(&mut hand);
+                format(&runs[batch.clone()], &mut sink);
+                sink.finish();
+                lock().batches[i].done = true;
+                changed.notify_all();
+            }
+        });
+        if formatters.is_empty() {
+            // No thread could be started (a memory limit): this one formats it all.
+            return write_serial(out, |sink| {
+                for batch in &batches {
+                    if sink.stopped() {
                         break;
                     }
-                    drop(g);
-                    let mut hand = |buf: &mut Vec<u8>| {
-                        let mut g = lock();
-                        let chunk = std::mem::replace(buf, g.spare.pop().unwrap_or_default());
-                        let b = &mut g.batches[i];
-                        b.queued += chunk.len();
-                        b.chunks.push_back(chunk);
-                        changed.notify_all();
-                        while g.batches[i].queued >= QUEUED && !g.stop {
-                            g = wait(g);
-                        }
-                        !g.stop
-                    };
-                    let mut sink = Sink::new(&mut hand);
-                    format(&runs[batch.clone()], &mut sink);
-                    sink.finish();
-                    lock().batches[i].done = true;
-                    changed.notify_all();
+                    format(&runs[batch.clone()], sink);
                 }
             });
         }

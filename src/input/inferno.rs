@@ -38,6 +38,7 @@ use inferno::collapse::{dtrace, ghcprof, sample, vsprof, vtune, xctrace};
 use super::common::LineReader;
 use super::{Collector, ParseState, folded};
 use crate::error::{Error, Result};
+use crate::profile::threads::spawn_with;
 use crate::profile::{Format, Unit};
 
 /// The most bytes read to let inferno's collapsers decide (macOS `sample` says yes only
@@ -268,30 +269,30 @@ pub fn load<R: BufRead + Send>(reader: R, name: &str, collapser: Collapser) -> R
     };
     let (tx, rx) = sync_channel::<Vec<u8>>(4);
     let (out, result) = std::thread::scope(|scope| {
-        let worker = scope.spawn(move || {
-            QUIET.with(|q| q.set(true));
+        let tx_pipe = move |input| {
             let mut pipe = PipeWriter {
                 tx,
                 buf: Vec::with_capacity(CHUNK),
             };
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                collapser.collapse(input, &mut pipe)
-            }));
-            match run {
-                Ok(Ok(())) => pipe.flush().map_err(|e| e.to_string()),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(panic) => Err(panic_text(panic.as_ref())),
+            run_quietly(collapser, input, &mut pipe)
+        };
+        match spawn_with(scope, input, tx_pipe) {
+            Ok(worker) => {
+                let out = parse_folded(PipeReader {
+                    rx,
+                    chunk: Vec::new(),
+                    at: 0,
+                });
+                (out, worker.join())
             }
-        });
-        let out = parse_folded(PipeReader {
-            rx,
-            chunk: Vec::new(),
-            at: 0,
-        });
-        let result = worker
-            .join()
-            .unwrap_or_else(|panic| Err(panic_text(panic.as_ref())));
-        (out, result)
+            // No thread could be started (a memory limit): the collapser runs on this one,
+            // into memory.
+            Err(input) => {
+                let mut folded = Vec::new();
+                let result = run_quietly(collapser, input, &mut folded);
+                (parse_folded(io::Cursor::new(folded)), result)
+            }
+        }
     });
     let read_error = read_error.lock().ok().and_then(|mut e| e.take());
     if let Err(message) = result {
@@ -313,6 +314,24 @@ pub fn load<R: BufRead + Send>(reader: R, name: &str, collapser: Collapser) -> R
     out.stats.format = Some(collapser.format());
     out.stats.unit = collapser.unit();
     Ok(out)
+}
+
+/// Runs `collapser` on `input` into `out`, a panic of it caught and made an error.
+fn run_quietly<R: BufRead, W: Write>(
+    collapser: Collapser,
+    input: R,
+    out: &mut W,
+) -> std::result::Result<(), String> {
+    let was = QUIET.with(|q| q.replace(true));
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        collapser.collapse(input, &mut *out)
+    }));
+    QUIET.with(|q| q.set(was));
+    match run {
+        Ok(Ok(())) => out.flush().map_err(|e| e.to_string()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(panic) => Err(panic_text(panic.as_ref())),
+    }
 }
 
 /// inferno's message on one line: its lines (it quotes the line it could not read on one

@@ -11,6 +11,7 @@ use super::options::{LoadOptions, default_threads, max_threads};
 use super::parallel::ChunkParser;
 use super::{bpftrace, capped, detect, folded, inferno, live, parallel, perf, stap, stream};
 use crate::error::{Error, Result};
+use crate::profile::threads::spawn_with;
 use crate::profile::{CallTree, Format};
 
 /// The format of a text input: forced, sniffed by flametui's detection, else guessed by
@@ -184,13 +185,7 @@ pub(super) fn load_text<R: BufRead + Send>(
                 .as_ref()
                 .map(|snapshots| Live::new(snapshots, name, format));
             if let Some(wait) = live.as_ref().map(|l| l.snapshots.every) {
-                // Streaming: a reader thread, so a pause in the input shows the profile so far.
-                std::thread::scope(|scope| {
-                    let (tx, rx) = std::sync::mpsc::sync_channel(8);
-                    scope.spawn(move || live::read_batches(input, &tx));
-                    let mut lines = live::ChannelLines::new(rx, wait);
-                    parse_lines(&mut lines, format, opts, diff, live.as_mut(), &mut out);
-                });
+                read_live(input, wait, (format, opts, diff), live.as_mut(), &mut out);
             } else {
                 let mut lines = LineReader::new(BufReader::new(input));
                 parse_lines(&mut lines, format, opts, diff, None, &mut out);
@@ -202,6 +197,32 @@ pub(super) fn load_text<R: BufRead + Send>(
         out.stats.read_error.get_or_insert(e.to_string());
     }
     finish(out, name, format, opts.metric.as_deref())
+}
+
+/// Parses `input` as it comes, a reader thread passing it on, so that a pause in the input
+/// shows the profile so far (through `live`, when the input is quiet for `wait`).
+fn read_live<R: Read + Send>(
+    input: R,
+    wait: std::time::Duration,
+    (format, opts, diff): (Format, &LoadOptions, bool),
+    live: Option<&mut Live<'_>>,
+    out: &mut Collector,
+) {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(8);
+        match spawn_with(scope, input, move |i| live::read_batches(i, &tx)) {
+            Ok(_reader) => {
+                let mut lines = live::ChannelLines::new(rx, wait);
+                parse_lines(&mut lines, format, opts, diff, live, out);
+            }
+            // No thread could be started (a memory limit): the input is read on this
+            // one, shown once whole.
+            Err(input) => {
+                let mut lines = LineReader::new(BufReader::new(input));
+                parse_lines(&mut lines, format, opts, diff, None, out);
+            }
+        }
+    });
 }
 
 /// Whether a folded input is differential, and how to parse it in chunks (`None`: not

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use super::capped::skip_long;
 use super::common::for_each_line;
 use super::{Collector, ParseState, folded, perf};
+use crate::profile::threads::spawn_workers;
 use crate::profile::{CallTree, Format};
 
 /// What the workers need to parse any chunk alone.
@@ -265,28 +266,28 @@ fn parse_into<R: BufRead>(
     // Parsed chunks' buffers, back to the reader (as many as are in flight at most).
     let (spare_tx, spare) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.max(1))
-            .map(|_| {
-                let rx = Arc::clone(&rx);
-                let spare_tx = spare_tx.clone();
-                scope.spawn(move || -> io::Result<Collector> {
-                    let mut out = Collector::default();
-                    let mut worker = Worker::new(format);
-                    loop {
-                        let next = rx
-                            .lock()
-                            .map_err(|_| io::Error::other("worker lock"))?
-                            .recv();
-                        let Ok(chunk) = next else { break };
-                        worker.chunk(&chunk, &mut out);
-                        // The reader may have ended: the buffer is then freed here.
-                        let _ = spare_tx.send(chunk.bytes);
-                    }
-                    worker.finish(&mut out);
-                    Ok(out)
-                })
-            })
-            .collect();
+        let worker_rx = Arc::clone(&rx);
+        let worker_spare = spare_tx.clone();
+        let workers = spawn_workers(scope, threads.max(1), move || -> io::Result<Collector> {
+            let mut out = Collector::default();
+            let mut worker = Worker::new(format);
+            loop {
+                let next = worker_rx
+                    .lock()
+                    .map_err(|_| io::Error::other("worker lock"))?
+                    .recv();
+                let Ok(chunk) = next else { break };
+                worker.chunk(&chunk, &mut out);
+                // The reader may have ended: the buffer is then freed here.
+                let _ = worker_spare.send(chunk.bytes);
+            }
+            worker.finish(&mut out);
+            Ok(out)
+        });
+        if workers.is_empty() {
+            // No thread could be started (a memory limit): this one parses it all.
+            return Ok(parse_serial(reader, format, chunk_size));
+        }
         let mut read_error = None;
         let lines = split(
             reader,

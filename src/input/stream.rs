@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use super::Collector;
 use super::live::{self, Live, PREVIEW, Preview};
-use super::parallel::{Chunk, ChunkParser, Worker, boundary, seal};
+use super::parallel::{Chunk, ChunkParser, Worker, boundary, parse_serial, seal};
+use crate::profile::threads::spawn_with;
 
 /// Bytes the reader thread asks for at a time (a pipe hands over at most 64 KiB).
 const BLOCK: usize = 256 * 1024;
@@ -42,33 +43,27 @@ pub fn parse<R: Read + Send>(
     let parsed = AtomicU64::new(0);
     let (chunks, rx) = mpsc::sync_channel::<Chunk>(threads * 2);
     let rx = Arc::new(Mutex::new(rx));
-    let (lines, read_error) = std::thread::scope(|scope| {
+    let (lines, read_error) = match std::thread::scope(|scope| {
+        let workers = start_workers(scope, &parts, &rx, &parsed, format);
         // The reader thread passes on what each read returns, as it comes.
         let (blocks_tx, blocks) = mpsc::sync_channel::<live::Bytes>(16);
-        scope.spawn(move || {
-            live::read_chunks(io::BufReader::with_capacity(BLOCK, reader), &blocks_tx);
-        });
-        let workers: Vec<_> = parts
-            .iter()
-            .map(|part| {
-                let (rx, parsed) = (Arc::clone(&rx), &parsed);
-                scope.spawn(move || {
-                    let mut worker = Worker::new(format);
-                    loop {
-                        let next = rx.lock().map_err(|_| io::Error::other("worker lock"))?;
-                        let Ok(chunk) = next.recv() else { break };
-                        drop(next);
-                        let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
-                        worker.chunk(&chunk, &mut out);
-                        drop(out);
-                        parsed.fetch_add(1, Ordering::Release);
-                    }
-                    let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
-                    worker.finish(&mut out);
-                    Ok::<(), io::Error>(())
-                })
-            })
-            .collect();
+        let read = move |r| live::read_chunks(io::BufReader::with_capacity(BLOCK, r), &blocks_tx);
+        let reader = if workers.is_empty() {
+            Err(reader)
+        } else {
+            spawn_with(scope, reader, read).map(drop)
+        };
+        if let Err(reader) = reader {
+            // Not all threads could be started (a memory limit): this one parses it all,
+            // shown once whole.
+            drop(chunks);
+            for w in workers {
+                w.join()
+                    .map_err(|_| io::Error::other("parser thread panicked"))??;
+            }
+            let serial = parse_serial(io::BufReader::new(reader), format, chunk_size);
+            return Ok(Err(serial));
+        }
         let mut cutter = Cutter {
             format,
             buf: Vec::new(),
@@ -128,14 +123,52 @@ pub fn parse<R: Read + Send>(
             w.join()
                 .map_err(|_| io::Error::other("parser thread panicked"))??;
         }
-        Ok::<_, io::Error>((lines, read_error))
-    })?;
+        Ok::<_, io::Error>(Ok((lines, read_error)))
+    })? {
+        Ok(read) => read,
+        Err(serial) => return Ok(serial),
+    };
     let mut merged = gathered;
     for part in parts {
         merged.merge(part.into_inner().unwrap_or_else(PoisonError::into_inner));
     }
     seal(&mut merged, format, lines, read_error);
     Ok(merged)
+}
+
+/// Starts a worker per part, as many as the system gives (none under a tight memory
+/// limit): each parses the chunks it takes from `rx` into its part.
+fn start_workers<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    parts: &'scope [Shared],
+    rx: &Arc<Mutex<mpsc::Receiver<Chunk>>>,
+    parsed: &'scope AtomicU64,
+    format: &'scope ChunkParser,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, io::Result<()>>> {
+    let mut workers = Vec::with_capacity(parts.len());
+    for part in parts {
+        let rx = Arc::clone(rx);
+        let started = std::thread::Builder::new().spawn_scoped(scope, move || {
+            let mut worker = Worker::new(format);
+            loop {
+                let next = rx.lock().map_err(|_| io::Error::other("worker lock"))?;
+                let Ok(chunk) = next.recv() else { break };
+                drop(next);
+                let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
+                worker.chunk(&chunk, &mut out);
+                drop(out);
+                parsed.fetch_add(1, Ordering::Release);
+            }
+            let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
+            worker.finish(&mut out);
+            Ok(())
+        });
+        match started {
+            Ok(w) => workers.push(w),
+            Err(_) => break,
+        }
+    }
+    workers
 }
 
 /// Cuts the bytes received so far into chunks at record boundaries.

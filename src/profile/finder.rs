@@ -8,6 +8,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::intern::{NameId, NameSource};
 use super::skim::Scorer;
+use super::threads::{Job, spawn_or_run};
 use super::tree::CallTree;
 
 /// One ranked candidate.
@@ -95,12 +96,9 @@ pub fn find_in<N: NameSource>(
         std::thread::scope(|s| {
             let parts: Vec<_> = candidates
                 .chunks(per)
-                .map(|c| s.spawn(move || score(c)))
+                .map(|c| spawn_or_run(s, move || score(c)))
                 .collect();
-            parts
-                .into_iter()
-                .flat_map(|p| p.join().unwrap_or_default())
-                .collect()
+            parts.into_iter().flat_map(Job::join).collect()
         })
     };
     if !query.is_empty() && memo.levels.last().is_none_or(|(q, _)| q != query) {

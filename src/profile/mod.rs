@@ -25,6 +25,7 @@ pub mod significance;
 pub mod skim;
 pub mod slice;
 pub mod source;
+pub mod threads;
 pub mod transform;
 pub mod tree;
 

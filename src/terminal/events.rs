@@ -3,16 +3,16 @@
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::Sender;
-use std::thread;
 
 use crossterm::event;
 
 use super::Input;
 use super::setup::restore;
+use crate::profile::threads::start;
 
 /// Keys, mouse and resizes from the terminal.
-pub(super) fn spawn_events(tx: Sender<Input>) {
-    thread::spawn(move || {
+pub(super) fn spawn_events(tx: Sender<Input>) -> std::io::Result<()> {
+    start(move || {
         loop {
             let input = event::read().map_or(Input::Stop, Input::Event);
             let stop = matches!(input, Input::Stop);
@@ -20,7 +20,7 @@ pub(super) fn spawn_events(tx: Sender<Input>) {
                 break;
             }
         }
-    });
+    })
 }
 
 /// The signal that ended the viewer (0: none); `main` exits with 128 + it, as shells expect.
@@ -61,7 +61,8 @@ pub(super) fn spawn_signals(tx: Sender<Input>) {
     let Ok(mut signals) = signal_hook::iterator::Signals::new(all) else {
         return;
     };
-    thread::spawn(move || {
+    // Without it (no thread to be had) signals are caught and not acted on.
+    let _ = start(move || {
         for signal in signals.forever() {
             let input = match signal {
                 SIGTSTP => Input::Suspend,

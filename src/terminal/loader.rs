@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use super::Input;
 use crate::app::Progress;
 use crate::input::{self, LoadOptions, Loaded};
+use crate::profile::threads::start;
 use crate::profile::transform::Transform;
 use crate::timeline::SliceArgs;
 
@@ -95,14 +96,15 @@ const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
 /// Loads on a thread, one input after the other; another reports progress (over all the
 /// inputs) ten times a second until it is done. One profile is sent as loaded, two (or the
 /// two sides of a differential file) as a pair.
-pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
+pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) -> io::Result<()> {
     let total = jobs.iter().map(|j| j.total).sum::<Option<u64>>();
     let bytes = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
     {
         let (bytes, done, tx) = (Arc::clone(&bytes), Arc::clone(&done), tx.clone());
-        thread::spawn(move || {
+        // Without it (no thread to be had) the load shows no progress.
+        let _ = start(move || {
             let (mut last, mut since) = (0, Instant::now());
             while !done.load(Ordering::Relaxed) {
                 let read = bytes.load(Ordering::Relaxed);
@@ -124,7 +126,8 @@ pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
     }
     // One input of unknown size (a pipe): show the graph while it streams in.
     let live = jobs.len() == 1 && jobs.iter().all(|j| j.total.is_none());
-    thread::spawn(move || {
+    let stop_progress = Arc::clone(&done);
+    start(move || {
         let mut loaded = Vec::new();
         for mut job in jobs {
             if live {
@@ -180,7 +183,8 @@ pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) {
             },
         };
         let _ = tx.send(input);
-    });
+    })
+    .inspect_err(|_| stop_progress.store(true, Ordering::Relaxed))
 }
 
 /// Ends loading with an error.

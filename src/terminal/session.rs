@@ -187,10 +187,9 @@ fn explore_jobs_with(
         .collect::<Vec<_>>()
         .join(" and ");
     let (tx, rx) = mpsc::channel();
-    spawn_loader(jobs, tx.clone());
+    spawn_loader(jobs, tx.clone())?;
     let mut terminal = init()?;
     debug_panic_for_tests(&mut terminal, &App::loading(&source, colors))?;
-    spawn_events(tx.clone());
     spawn_signals(tx.clone());
     let mut app = App::loading(&source, colors);
     app.view = view;
@@ -203,8 +202,8 @@ fn explore_jobs_with(
         .map(PathBuf::from)
         .collect();
     let delay = slow_jobs_for_tests(&mut app);
-    let mut worker = Worker::spawn(tx, delay);
-    let result = run_with(&mut terminal, rx, &mut app, &mut worker);
+    let started = spawn_events(tx.clone()).and_then(|()| Worker::spawn(tx, delay));
+    let result = started.and_then(|mut w| run_with(&mut terminal, rx, &mut app, &mut w));
     restore();
     result.map(|()| app)
 }

@@ -18,6 +18,7 @@ use crate::app::App;
 use crate::app::top::{Facts, TopState};
 use crate::input::{self, LoadOptions, Loaded};
 use crate::profile::Profile;
+use crate::profile::threads::start;
 use crate::view::color::ColorMode;
 use crate::view::names::NameStyle;
 
@@ -63,16 +64,15 @@ pub fn explore_top(source: TopSource, (colors, names): (ColorMode, NameStyle)) -
     } = source;
     let (tx, rx) = mpsc::channel();
     let started = Instant::now();
-    spawn_reader(reader, every, prepare, started, tx.clone());
+    spawn_reader(reader, every, prepare, started, tx.clone())?;
     spawn_clock(started, tx.clone());
     let mut terminal = init()?;
-    spawn_events(tx.clone());
     spawn_signals(tx.clone());
     let mut app = App::loading("perf top", colors);
     app.names = names;
     app.top = Some(state);
-    let mut worker = Worker::spawn(tx, Duration::ZERO);
-    let result = run_with(&mut terminal, rx, &mut app, &mut worker);
+    let started = spawn_events(tx.clone()).and_then(|()| Worker::spawn(tx, Duration::ZERO));
+    let result = started.and_then(|mut w| run_with(&mut terminal, rx, &mut app, &mut w));
     restore();
     result.map(|()| app)
 }
@@ -85,8 +85,8 @@ fn spawn_reader(
     prepare: Prepare,
     started: Instant,
     tx: Sender<Input>,
-) {
-    thread::spawn(move || {
+) -> io::Result<()> {
+    start(move || {
         let prepare = Arc::new(prepare);
         let last = Arc::new(Mutex::new((Instant::now(), cpu_time())));
         let send = {
@@ -133,12 +133,13 @@ fn spawn_reader(
                 let _ = tx.send(Input::Loaded(Err(e.to_string())));
             }
         }
-    });
+    })
 }
 
 /// The clock of the badge ("updated N s ago"), four times a second.
 fn spawn_clock(started: Instant, tx: Sender<Input>) {
-    thread::spawn(move || {
+    // Without it (no thread to be had) the badge's clock stands still.
+    let _ = start(move || {
         while tx.send(Input::TopTick(started.elapsed())).is_ok() {
             thread::sleep(Duration::from_millis(250));
         }

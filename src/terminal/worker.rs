@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::Input;
 use crate::app::jobs::{Done, Garbage, Job};
 use crate::app::{App, finish};
+use crate::profile::threads::start;
 
 /// Where the app's background jobs run (`app::jobs`).
 pub trait Runner {
@@ -78,10 +79,13 @@ struct WorkerState {
 impl Worker {
     /// Starts the threads; results and progress go to `tx`. `delay` (debug builds, for the
     /// end-to-end tests) makes each job take at least that long.
-    pub(super) fn spawn(tx: Sender<Input>, delay: Duration) -> Self {
+    ///
+    /// # Errors
+    /// The thread could not be started.
+    pub(super) fn spawn(tx: Sender<Input>, delay: Duration) -> std::io::Result<Self> {
         let shared = Arc::new((Mutex::new(WorkerState::default()), Condvar::new()));
         let worker = Arc::clone(&shared);
-        thread::spawn(move || {
+        start(move || {
             let (lock, ready) = &*worker;
             let wanted = |id: u64| lock.lock().is_ok_and(|s| s.wanted == id);
             loop {
@@ -107,8 +111,8 @@ impl Worker {
                     return;
                 }
             }
-        });
-        Worker { shared }
+        })?;
+        Ok(Worker { shared })
     }
 
     fn with_state(&self, f: impl FnOnce(&mut WorkerState)) {
@@ -137,7 +141,8 @@ fn spawn_ticker(
 ) -> Ticker {
     let ended = Arc::new(AtomicBool::new(false));
     let done = Arc::clone(&ended);
-    thread::spawn(move || {
+    // Without it (no thread to be had) a job shows no time.
+    let _ = start(move || {
         loop {
             thread::sleep(Duration::from_millis(100));
             let wanted = shared.0.lock().is_ok_and(|s| s.wanted == id);
@@ -169,7 +174,8 @@ impl Runner for Worker {
     }
 
     fn free(&mut self, garbage: Garbage) {
-        thread::spawn(move || drop(garbage));
+        // Dropped on this thread when none can be started.
+        let _ = start(move || drop(garbage));
     }
 }
 
@@ -212,7 +218,7 @@ mod tests {
     fn the_newest_job_supersedes_and_a_stopped_one_sends_nothing() {
         let (tx, rx) = mpsc::channel();
         // Each job waits 300 ms first: the first is still waiting when the second comes.
-        let mut worker = Worker::spawn(tx, Duration::from_millis(300));
+        let mut worker = Worker::spawn(tx, Duration::from_millis(300)).unwrap();
         let mut a = app();
         let first = job(&mut a, ToolAction::Invert);
         let second = job(&mut a, ToolAction::Order);

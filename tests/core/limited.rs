@@ -37,8 +37,20 @@ impl Limited {
 /// Runs `flametui ARGS` with at most `mib` MiB of writable memory and `secs` seconds,
 /// feeding `stdin` (or nothing) and collecting both outputs.
 pub fn run_limited(args: &[&str], stdin: Option<&[u8]>, mib: u64, secs: u64) -> Limited {
+    run_limited_env(args, stdin, mib, secs, &[])
+}
+
+/// As [`run_limited`], with `env` set in the child's environment.
+pub fn run_limited_env(
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    mib: u64,
+    secs: u64,
+    env: &[(&str, &str)],
+) -> Limited {
     let script = format!("ulimit -d {} && exec \"$0\" \"$@\"", mib * 1024);
     let mut child = Command::new("sh")
+        .envs(env.iter().copied())
         .arg("-c")
         .arg(script)
         .arg(BIN)

@@ -24,6 +24,7 @@ mod hostile;
 mod json;
 mod limited;
 mod metrics;
+mod no_threads;
 mod offcpu;
 mod perf_data;
 mod pprof;

@@ -28,6 +28,7 @@ use super::{PerfDataOptions, check, compressed};
 use crate::error::{Error, Result};
 use crate::input::perf::PerfOptions;
 use crate::profile::Format;
+use crate::profile::threads::spawn_with;
 
 /// What the record loop and the waiting reader share.
 pub struct Shared<'a> {
@@ -98,7 +99,11 @@ pub fn load_pipe<R: BufRead + Send>(
     }));
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(8);
-        scope.spawn(move || live::read_chunks(reader, &tx));
+        if let Err(reader) = spawn_with(scope, reader, move |r| live::read_chunks(r, &tx)) {
+            // No thread could be started (a memory limit): read on this one, shown once
+            // whole.
+            return super::read_pipe(reader, name, perf, opts);
+        }
         let waiting = Rc::clone(&shared);
         let bytes = live::ChannelBytes::new(rx, snapshots.every, move |why| {
             // Never borrowed by the record loop while it reads.

@@ -135,10 +135,7 @@ pub fn load_stream<R: BufRead + Send>(
         return live::load_pipe(reader, name, perf, opts, snapshots);
     }
     if check::is_pipe_header(head) {
-        let report = compressed::Report::default();
-        let r = PerfFileReader::parse_pipe(check::PipeGuard::new(reader, report.clone()))
-            .map_err(|e| bad(e.to_string()))?;
-        return Ok(read_records(r, perf, opts, &report, None));
+        return read_pipe(reader, name, perf, opts);
     }
     let mut bytes = Vec::new();
     reader
@@ -153,6 +150,24 @@ pub fn load_stream<R: BufRead + Send>(
     }
     let len = bytes.len() as u64;
     load_seekable(std::io::Cursor::new(bytes), len, name, perf, opts)
+}
+
+/// Reads a pipe-mode recording as it comes, on this thread.
+fn read_pipe<R: BufRead>(
+    reader: R,
+    name: &str,
+    perf: &PerfOptions,
+    opts: &PerfDataOptions,
+) -> Result<Collector> {
+    let report = compressed::Report::default();
+    let r =
+        PerfFileReader::parse_pipe(check::PipeGuard::new(reader, report.clone())).map_err(|e| {
+            Error::PerfData {
+                source_name: name.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+    Ok(read_records(r, perf, opts, &report, None))
 }
 
 /// One mapped file of a process.

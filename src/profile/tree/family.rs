@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::{CallTree, NONE, NodeId, SCAN_CHILDREN, Slot, TAIL, slot};
 use crate::profile::intern::NameId;
+use crate::profile::threads::{Job, spawn_or_run};
 
 impl CallTree {
     fn is_indexed(&self, parent: NodeId) -> bool {
@@ -146,7 +147,7 @@ fn sort_children<K: Ord + Send>(
         std::thread::scope(|scope| {
             let parts: Vec<_> = (0..threads)
                 .map(|_| {
-                    scope.spawn(move || {
+                    spawn_or_run(scope, move || {
                         let mut out = Vec::new();
                         loop {
                             let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -159,10 +160,7 @@ fn sort_children<K: Ord + Send>(
                     })
                 })
                 .collect();
-            parts
-                .into_iter()
-                .map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
+            parts.into_iter().map(Job::join).collect()
         })
     };
     for (p, order) in orders.into_iter().flatten() {

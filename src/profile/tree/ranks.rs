@@ -7,6 +7,7 @@
 
 use super::CallTree;
 use crate::profile::intern::NameId;
+use crate::profile::threads::{Job, spawn_or_run};
 
 /// The two ranks of a name: `[alone, followed by ';']`.
 pub type Rank = [u32; 2];
@@ -29,11 +30,9 @@ impl TextRanks {
         let sorted: Vec<Vec<u32>> = std::thread::scope(|scope| {
             let jobs: Vec<_> = trees
                 .iter()
-                .map(|t| scope.spawn(move || sorted_ids(t)))
+                .map(|t| spawn_or_run(scope, move || sorted_ids(t)))
                 .collect();
-            jobs.into_iter()
-                .map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
+            jobs.into_iter().map(Job::join).collect()
         });
         let mut ranks: Vec<Vec<Rank>> = trees
             .iter()

@@ -1,0 +1,96 @@
+//! Runs that cannot start a thread. Under a memory limit a thread's stack may not be
+//! mappable, and `std`'s `spawn` then panics; near the limit that panic can hang the
+//! program instead of ending it (its backtrace cannot be allocated, and the allocation
+//! error waits on the lock the panic holds). flametui does the work on the calling thread
+//! instead: the output must be the one of an unhindered run.
+//!
+//! Every thread's stack is made 1 GiB (`RUST_MIN_STACK`) under a 256 MiB limit of writable
+//! memory, so no thread can start, whatever the build, while the work itself has room.
+
+use super::limited::{assert_held, run_limited, run_limited_env};
+use super::{testdata, testdata_gunzipped};
+
+const NO_THREADS: [(&str, &str); 1] = [("RUST_MIN_STACK", "1073741824")];
+
+/// `flametui ARGS` with threads and without: both exit 0 with the same output.
+fn same_without_threads(args: &[&str], stdin: Option<&[u8]>, what: &str) {
+    let free = run_limited(args, stdin, 1024, 120);
+    assert_held(&free, &[0], what);
+    assert!(!free.stdout.is_empty(), "{what}: nothing written");
+    let bound = run_limited_env(args, stdin, 256, 120, &NO_THREADS);
+    assert_held(&bound, &[0], &format!("{what}, no thread to be had"));
+    assert!(
+        free.stdout == bound.stdout,
+        "{what}: the output without threads differs"
+    );
+}
+
+/// In a child of [`the_limit_leaves_no_thread_to_start`] alone (where `PROBE` is set):
+/// whether a thread starts.
+#[test]
+fn probe_a_thread() {
+    if std::env::var_os(PROBE).is_some() {
+        assert!(
+            std::thread::Builder::new().spawn(|| ()).is_err(),
+            "a thread started under the limit"
+        );
+    }
+}
+
+const PROBE: &str = "FLAMETUI_TEST_PROBE_NO_THREADS";
+
+#[test]
+fn the_limit_leaves_no_thread_to_start() {
+    // The premise of the tests here, checked in this test binary run again under the
+    // limit (the test harness runs a test on its own thread when it cannot start one).
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("sh")
+        .envs(NO_THREADS)
+        .env(PROBE, "1")
+        .arg("-c")
+        .arg("ulimit -d 262144 && exec \"$0\" \"$@\"")
+        .arg(exe)
+        .args(["--exact", "no_threads::probe_a_thread", "--test-threads=1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn perf_script_exports_the_same_without_threads() {
+    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.txt", std::process::id()));
+    std::fs::write(&file, testdata_gunzipped("perf-system-wide.txt.gz")).unwrap();
+    let path = file.to_str().unwrap();
+    for threads in ["1", "2", "4"] {
+        let args = ["--threads", threads, "--export", "folded", path];
+        same_without_threads(&args, None, &format!("a file, {threads} threads"));
+    }
+    let input = std::fs::read(&file).unwrap();
+    let args = ["--threads", "2", "--export", "folded", "-"];
+    same_without_threads(&args, Some(&input), "a pipe, 2 threads");
+    let args = ["--threads", "2", "--top", "20", path];
+    same_without_threads(&args, None, "--top");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_collapser_runs_on_the_calling_thread() {
+    // DTrace is read through inferno's collapser, which runs on a thread of its own.
+    let path = testdata("dtrace-ustack.txt");
+    same_without_threads(&["--export", "folded", &path], None, "DTrace");
+}
+
+#[test]
+fn perf_data_reads_the_same_without_threads() {
+    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.data", std::process::id()));
+    std::fs::write(&file, testdata_gunzipped("perf-data-fp.data.gz")).unwrap();
+    let path = file.to_str().unwrap();
+    let args = ["--kallsyms", "/dev/null", "--export", "folded", path];
+    same_without_threads(&args, None, "perf.data");
+    let _ = std::fs::remove_file(&file);
+}

@@ -288,12 +288,10 @@ impl Write for Output {
 fn remove_on_signal() -> std::sync::Arc<std::sync::Mutex<Option<std::path::PathBuf>>> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let slot = std::sync::Arc::new(std::sync::Mutex::new(None::<std::path::PathBuf>));
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return slot;
-    };
     let temp = std::sync::Arc::clone(&slot);
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
+    // Without it (no thread to be had) the signals keep their default actions.
+    let _ =
+        flametui::profile::threads::watch_signals(vec![SIGINT, SIGTERM, SIGHUP], move |signal| {
             let name = temp
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -301,8 +299,7 @@ fn remove_on_signal() -> std::sync::Arc<std::sync::Mutex<Option<std::path::PathB
                 let _ = std::fs::remove_file(path);
             }
             std::process::exit(128 + signal);
-        }
-    });
+        });
     slot
 }
 

@@ -89,6 +89,38 @@ pub fn start<F: FnOnce() + Send + 'static>(f: F) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a thread: {e}")))
 }
 
+/// Calls `f` with each of `signals` received, on a thread of its own. The signals are
+/// caught from when this returns `Ok`; when no thread can be started (a memory limit) or
+/// they cannot be caught, they keep their default actions (caught with nobody to act on
+/// them, an ending signal would be ignored).
+///
+/// # Errors
+/// The thread could not be started, or the signals caught.
+pub fn watch_signals<F>(signals: Vec<i32>, mut f: F) -> std::io::Result<()>
+where
+    F: FnMut(i32) + Send + 'static,
+{
+    let (caught, ready) = std::sync::mpsc::sync_channel(0);
+    start(move || {
+        let mut signals = match signal_hook::iterator::Signals::new(signals) {
+            Ok(s) => {
+                let _ = caught.send(Ok(()));
+                s
+            }
+            Err(e) => {
+                let _ = caught.send(Err(e));
+                return;
+            }
+        };
+        for signal in signals.forever() {
+            f(signal);
+        }
+    })?;
+    ready
+        .recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the signal thread ended")))
+}
+
 /// Starts `n` workers running `f` on `scope`, as many as the system gives; none when it
 /// gives none, and the caller then does the work another way.
 pub fn spawn_workers<'scope, T, F>(

@@ -299,7 +299,8 @@ fn record_live(
         None => None,
     };
     let (perf, stdout) = spawn_live(&plan.perf_args(a.all_cpus), log, fifo.as_deref())?;
-    let (reader, tee) = process::tee(stdout, keep);
+    let (reader, tee) =
+        process::tee(stdout, keep).map_err(|e| Failure::io("cannot start a thread", &e))?;
     let perf = Arc::new(Mutex::new(perf));
     let stopper = Arc::clone(&perf);
     let stop = Box::new(move || {

@@ -165,12 +165,26 @@ impl Perf {
         if own_group {
             cmd.process_group(0);
         }
-        let child = cmd.spawn()?;
-        let pinger = control.map(|fifo| {
-            let stop = Arc::new(AtomicBool::new(false));
-            let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop));
-            (stop, handle)
-        });
+        // The pinger first: a thread that cannot start (a memory limit) then leaves no
+        // perf running.
+        let pinger = match control {
+            Some(fifo) => {
+                let stop = Arc::new(AtomicBool::new(false));
+                let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop))?;
+                Some((stop, handle))
+            }
+            None => None,
+        };
+        let child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                if let Some((stop, handle)) = pinger {
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = handle.join();
+                }
+                return Err(e);
+            }
+        };
         Ok(Self {
             child,
             group: own_group,
@@ -263,8 +277,8 @@ impl Drop for Perf {
 /// Writes `ping` to the control FIFO [`PINGS_PER_SECOND`] times a second until `stop`.
 /// The FIFO is opened for reading too, so the open never blocks and a write never fails
 /// for want of a reader; non-blocking, so a perf that stopped reading never holds it.
-fn spawn_pinger(fifo: PathBuf, stop: Arc<AtomicBool>) -> JoinHandle<()> {
-    thread::spawn(move || {
+fn spawn_pinger(fifo: PathBuf, stop: Arc<AtomicBool>) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new().spawn(move || {
         let Ok(mut ctl) = OpenOptions::new()
             .read(true)
             .write(true)
@@ -294,12 +308,15 @@ type Chunk = io::Result<Vec<u8>>;
 /// file) and handed to the returned reader. When the reader is dropped (the viewer quit),
 /// the thread goes on draining perf into the file, so perf never blocks on a full pipe
 /// and the file is complete. The thread returns the file, to be committed.
+///
+/// # Errors
+/// The thread cannot be started (a memory limit).
 pub fn tee(
     mut from: ChildStdout,
     mut keep: Option<Replacement>,
-) -> (ChannelReader, JoinHandle<io::Result<Option<Replacement>>>) {
+) -> io::Result<(ChannelReader, JoinHandle<io::Result<Option<Replacement>>>)> {
     let (tx, rx): (SyncSender<Chunk>, Receiver<Chunk>) = sync_channel(64);
-    let handle = thread::spawn(move || {
+    let handle = thread::Builder::new().spawn(move || {
         let mut buf = vec![0u8; 256 << 10];
         let mut viewer = Some(tx);
         loop {
@@ -324,15 +341,15 @@ pub fn tee(
             }
         }
         Ok(keep)
-    });
-    (
+    })?;
+    Ok((
         ChannelReader {
             rx,
             chunk: Vec::new(),
             pos: 0,
         },
         handle,
-    )
+    ))
 }
 
 /// The viewer's side of [`tee`].
@@ -385,7 +402,7 @@ mod tests {
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
-        let (mut reader, handle) = tee(stdout, Some(Replacement::create(&out).unwrap()));
+        let (mut reader, handle) = tee(stdout, Some(Replacement::create(&out).unwrap())).unwrap();
         let mut first = [0u8; 10];
         reader.read_exact(&mut first).unwrap();
         assert_eq!(&first, b"xxxxxxxxxx");

@@ -50,7 +50,11 @@ pub(super) fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome,
         None,
     )
     .map_err(|e| Failure::io("cannot start perf", &e))?;
-    let said = perf.take_stderr().map(pass_through);
+    let said = perf
+        .take_stderr()
+        .map(pass_through)
+        .transpose()
+        .map_err(|e| Failure::io("cannot start a thread", &e))?;
     let status = perf
         .wait(None)
         .map_err(|e| Failure::io("waiting for perf", &e))?;
@@ -106,8 +110,10 @@ pub(super) fn no_samples(freq: u32) -> String {
 }
 
 /// Copies perf's stderr to flametui's as it comes; returns its first 64 KB.
-fn pass_through(mut from: std::process::ChildStderr) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
+fn pass_through(
+    mut from: std::process::ChildStderr,
+) -> io::Result<std::thread::JoinHandle<String>> {
+    std::thread::Builder::new().spawn(move || {
         let mut kept = Vec::new();
         let mut buf = [0u8; 8192];
         let mut err = io::stderr();

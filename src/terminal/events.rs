@@ -8,7 +8,7 @@ use crossterm::event;
 
 use super::Input;
 use super::setup::restore;
-use crate::profile::threads::start;
+use crate::profile::threads::{start, watch_signals};
 
 /// Keys, mouse and resizes from the terminal.
 pub(super) fn spawn_events(tx: Sender<Input>) -> std::io::Result<()> {
@@ -57,23 +57,18 @@ fn ending_signals() -> Vec<i32> {
 pub(super) fn spawn_signals(tx: Sender<Input>) {
     use signal_hook::consts::signal::{SIGCONT, SIGTSTP};
     let ending = ending_signals();
-    let all = ending.iter().copied().chain([SIGTSTP, SIGCONT]);
-    let Ok(mut signals) = signal_hook::iterator::Signals::new(all) else {
-        return;
-    };
-    // Without it (no thread to be had) signals are caught and not acted on.
-    let _ = start(move || {
-        for signal in signals.forever() {
-            let input = match signal {
-                SIGTSTP => Input::Suspend,
-                SIGCONT => Input::Resume,
-                _ if ENDED_BY.swap(signal, Ordering::Relaxed) != 0 => {
-                    restore();
-                    std::process::exit(128 + signal);
-                }
-                _ => Input::Stop,
-            };
-            let _ = tx.send(input);
-        }
+    let all = ending.iter().copied().chain([SIGTSTP, SIGCONT]).collect();
+    // Without it (no thread to be had) the signals keep their default actions.
+    let _ = watch_signals(all, move |signal| {
+        let input = match signal {
+            SIGTSTP => Input::Suspend,
+            SIGCONT => Input::Resume,
+            _ if ENDED_BY.swap(signal, Ordering::Relaxed) != 0 => {
+                restore();
+                std::process::exit(128 + signal);
+            }
+            _ => Input::Stop,
+        };
+        let _ = tx.send(input);
     });
 }

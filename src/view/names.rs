@@ -132,7 +132,9 @@ impl NameTable {
             let per = len.div_ceil(threads);
             std::thread::scope(|s| {
                 for start in (0..len).step_by(per) {
-                    s.spawn(move || ids(start..(start + per).min(len)));
+                    crate::profile::threads::spawn_or_run(s, move || {
+                        ids(start..(start + per).min(len));
+                    });
                 }
             });
         }

@@ -75,6 +75,17 @@ fn perf_script_exports_the_same_without_threads() {
     same_without_threads(&args, Some(&input), "a pipe, 2 threads");
     let args = ["--threads", "2", "--top", "20", path];
     same_without_threads(&args, None, "--top");
+    // Into a file: its temporary file is removed on a signal by a thread of its own.
+    let out = file.with_extension("folded");
+    let args = ["--export", "folded", "-o", out.to_str().unwrap(), path];
+    let free = run_limited(&args, None, 1024, 120);
+    assert_held(&free, &[0], "-o");
+    let written = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let bound = run_limited_env(&args, None, 256, 120, &NO_THREADS);
+    assert_held(&bound, &[0], "-o, no thread to be had");
+    assert!(std::fs::read(&out).unwrap() == written, "-o: the file differs");
+    let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(&file);
 }
 

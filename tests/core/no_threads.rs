@@ -84,7 +84,10 @@ fn perf_script_exports_the_same_without_threads() {
     std::fs::remove_file(&out).unwrap();
     let bound = run_limited_env(&args, None, 256, 120, &NO_THREADS);
     assert_held(&bound, &[0], "-o, no thread to be had");
-    assert!(std::fs::read(&out).unwrap() == written, "-o: the file differs");
+    assert!(
+        std::fs::read(&out).unwrap() == written,
+        "-o: the file differs"
+    );
     let _ = std::fs::remove_file(&out);
     let _ = std::fs::remove_file(&file);
 }

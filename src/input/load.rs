@@ -356,10 +356,18 @@ pub(super) fn is_perf_data(head: &[u8]) -> bool {
 /// Asks for a 1 MiB buffer on `fd` when it is a pipe (Linux's default is 64 KiB, and
 /// an unprivileged process may ask for up to `/proc/sys/fs/pipe-max-size`, 1 MiB by
 /// default): the writer and this reader then wake each other a sixteenth as often. Nothing
-/// when it is not a pipe or the system refuses.
+/// when it is not a pipe, already holds as much, or the system refuses.
 fn widen_pipe(fd: impl std::os::fd::AsFd) {
     #[cfg(target_os = "linux")]
-    let _ = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+    {
+        use nix::fcntl::{FcntlArg, fcntl};
+        const WIDE: i32 = 1 << 20;
+        let fd = fd.as_fd();
+        // Only ever larger: a pipe made wider by its writer stays so.
+        if fcntl(fd, FcntlArg::F_GETPIPE_SZ).is_ok_and(|size| size < WIDE) {
+            let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(WIDE));
+        }
+    }
     #[cfg(not(target_os = "linux"))]
     let _ = fd;
 }

@@ -170,7 +170,8 @@ impl Perf {
         let pinger = match control {
             Some(fifo) => {
                 let stop = Arc::new(AtomicBool::new(false));
-                let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop))?;
+                let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop))
+                    .map_err(|e| io::Error::new(e.kind(), format!("cannot start a thread: {e}")))?;
                 Some((stop, handle))
             }
             None => None,

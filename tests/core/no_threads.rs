@@ -92,6 +92,48 @@ fn perf_script_exports_the_same_without_threads() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A perf script of `samples` distinct stacks of four frames: over a megabyte (several
+/// chunks, so the parser's threads each make a tree and the export takes their union) and
+/// over 50,000 nodes (so the export formats on threads).
+fn distinct_perf_script(samples: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for i in 0..samples {
+        let _ = write!(
+            s,
+            "prog 100/100 [000] {}.{:06}: 1000 cpu-clock:\n\
+             \t    {:x} leaf_{i}+0x1 (/usr/lib/libx.so)\n\
+             \t    {:x} mid_{}+0x2 (/usr/lib/libx.so)\n\
+             \t    {:x} top_{}+0x3 (/bin/prog)\n\
+             \t    1000 main+0x4 (/bin/prog)\n\n",
+            1 + i / 1_000_000,
+            i % 1_000_000,
+            0x10_0000 + i,
+            0x20_0000 + i / 3,
+            i / 3,
+            0x30_0000 + i / 7,
+            i / 7,
+        );
+    }
+    s
+}
+
+#[test]
+fn a_large_export_formats_on_the_calling_thread() {
+    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.big", std::process::id()));
+    let text = distinct_perf_script(40_000);
+    assert!(text.len() > 3 << 20, "{} bytes", text.len());
+    std::fs::write(&file, &text).unwrap();
+    let path = file.to_str().unwrap();
+    for threads in ["2", "4"] {
+        let args = ["--threads", threads, "--export", "folded", path];
+        same_without_threads(&args, None, &format!("many stacks, {threads} threads"));
+    }
+    let args = ["--threads", "2", "--export", "folded", "-"];
+    same_without_threads(&args, Some(text.as_bytes()), "many stacks through a pipe");
+    let _ = std::fs::remove_file(&file);
+}
+
 #[test]
 fn a_collapser_runs_on_the_calling_thread() {
     // DTrace is read through inferno's collapser, which runs on a thread of its own.

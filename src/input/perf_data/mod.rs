@@ -240,6 +240,10 @@ struct Reader<'o> {
     /// The kernel's symbols being read on another thread (reading `/proc/kallsyms` is
     /// slow: the kernel formats every line), while the records are.
     kallsyms_job: Option<std::thread::JoinHandle<Kallsyms>>,
+    /// The kernel symbol table chosen for the recording (the build-id cache's copy when
+    /// there is one), read on the thread above or, when no thread could be
+    /// started for it, on first use.
+    kallsyms_path: Option<std::path::PathBuf>,
     /// Resolved frames per (DSO, file offset, with inline frames), innermost first.
     cache: FxHashMap<(u32, u64, bool), Arc<[Frame]>>,
     /// The machine code of functions without lines, by DSO path and start, read once.

@@ -76,6 +76,7 @@ impl<'o> Reader<'o> {
             build_ids,
             kallsyms: None,
             kallsyms_job: None,
+            kallsyms_path: None,
             cache: FxHashMap::default(),
             codes: FxHashMap::default(),
             unknown: Arc::from("[unknown]"),
@@ -241,6 +242,7 @@ impl Reader<'_> {
                 })
                 .filter(|p| p.is_file());
             let path = self.opts.kallsyms.clone().or(cached);
+            self.kallsyms_path.clone_from(&path);
             self.kallsyms_job = std::thread::Builder::new()
                 .name("kallsyms".to_owned())
                 .spawn(move || read_kallsyms(path.as_deref()))

@@ -145,7 +145,11 @@ impl Reader<'_> {
         if self.kallsyms.is_none() {
             let k = match self.kallsyms_job.take().map(std::thread::JoinHandle::join) {
                 Some(Ok(k)) => k,
-                _ => read_kallsyms(self.opts.kallsyms.as_deref()),
+                // No thread was started for it (none to be had, or no kernel frames
+                // were expected): the table it would have read.
+                _ => {
+                    read_kallsyms((self.kallsyms_path.as_deref()).or(self.opts.kallsyms.as_deref()))
+                }
             };
             self.kallsyms = Some(k);
         }

@@ -64,9 +64,7 @@ fn folded_with(dir: &std::path::Path, bin: &[u8], what: &str) -> String {
 #[test]
 fn a_binary_with_damaged_dwarf_loads_under_a_memory_limit() {
     use object::{Object as _, ObjectSection as _};
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-dwarf-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = super::busy::scratch("dwarf-hostile");
     let bin = testdata_gunzipped("perf-data-cxx.gz");
     let sections: Vec<(String, usize, usize)> = {
         let file = object::File::parse(&bin[..]).unwrap();

@@ -7,6 +7,7 @@
 //! Every thread's stack is made 1 GiB (`RUST_MIN_STACK`) under a 256 MiB limit of writable
 //! memory, so no thread can start, whatever the build, while the work itself has room.
 
+use super::busy::scratch;
 use super::limited::{assert_held, run_limited, run_limited_env};
 use super::{testdata, testdata_gunzipped};
 
@@ -63,7 +64,8 @@ fn the_limit_leaves_no_thread_to_start() {
 
 #[test]
 fn perf_script_exports_the_same_without_threads() {
-    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.txt", std::process::id()));
+    let dir = scratch("no-threads-script");
+    let file = dir.join("system-wide.txt");
     std::fs::write(&file, testdata_gunzipped("perf-system-wide.txt.gz")).unwrap();
     let path = file.to_str().unwrap();
     for threads in ["1", "2", "4"] {
@@ -88,8 +90,7 @@ fn perf_script_exports_the_same_without_threads() {
         std::fs::read(&out).unwrap() == written,
         "-o: the file differs"
     );
-    let _ = std::fs::remove_file(&out);
-    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A perf script of `samples` distinct stacks of four frames: over a megabyte (several
@@ -120,7 +121,8 @@ fn distinct_perf_script(samples: usize) -> String {
 
 #[test]
 fn a_large_export_formats_on_the_calling_thread() {
-    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.big", std::process::id()));
+    let dir = scratch("no-threads-large");
+    let file = dir.join("distinct.txt");
     let text = distinct_perf_script(40_000);
     assert!(text.len() > 3 << 20, "{} bytes", text.len());
     std::fs::write(&file, &text).unwrap();
@@ -131,7 +133,7 @@ fn a_large_export_formats_on_the_calling_thread() {
     }
     let args = ["--threads", "2", "--export", "folded", "-"];
     same_without_threads(&args, Some(text.as_bytes()), "many stacks through a pipe");
-    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -143,10 +145,11 @@ fn a_collapser_runs_on_the_calling_thread() {
 
 #[test]
 fn perf_data_reads_the_same_without_threads() {
-    let file = std::env::temp_dir().join(format!("flametui-nothreads-{}.data", std::process::id()));
+    let dir = scratch("no-threads-perf-data");
+    let file = dir.join("fp.data");
     std::fs::write(&file, testdata_gunzipped("perf-data-fp.data.gz")).unwrap();
     let path = file.to_str().unwrap();
     let args = ["--kallsyms", "/dev/null", "--export", "folded", path];
     same_without_threads(&args, None, "perf.data");
-    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -117,7 +117,7 @@ fn perf_records() -> Result<(), String> {
 /// A new empty directory for `name` under cargo's temporary directory for tests.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-record-{}", std::process::id()))
+        .join(format!("flametui-tests-{}", std::process::id()))
         .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

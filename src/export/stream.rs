@@ -152,7 +152,7 @@ pub fn write_runs<W: Write, R: Sync>(
     let lock = || shared.lock().unwrap_or_else(PoisonError::into_inner);
     let wait = |g| changed.wait(g).unwrap_or_else(PoisonError::into_inner);
     std::thread::scope(|scope| {
-        let formatters = spawn_workers(scope, threads, || {
+        let formatters = spawn_workers(scope, 0..threads, |_| {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(batch) = batches.get(i) else { break };

@@ -268,22 +268,26 @@ fn parse_into<R: BufRead>(
     std::thread::scope(|scope| {
         let worker_rx = Arc::clone(&rx);
         let worker_spare = spare_tx.clone();
-        let workers = spawn_workers(scope, threads.max(1), move || -> io::Result<Collector> {
-            let mut out = Collector::default();
-            let mut worker = Worker::new(format);
-            loop {
-                let next = worker_rx
-                    .lock()
-                    .map_err(|_| io::Error::other("worker lock"))?
-                    .recv();
-                let Ok(chunk) = next else { break };
-                worker.chunk(&chunk, &mut out);
-                // The reader may have ended: the buffer is then freed here.
-                let _ = worker_spare.send(chunk.bytes);
-            }
-            worker.finish(&mut out);
-            Ok(out)
-        });
+        let workers = spawn_workers(
+            scope,
+            0..threads.max(1),
+            move |_| -> io::Result<Collector> {
+                let mut out = Collector::default();
+                let mut worker = Worker::new(format);
+                loop {
+                    let next = worker_rx
+                        .lock()
+                        .map_err(|_| io::Error::other("worker lock"))?
+                        .recv();
+                    let Ok(chunk) = next else { break };
+                    worker.chunk(&chunk, &mut out);
+                    // The reader may have ended: the buffer is then freed here.
+                    let _ = worker_spare.send(chunk.bytes);
+                }
+                worker.finish(&mut out);
+                Ok(out)
+            },
+        );
         if workers.is_empty() {
             // No thread could be started (a memory limit): this one parses it all.
             return Ok(parse_serial(reader, format, chunk_size));

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use super::Collector;
 use super::live::{self, Live, PREVIEW, Preview};
 use super::parallel::{Chunk, ChunkParser, Worker, boundary, parse_serial, seal};
-use crate::profile::threads::spawn_with;
+use crate::profile::threads::{spawn_with, spawn_workers};
 
 /// Bytes the reader thread asks for at a time (a pipe hands over at most 64 KiB).
 const BLOCK: usize = 256 * 1024;
@@ -145,30 +145,22 @@ fn start_workers<'scope>(
     parsed: &'scope AtomicU64,
     format: &'scope ChunkParser,
 ) -> Vec<std::thread::ScopedJoinHandle<'scope, io::Result<()>>> {
-    let mut workers = Vec::with_capacity(parts.len());
-    for part in parts {
-        let rx = Arc::clone(rx);
-        let started = std::thread::Builder::new().spawn_scoped(scope, move || {
-            let mut worker = Worker::new(format);
-            loop {
-                let next = rx.lock().map_err(|_| io::Error::other("worker lock"))?;
-                let Ok(chunk) = next.recv() else { break };
-                drop(next);
-                let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
-                worker.chunk(&chunk, &mut out);
-                drop(out);
-                parsed.fetch_add(1, Ordering::Release);
-            }
+    let rx = Arc::clone(rx);
+    spawn_workers(scope, parts, move |part: &Shared| {
+        let mut worker = Worker::new(format);
+        loop {
+            let next = rx.lock().map_err(|_| io::Error::other("worker lock"))?;
+            let Ok(chunk) = next.recv() else { break };
+            drop(next);
             let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
-            worker.finish(&mut out);
-            Ok(())
-        });
-        match started {
-            Ok(w) => workers.push(w),
-            Err(_) => break,
+            worker.chunk(&chunk, &mut out);
+            drop(out);
+            parsed.fetch_add(1, Ordering::Release);
         }
-    }
-    workers
+        let mut out = part.lock().unwrap_or_else(PoisonError::into_inner);
+        worker.finish(&mut out);
+        Ok(())
+    })
 }
 
 /// Cuts the bytes received so far into chunks at record boundaries.

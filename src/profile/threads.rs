@@ -82,10 +82,13 @@ where
 ///
 /// # Errors
 /// The thread could not be started (`f` is then dropped, not run).
-pub fn start<F: FnOnce() + Send + 'static>(f: F) -> std::io::Result<()> {
+pub fn start<T, F>(f: F) -> std::io::Result<std::thread::JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
     std::thread::Builder::new()
         .spawn(f)
-        .map(drop)
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a thread: {e}")))
 }
 
@@ -121,20 +124,23 @@ where
         .unwrap_or_else(|_| Err(std::io::Error::other("the signal thread ended")))
 }
 
-/// Starts `n` workers running `f` on `scope`, as many as the system gives; none when it
-/// gives none, and the caller then does the work another way.
-pub fn spawn_workers<'scope, T, F>(
+/// Starts a worker running `f(item)` on `scope` for each of `items`, as many as the system
+/// gives (the first ones); none when it gives none, and the caller then does the work
+/// another way.
+pub fn spawn_workers<'scope, I, T, F>(
     scope: &'scope Scope<'scope, '_>,
-    n: usize,
+    items: impl IntoIterator<Item = I>,
     f: F,
 ) -> Vec<ScopedJoinHandle<'scope, T>>
 where
-    F: Fn() -> T + Send + Clone + 'scope,
+    I: Send + 'scope,
+    F: Fn(I) -> T + Send + Clone + 'scope,
     T: Send + 'scope,
 {
-    let mut workers = Vec::with_capacity(n);
-    for _ in 0..n {
-        match std::thread::Builder::new().spawn_scoped(scope, f.clone()) {
+    let mut workers = Vec::new();
+    for item in items {
+        let f = f.clone();
+        match std::thread::Builder::new().spawn_scoped(scope, move || f(item)) {
             Ok(handle) => workers.push(handle),
             Err(_) => break,
         }
@@ -166,7 +172,7 @@ mod tests {
     #[test]
     fn workers_all_start_when_they_can() {
         let n = std::thread::scope(|s| {
-            spawn_workers(s, 3, || 1)
+            spawn_workers(s, 0..3, |_| 1)
                 .into_iter()
                 .map(|h| h.join().unwrap_or(0))
                 .sum::<i32>()

@@ -300,7 +300,7 @@ fn record_live(
     };
     let (perf, stdout) = spawn_live(&plan.perf_args(a.all_cpus), log, fifo.as_deref())?;
     let (reader, tee) =
-        process::tee(stdout, keep).map_err(|e| Failure::io("cannot start a thread", &e))?;
+        process::tee(stdout, keep).map_err(|e| Failure::io("reading perf's output", &e))?;
     let perf = Arc::new(Mutex::new(perf));
     let stopper = Arc::clone(&perf);
     let stop = Box::new(move || {

@@ -21,6 +21,7 @@ use nix::unistd::Pid;
 
 use super::plan::PINGS_PER_SECOND;
 use crate::output::Replacement;
+use crate::profile::threads::start;
 
 /// A directory only this user can enter, in the temporary directory, removed on drop.
 #[derive(Debug)]
@@ -170,8 +171,7 @@ impl Perf {
         let pinger = match control {
             Some(fifo) => {
                 let stop = Arc::new(AtomicBool::new(false));
-                let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop))
-                    .map_err(|e| io::Error::new(e.kind(), format!("cannot start a thread: {e}")))?;
+                let handle = spawn_pinger(fifo.to_owned(), Arc::clone(&stop))?;
                 Some((stop, handle))
             }
             None => None,
@@ -279,7 +279,7 @@ impl Drop for Perf {
 /// The FIFO is opened for reading too, so the open never blocks and a write never fails
 /// for want of a reader; non-blocking, so a perf that stopped reading never holds it.
 fn spawn_pinger(fifo: PathBuf, stop: Arc<AtomicBool>) -> io::Result<JoinHandle<()>> {
-    thread::Builder::new().spawn(move || {
+    start(move || {
         let Ok(mut ctl) = OpenOptions::new()
             .read(true)
             .write(true)
@@ -317,7 +317,7 @@ pub fn tee(
     mut keep: Option<Replacement>,
 ) -> io::Result<(ChannelReader, JoinHandle<io::Result<Option<Replacement>>>)> {
     let (tx, rx): (SyncSender<Chunk>, Receiver<Chunk>) = sync_channel(64);
-    let handle = thread::Builder::new().spawn(move || {
+    let handle = start(move || {
         let mut buf = vec![0u8; 256 << 10];
         let mut viewer = Some(tx);
         loop {

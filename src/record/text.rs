@@ -54,7 +54,7 @@ pub(super) fn record_to_file(a: &RecordArgs, choice: &Choice) -> Result<Outcome,
         .take_stderr()
         .map(pass_through)
         .transpose()
-        .map_err(|e| Failure::io("cannot start a thread", &e))?;
+        .map_err(|e| Failure::io("passing on perf's messages", &e))?;
     let status = perf
         .wait(None)
         .map_err(|e| Failure::io("waiting for perf", &e))?;
@@ -113,7 +113,7 @@ pub(super) fn no_samples(freq: u32) -> String {
 fn pass_through(
     mut from: std::process::ChildStderr,
 ) -> io::Result<std::thread::JoinHandle<String>> {
-    std::thread::Builder::new().spawn(move || {
+    crate::profile::threads::start(move || {
         let mut kept = Vec::new();
         let mut buf = [0u8; 8192];
         let mut err = io::stderr();

@@ -21,6 +21,7 @@ pub(super) fn spawn_events(tx: Sender<Input>) -> std::io::Result<()> {
             }
         }
     })
+    .map(drop)
 }
 
 /// The signal that ended the viewer (0: none); `main` exits with 128 + it, as shells expect.

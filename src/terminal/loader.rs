@@ -184,6 +184,7 @@ pub(super) fn spawn_loader(jobs: Vec<LoadJob>, tx: Sender<Input>) -> io::Result<
         };
         let _ = tx.send(input);
     })
+    .map(drop)
     .inspect_err(|_| stop_progress.store(true, Ordering::Relaxed))
 }
 

@@ -134,6 +134,7 @@ fn spawn_reader(
             }
         }
     })
+    .map(drop)
 }
 
 /// The clock of the badge ("updated N s ago"), four times a second.

@@ -147,9 +147,11 @@ impl Reader<'_> {
                 Some(Ok(k)) => k,
                 // No thread was started for it (none to be had, or no kernel frames
                 // were expected): the table it would have read.
-                _ => {
-                    read_kallsyms((self.kallsyms_path.as_deref()).or(self.opts.kallsyms.as_deref()))
-                }
+                _ => read_kallsyms(
+                    self.kallsyms_path
+                        .as_deref()
+                        .or(self.opts.kallsyms.as_deref()),
+                ),
             };
             self.kallsyms = Some(k);
         }

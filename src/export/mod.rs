@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::profile::{CallTree, NameId, Profile, TextRanks};
+use crate::profile::{CallTree, NameId, Profile, Rank, TextRanks};
 use crate::text::{for_terminal, for_xml};
 
 mod diff_svg;
@@ -78,9 +78,10 @@ pub fn write_folded_with<W: Write>(
     parallel_nodes: usize,
 ) -> io::Result<()> {
     // Families are ordered by comparing two integers per name, not two texts.
-    let ranks = sorted_by_text(tree).then(|| TextRanks::new(&[tree]));
-    let ranks = ranks.as_ref().map(|r| r.of(0));
+    let all = sorted_by_text(tree).then(|| TextRanks::new(&[tree]));
     if threads < 2 || tree.len() < parallel_nodes {
+        let names = Names::of(tree, all.as_ref());
+        let ranks = all.as_ref().map(|r| r.of(0));
         stream::write_serial(&mut out, |sink| {
             let mut walk = match ranks {
                 Some(r) => tree.sorted_walk_ranked(r),
@@ -91,14 +92,14 @@ pub fn write_folded_with<W: Write>(
                     break;
                 }
                 if weight > 0 {
-                    push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
+                    push_line(sink.buf(), names, walk.path(), weight, tree.scale(), to);
                     sink.line_done();
                 }
             }
         })?;
         return out.flush();
     }
-    write_folded_parallel(&mut out, tree, ranks, to, threads)?;
+    write_folded_parallel(&mut out, tree, all.as_ref(), to, threads)?;
     out.flush()
 }
 
@@ -108,10 +109,12 @@ const PARALLEL_NODES: usize = 50_000;
 fn write_folded_parallel<W: Write>(
     out: &mut W,
     tree: &CallTree,
-    ranks: Option<&[crate::profile::Rank]>,
+    all: Option<&TextRanks>,
     to: Destination,
     threads: usize,
 ) -> io::Result<()> {
+    let names = Names::of(tree, all);
+    let ranks = all.map(|r| r.of(0));
     let samples = tree.node(crate::profile::NodeId::ROOT).samples;
     let per_run = stream::samples_per_run(samples, threads);
     let runs = tree.sorted_runs(per_run);
@@ -130,7 +133,7 @@ fn write_folded_parallel<W: Write>(
                         return;
                     }
                     if weight > 0 {
-                        push_line(sink.buf(), tree, walk.path(), weight, tree.scale(), to);
+                        push_line(sink.buf(), names, walk.path(), weight, tree.scale(), to);
                         sink.line_done();
                     }
                 }
@@ -154,26 +157,54 @@ fn push_weight(buf: &mut Vec<u8>, weight: u64, scale: u32) {
 /// escaped for a terminal when it goes to one.
 fn push_line(
     buf: &mut Vec<u8>,
-    tree: &CallTree,
+    names: Names<'_>,
     path: &[NameId],
     weight: u64,
     scale: u32,
     to: Destination,
 ) {
     let start = buf.len();
-    push_path(buf, tree, path);
+    push_path(buf, names, path);
     push_weight(buf, weight, scale);
     escape_line(buf, start, to);
 }
 
+/// Where the text of a tree's names is read when its stacks are written.
+#[derive(Clone, Copy)]
+enum Names<'a> {
+    /// The tree's own names.
+    Tree(&'a CallTree),
+    /// The texts of a [`TextRanks`] of the tree, by the tree's ranks in it: the same
+    /// texts, in one buffer.
+    Ranked(&'a TextRanks, &'a [Rank]),
+}
+
+impl<'a> Names<'a> {
+    /// `tree`'s names, from `all` (the ranks of `tree` alone) when given.
+    fn of(tree: &'a CallTree, all: Option<&'a TextRanks>) -> Self {
+        match all {
+            Some(all) => Names::Ranked(all, all.of(0)),
+            None => Names::Tree(tree),
+        }
+    }
+
+    fn text(self, id: NameId) -> &'a [u8] {
+        match self {
+            Names::Tree(tree) => tree.names().resolve(id).as_bytes(),
+            Names::Ranked(all, ranks) => {
+                ranks.get(id.0 as usize).map_or(&[][..], |r| all.text(r[0]))
+            }
+        }
+    }
+}
+
 /// Appends the folded text of `path` (`a;b;c`).
-fn push_path(buf: &mut Vec<u8>, tree: &CallTree, path: &[NameId]) {
-    let names = tree.names();
+fn push_path(buf: &mut Vec<u8>, names: Names<'_>, path: &[NameId]) {
     for (i, &name) in path.iter().enumerate() {
         if i > 0 {
             buf.push(b';');
         }
-        buf.extend_from_slice(names.resolve(name).as_bytes());
+        buf.extend_from_slice(names.text(name));
     }
 }
 
@@ -249,7 +280,7 @@ pub fn write_diff_folded<W: Write>(
             (after.sorted_walk_ranked(ranks.of(1)), ranks.of(1), 1),
         ]);
         let mut w = [0u64; 2];
-        while let Some((tree, path)) = merge.next(&mut w) {
+        while let Some((t, path)) = merge.next(&mut w) {
             if sink.stopped() {
                 return;
             }
@@ -259,7 +290,7 @@ pub fn write_diff_folded<W: Write>(
             }
             let buf = sink.buf();
             let start = buf.len();
-            push_path(buf, tree, path);
+            push_path(buf, Names::Ranked(&ranks, ranks.of(t)), path);
             let _ = writeln!(
                 buf,
                 " {} {}",
@@ -549,7 +580,7 @@ mod tests {
         write_folded_with(&mut serial, &t, Destination::Data, 1, 0).unwrap();
         assert_eq!(String::from_utf8(serial).unwrap(), want);
         for threads in [2, 3, 8] {
-            for r in [None, Some(ranks.of(0))] {
+            for r in [None, Some(&ranks)] {
                 let mut got = Vec::new();
                 write_folded_parallel(&mut got, &t, r, Destination::Data, threads).unwrap();
                 assert_eq!(String::from_utf8(got).unwrap(), want, "{threads} threads");

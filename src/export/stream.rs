@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 
 use crate::profile::threads::spawn_workers;
-use crate::profile::{CallTree, NameId, Rank, SortedWalk, path_order};
+use crate::profile::{NameId, Rank, SortedWalk, path_order};
 
 /// Formatted bytes are handed on in chunks of about this many bytes.
 pub const CHUNK: usize = 256 << 10;
@@ -315,9 +315,10 @@ impl<'t> Merge<'t> {
         }
     }
 
-    /// The next stack (its tree and frames, root first) and, in `weights` (one per walk),
-    /// each walk's weight of it (0 where a walk lacks it); `None` at the end.
-    pub fn next(&mut self, weights: &mut [u64]) -> Option<(&'t CallTree, &[NameId])> {
+    /// The next stack (the number of a walk that has it, in the order given, and its
+    /// frames, root first) and, in `weights` (one per walk), each walk's weight of it (0
+    /// where a walk lacks it); `None` at the end.
+    pub fn next(&mut self, weights: &mut [u64]) -> Option<(usize, &[NameId])> {
         for &h in &self.least {
             self.heads[h].load();
         }
@@ -343,14 +344,14 @@ impl<'t> Merge<'t> {
             weights[h] = self.heads[h].weight;
         }
         let &first = self.least.first()?;
-        let walk = &self.heads[first].walk;
-        Some((walk.tree(), walk.path()))
+        Some((first, self.heads[first].walk.path()))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::CallTree;
 
     #[test]
     fn a_merge_gives_each_stack_once_with_each_trees_weight() {
@@ -363,7 +364,8 @@ mod tests {
         ]);
         let mut w = [0u64; 2];
         let mut got = Vec::new();
-        while let Some((tree, path)) = merge.next(&mut w) {
+        while let Some((t, path)) = merge.next(&mut w) {
+            let tree = [&a, &b][t];
             let names: Vec<&str> = path.iter().map(|&n| tree.names().resolve(n)).collect();
             got.push((names.join(";"), w));
         }

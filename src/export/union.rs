@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Destination, push_line, stream, write_folded};
+use super::{Destination, Names, push_line, stream, write_folded};
 use crate::profile::{CallTree, NameId, TextRanks, UnionRun, union_sorted_runs};
 
 /// Writes the folded lines of the union of `tree` and `parts` (trees parsed from pieces of
@@ -98,7 +98,7 @@ fn union_run_lines(
                 false
             }
         });
-        while let Some((tree, path)) = merge.next(&mut weights) {
+        while let Some((t, path)) = merge.next(&mut weights) {
             if sink.stopped() {
                 return;
             }
@@ -106,7 +106,14 @@ fn union_run_lines(
             if weight == 0 {
                 continue;
             }
-            push_line(sink.buf(), tree, path, weight, scale, to);
+            push_line(
+                sink.buf(),
+                Names::Ranked(ranks, ranks.of(t)),
+                path,
+                weight,
+                scale,
+                to,
+            );
             sink.line_done();
         }
     }

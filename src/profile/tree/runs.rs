@@ -232,12 +232,14 @@ fn union_order(
     &(s, x): &(usize, Entry),
     &(t, y): &(usize, Entry),
 ) -> std::cmp::Ordering {
-    let name = |t: usize, e: Entry| trees[t].slots[e.node.index()].name;
-    if let Some(r) = ranks {
-        let rank = |t: usize, e: Entry| r.of(t)[name(t, e).0 as usize][usize::from(e.below)];
-        rank(s, x).cmp(&rank(t, y))
+    if ranks.is_some() {
+        // The entries were listed with their ranks.
+        x.rank.cmp(&y.rank)
     } else {
-        let text = |t: usize, e: Entry| trees[t].names().resolve(name(t, e)).as_bytes();
+        let text = |t: usize, e: Entry| {
+            let name = trees[t].slots[e.node.index()].name;
+            trees[t].names().resolve(name).as_bytes()
+        };
         entry_order(text(s, x), x.below, text(t, y), y.below)
     }
 }

@@ -4,7 +4,7 @@
 //! stack at a time, holding one path and one family list per level.
 
 use super::ranks::Rank;
-use super::{CallTree, NodeId};
+use super::{CallTree, NONE, NodeId};
 use crate::profile::intern::NameId;
 
 impl CallTree {
@@ -109,14 +109,22 @@ impl CallTree {
     pub(super) fn entries_into(&self, id: NodeId, v: &mut Vec<Entry>, ranks: Option<&[Rank]>) {
         v.clear();
         for c in self.children(id) {
+            let s = &self.slots[c.index()];
+            // A child's ranks are read once, here, and kept with its entries: the
+            // table of ranks is as big as the names, and is read in no order.
+            let rank = ranks
+                .and_then(|r| r.get(s.name.0 as usize).copied())
+                .unwrap_or_default();
             v.push(Entry {
                 node: c,
                 below: false,
+                rank: rank[0],
             });
-            if !self.is_leaf(c) {
+            if s.first_child != NONE {
                 v.push(Entry {
                     node: c,
                     below: true,
+                    rank: rank[1],
                 });
             }
         }
@@ -125,11 +133,9 @@ impl CallTree {
         if v.len() < 2 {
             return;
         }
-        if let Some(r) = ranks {
-            let key =
-                |e: &Entry| r[self.slots[e.node.index()].name.0 as usize][usize::from(e.below)];
-            if !v.is_sorted_by_key(key) {
-                v.sort_by_key(key);
+        if ranks.is_some() {
+            if !v.is_sorted_by_key(|e| e.rank) {
+                v.sort_by_key(|e| e.rank);
             }
         } else {
             v.sort_by(|a, b| {
@@ -287,6 +293,9 @@ impl<'t> SortedWalk<'t> {
 pub(super) struct Entry {
     pub(super) node: NodeId,
     pub(super) below: bool,
+    /// Its rank (the name's, alone or followed by `;`) when the family was ordered by
+    /// ranks, else 0.
+    pub(super) rank: u32,
 }
 
 /// The order of `a` (followed by `;` when `a_below`) and `b` (likewise) as byte strings:

@@ -97,7 +97,9 @@ pub(super) fn with_count_name(mut loaded: Loaded, name: Option<&str>) -> Loaded 
 /// consumer that takes the union itself (the folded export,
 /// [`crate::export::write_folded_parts`]). Nothing is left apart for the other formats,
 /// nor when the input has several events, sample records (`no_timeline` unset) or an
-/// AFTER side.
+/// AFTER side. For the same consumer, which orders each family as it writes it, the
+/// profile's tree of one event is not ordered by name either (as the parts are not):
+/// [`CallTree::finish`] orders it for any other use.
 ///
 /// # Errors
 /// As [`load_path`].

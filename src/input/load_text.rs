@@ -161,6 +161,8 @@ pub(super) fn load_text<R: BufRead + Send>(
     };
     let input = Cursor::new(prefix).chain(rest);
     let chunk_size = opts.chunk_size.unwrap_or(1 << 20);
+    // A consumer of the parts orders each family itself (the folded export as read).
+    let as_read = parts.is_some();
     let mut out = match (chunked, opts.snapshots.as_ref()) {
         (Some(parser), None) if threads > 1 => {
             let input = BufReader::new(input);
@@ -195,6 +197,9 @@ pub(super) fn load_text<R: BufRead + Send>(
     };
     if let Some(e) = prefix_error {
         out.stats.read_error.get_or_insert(e.to_string());
+    }
+    if as_read {
+        out.keep_parse_order();
     }
     finish(out, name, format, opts.metric.as_deref())
 }

@@ -47,18 +47,16 @@ pub(super) fn finish_all(mut out: Collector, name: &str, format: Format) -> Resu
     out.own_names();
     let others = std::mem::take(&mut out.others);
     let after = out.after.take();
-    // Only a profile handed on as it was read may keep the parse's order of families:
-    // the metrics, halves and sides below are made from ordered trees.
-    if !others.is_empty()
-        || after.is_some()
-        || format == Format::Stap
-        || out.samples.switches().is_some()
-    {
-        out.in_parse_order = false;
-    }
+    // Finishing the sample table orders its records, whose number stays.
+    let switches = out.samples.switches().is_some();
+    // Only a profile handed on as it was read (the match's plain `None` below) may keep
+    // the parse's order of families: the metrics, halves and sides are made from ordered
+    // trees.
+    let as_read = others.is_empty() && !switches && format != Format::Stap && after.is_none();
+    out.in_parse_order &= as_read;
     let before = out.into_profile(name);
     let loaded = match after {
-        None if !others.is_empty() || before.samples.switches().is_some() => {
+        None if !others.is_empty() || switches => {
             Loaded::Single(with_event_metrics(before, others))
         }
         None if format == Format::Stap => {

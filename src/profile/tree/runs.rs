@@ -144,7 +144,8 @@ pub fn union_sorted_runs(
                 all.extend(v.iter().map(|&e| (t, e)));
             }
         }
-        let order = |a: &(usize, Entry), b: &(usize, Entry)| union_order(trees, ranks, a, b);
+        let ranked = ranks.is_some();
+        let order = |a: &(usize, Entry), b: &(usize, Entry)| union_order(trees, ranked, a, b);
         all.sort_by(order);
         let mut out: Vec<Union> = Vec::new();
         for (i, &(t, e)) in all.iter().enumerate() {
@@ -224,16 +225,15 @@ pub fn union_sorted_runs(
     runs
 }
 
-/// The order of two trees' entries in [`union_sorted_runs`]: by their ranks when given,
-/// else by their texts (the same order).
+/// The order of two trees' entries in [`union_sorted_runs`]: by the ranks they were
+/// listed with when `ranked`, else by their texts (the same order).
 fn union_order(
     trees: &[&CallTree],
-    ranks: Option<&TextRanks>,
+    ranked: bool,
     &(s, x): &(usize, Entry),
     &(t, y): &(usize, Entry),
 ) -> std::cmp::Ordering {
-    if ranks.is_some() {
-        // The entries were listed with their ranks.
+    if ranked {
         x.rank.cmp(&y.rank)
     } else {
         let text = |t: usize, e: Entry| {

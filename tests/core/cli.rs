@@ -1,6 +1,6 @@
 //! The binary as a user runs it: exit codes, messages naming file and line, stdin, gzip.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flametui");
@@ -533,14 +533,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 #[test]
 fn an_output_onto_an_input_is_refused_and_the_input_kept() {
     let dir = scratch("onto-input");
-    let mut data = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::GzDecoder::new(
-            std::fs::File::open(crate::testdata("perf-data-fp.data.gz")).unwrap(),
-        ),
-        &mut data,
-    )
-    .unwrap();
+    let data = crate::testdata_gunzipped("perf-data-fp.data.gz");
     let input = dir.join("in.data");
     std::fs::write(&input, &data).unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -712,13 +705,7 @@ fn through_fifo(name: &str, content: Vec<u8>, args: &[&str]) -> Output {
 /// stream, as standard input is, and gives what the same bytes in a file give.
 #[test]
 fn a_fifo_is_read_as_the_same_bytes_in_a_file() {
-    let gunzip = |name: &str| {
-        let mut raw = Vec::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(crate::testdata(name)).unwrap())
-            .read_to_end(&mut raw)
-            .unwrap();
-        raw
-    };
+    let gunzip = crate::testdata_gunzipped;
     let perf_data = ["--kallsyms", "/dev/null", "--export", "folded"];
     let cases: [(&str, Vec<u8>, &[&str]); 5] = [
         (

@@ -26,6 +26,15 @@ fn same_without_threads(args: &[&str], stdin: Option<&[u8]>, what: &str) {
     );
 }
 
+/// A new scratch directory `dir` holding testdata's `gz` unpacked as `file`, and that
+/// file's path.
+fn unpacked(dir: &str, file: &str, gz: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = scratch(dir);
+    let file = dir.join(file);
+    std::fs::write(&file, testdata_gunzipped(gz)).unwrap();
+    (dir, file)
+}
+
 /// In a child of [`the_limit_leaves_no_thread_to_start`] alone (where `PROBE` is set):
 /// whether a thread starts.
 #[test]
@@ -64,9 +73,11 @@ fn the_limit_leaves_no_thread_to_start() {
 
 #[test]
 fn perf_script_exports_the_same_without_threads() {
-    let dir = scratch("no-threads-script");
-    let file = dir.join("system-wide.txt");
-    std::fs::write(&file, testdata_gunzipped("perf-system-wide.txt.gz")).unwrap();
+    let (dir, file) = unpacked(
+        "no-threads-script",
+        "system-wide.txt",
+        "perf-system-wide.txt.gz",
+    );
     let path = file.to_str().unwrap();
     for threads in ["1", "2", "4"] {
         let args = ["--threads", threads, "--export", "folded", path];
@@ -145,9 +156,7 @@ fn a_collapser_runs_on_the_calling_thread() {
 
 #[test]
 fn perf_data_reads_the_same_without_threads() {
-    let dir = scratch("no-threads-perf-data");
-    let file = dir.join("fp.data");
-    std::fs::write(&file, testdata_gunzipped("perf-data-fp.data.gz")).unwrap();
+    let (dir, file) = unpacked("no-threads-perf-data", "fp.data", "perf-data-fp.data.gz");
     let path = file.to_str().unwrap();
     let args = ["--kallsyms", "/dev/null", "--export", "folded", path];
     same_without_threads(&args, None, "perf.data");

@@ -4,7 +4,6 @@
 //! to two, whose tables are merged and sorted with their columns).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::process::Command;
 
 use flametui::input::LoadOptions;
@@ -36,11 +35,7 @@ fn blocks(text: &str) -> Vec<(u64, String)> {
 }
 
 fn read_gz(name: &str) -> String {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata(name)).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text
+    String::from_utf8(crate::testdata_gunzipped(name)).unwrap()
 }
 
 /// The test's copy of a recording: every third sample's task renamed `other` (pid 9999),

@@ -404,14 +404,10 @@ fn symfs_with_hot() -> std::path::PathBuf {
 
 /// A directory (named by `tag`) holding the binary `gz` (gzipped, in testdata) as `hot`.
 fn symfs_with(gz: &str, tag: &str) -> std::path::PathBuf {
-    use std::io::Read;
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("flametui-{tag}-symfs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut bin = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(testdata(gz)).unwrap())
-        .read_to_end(&mut bin)
-        .unwrap();
+    let bin = crate::testdata_gunzipped(gz);
     let tmp = dir.join(format!("hot.{:?}", std::thread::current().id()));
     std::fs::write(&tmp, bin).unwrap();
     std::fs::rename(&tmp, dir.join("hot")).unwrap();

@@ -329,8 +329,7 @@ fn event_names(name: &str) -> (String, String) {
 /// The kernel's symbols: from `path` (`--kallsyms`), else this machine's.
 fn read_kallsyms(path: Option<&std::path::Path>) -> Kallsyms {
     match path {
-        Some(path) => std::fs::read_to_string(path)
-            .map_or_else(|_| Kallsyms::default(), |t| Kallsyms::parse(&t)),
+        Some(path) => Kallsyms::from_file(path),
         None => Kallsyms::from_machine(),
     }
 }

@@ -42,10 +42,27 @@ impl Kallsyms {
     /// perf gives each kernel symbol the length up to the next one, so of several at one
     /// address all but the last in the file have none, and the last is chosen before any
     /// other rule (`memcpy` then `__pi_memcpy`: `__pi_memcpy`); the module is the first's.
+    #[cfg(test)]
     pub fn parse(text: &str) -> Self {
+        Self::read(text.as_bytes())
+    }
+
+    /// As [`Kallsyms::parse`], line by line from `input` (the text is never held whole:
+    /// 5 MB for a kernel's 120,000 lines); a line that is not UTF-8 is skipped, a read
+    /// error ends the table.
+    pub fn read(mut input: impl std::io::BufRead) -> Self {
         let mut me = Self::default();
         let mut lines = 0u64;
-        for line in text.lines() {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let Ok(line) = std::str::from_utf8(&buf) else {
+                continue;
+            };
             let mut it = line.split_ascii_whitespace();
             let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
                 continue;
@@ -95,13 +112,23 @@ impl Kallsyms {
             same
         });
         me.hidden = lines > 0 && me.entries.is_empty();
+        // Kept for the whole load: no room to spare.
+        me.names.shrink_to_fit();
+        me.entries.shrink_to_fit();
         me
+    }
+
+    /// The table in the file at `path` (empty when it cannot be read).
+    pub fn from_file(path: &std::path::Path) -> Self {
+        std::fs::File::open(path).map_or_else(
+            |_| Self::default(),
+            |f| Self::read(std::io::BufReader::with_capacity(64 << 10, f)),
+        )
     }
 
     /// This machine's table (empty when it cannot be read).
     pub fn from_machine() -> Self {
-        std::fs::read_to_string("/proc/kallsyms")
-            .map_or_else(|_| Self::default(), |t| Self::parse(&t))
+        Self::from_file(std::path::Path::new("/proc/kallsyms"))
     }
 
     /// The symbol at `addr` (demangled) and its module, when it is in one.
@@ -152,6 +179,19 @@ mod tests {
                 .as_deref(),
             Some("__pi_memcpy")
         );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_skipped_and_the_rest_read() {
+        let mut text = b"ffffffff81000000 T _stext\nffffffff81000100 t bad_\xff\n".to_vec();
+        text.extend_from_slice(b"ffffffff81000200 t helper\r\nffffffff81000300 T last");
+        let k = Kallsyms::read(&text[..]);
+        let name = |a| k.find(a).map(|f| f.0.to_string());
+        // The bad line's symbol is missing: its addresses fall to the one before.
+        assert_eq!(name(0xffff_ffff_8100_0104).as_deref(), Some("_stext"));
+        assert_eq!(name(0xffff_ffff_8100_0204).as_deref(), Some("helper"));
+        // The last line has no newline.
+        assert_eq!(name(0xffff_ffff_8100_0304).as_deref(), Some("last"));
     }
 
     #[test]

@@ -1,57 +1,122 @@
-//! Stage: the DWARF of one ELF file → the addr2line context that knows an address, for
-//! perf script's inline frames ([`super::symbols::Elf::inline_frames`]).
+//! Stage: the DWARF of one ELF file → the inline frames and the source line at an
+//! address, for perf script's inline frames ([`super::symbols::Elf::inline_frames`]),
+//! answered as addr2line's `find_frames` and `find_location` answer them (the tests
+//! compare the two address by address) while keeping little:
 //!
-//! A context of the whole file parses the header, abbreviations and line program header
-//! of every compilation unit before it answers anything: 32 ms for libc's debug file
-//! (1,800 units), about as long as inflating its sections, for the handful of units a
-//! profile's addresses fall in. So `.debug_aranges` (address → unit) is read first, and a
-//! context is made of the one unit that holds an address, when it is asked about; units
-//! share the inflated sections. The whole-file context is still made, once, for an
-//! address no arange covers (rustc and clang write no `.debug_aranges`; addr2line then
-//! reads every unit's own ranges), and for files whose units refer into one another
-//! (`DW_FORM_ref_addr`, dwz's `DW_FORM_GNU_ref_alt`, `DW_FORM_ref_sup*`: a unit alone
-//! would miss the names it refers to).
+//! - Units: `.debug_aranges` (address → unit) is read first. Every unit's own ranges are
+//!   read only for an address no arange covers (rustc and clang write no aranges), or
+//!   when units refer into one another (`DW_FORM_ref_addr`, dwz's `DW_FORM_GNU_ref_alt`,
+//!   `DW_FORM_ref_sup*`), as addr2line's whole-file context reads them. Of a unit asked
+//!   about, its functions' address ranges are kept (24 bytes each); its header,
+//!   abbreviations and line program header only for the last few ([`RECENT_UNITS`]).
+//! - Functions: the one function holding an address is read again for each question (the
+//!   caller keeps each address's answer); none of its inlined subroutines is kept.
+//! - Lines: a unit's line table is read only when a line is asked for (or no function
+//!   holds the address), kept at 16 bytes a row without the rows that change only the
+//!   column, and at most [`KEPT_ROWS`] rows over all units, the least recently used
+//!   dropped first.
+//!
+//! addr2line's contexts kept every unit's header, abbreviations and line program header,
+//! and every row of every line table they read: 44 MB of line tables for a recording of
+//! flametui itself (docs/performance.md).
 
-use std::cell::OnceCell;
+mod function;
+mod lines;
+mod units;
+
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use gimli::{RunTimeEndian, SectionId};
+use rustc_hash::FxHashMap;
 
 use super::paged::{Bytes, Paged};
+use function::FunctionRange;
+use lines::Lines;
+use units::{Index, refers_across_units, root_of};
 
-/// The section bytes addr2line reads.
+/// The section bytes gimli reads.
 pub type Slice = Bytes;
-/// An addr2line context over some of a file's units.
-pub type Context = addr2line::Context<Slice>;
 
-/// A file's DWARF: its sections, inflated once, and contexts made on first use.
+/// A source file and line, as DWARF names them.
+pub type SrcLine = (Arc<str>, u32);
+
+/// Units parsed (gimli's header, abbreviations, line program header) kept at once.
+const RECENT_UNITS: usize = 8;
+
+/// Line-table rows kept, over every unit (16 bytes each: 16 MB; the 37 units a recording
+/// of flametui itself falls in hold 900,000); the unit asked about last is kept whatever
+/// its size, the others dropped least recently used first and read again when asked
+/// about.
+const KEPT_ROWS: usize = 1 << 20;
+
+/// A file's DWARF: its sections, inflated once, what is known of the units asked about.
 pub struct FileDwarf {
     /// The sections read, by id (the others are empty).
     sections: Vec<(SectionId, Slice)>,
-    endian: RunTimeEndian,
-    /// `(start, end, unit)` address ranges from `.debug_aranges`, by start; `unit`
-    /// indexes `units`.
-    ranges: Vec<(u64, u64, u32)>,
-    /// Each unit aranges names: its offset in `.debug_info` and its context.
-    units: Vec<(usize, OnceCell<Option<Context>>)>,
-    /// Units refer to DIEs of other units: only the whole-file context is used.
+    dwarf: gimli::Dwarf<Slice>,
+    /// `(start, end, unit)` address ranges from `.debug_aranges`, by start; `unit` is its
+    /// offset in `.debug_info`.
+    aranges: Vec<(u64, u64, usize)>,
+    /// Units refer to DIEs of other units: every unit's ranges are read ([`Index`]).
     linked: bool,
-    whole: OnceCell<Option<Context>>,
+    /// Every unit's ranges, read when an address no arange covers is asked about.
+    index: OnceCell<Index>,
+    /// Every unit's offset, in order, read when a name refers into another unit.
+    starts: OnceCell<Vec<usize>>,
+    /// The units asked about, by offset.
+    units: RefCell<FxHashMap<usize, Rc<UnitState>>>,
+    /// Units parsed, the last used last.
+    recent: RefCell<VecDeque<(usize, Rc<gimli::Unit<Slice>>)>>,
+    /// The units whose line table is kept, least recently used first, with its rows.
+    kept: RefCell<VecDeque<(usize, usize)>>,
+    kept_rows: Cell<usize>,
+    /// The most rows kept ([`KEPT_ROWS`]; tests make it small).
+    kept_limit: usize,
 }
 
-/// A context that knows an address, and the offset in `.debug_info` of the unit it was
-/// made of (`None` for the whole-file context).
-pub struct Found<'a> {
-    /// The context.
-    pub context: &'a Context,
-    /// Where its unit starts in the file's `.debug_info`.
-    pub unit: Option<usize>,
+/// What is kept of a unit once asked about.
+struct UnitState {
+    lang: Option<gimli::DwLang>,
+    /// The address ranges its first DIE declares; `None`: it declares none.
+    own: Option<Vec<(u64, u64)>>,
+    /// Its functions' ranges (`None`: its DIEs do not read).
+    functions: OnceCell<Option<Box<[FunctionRange]>>>,
+    /// Its line table, while kept (`Some(None)`: it has none).
+    lines: RefCell<Option<Rc<Option<Lines>>>>,
+    /// The paths of its line program's files asked about.
+    files: RefCell<FxHashMap<u64, Option<Arc<str>>>>,
+}
+
+/// The frames at an address, innermost first (the outermost is the function itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inlined {
+    /// The offset in `.debug_info` of the unit that holds the function.
+    pub unit: usize,
+    /// The unit's language.
+    pub lang: Option<gimli::DwLang>,
+    /// The frames.
+    pub frames: Vec<Frame>,
+}
+
+/// One frame of [`Inlined`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// Its DIE's offset in the unit.
+    pub die: usize,
+    /// Its raw name (linkage name first), if it has one.
+    pub name: Option<String>,
+    /// Its source line: the address's for the innermost frame, where the next one inward
+    /// was inlined for the others.
+    pub line: Option<SrcLine>,
 }
 
 impl std::fmt::Debug for FileDwarf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileDwarf")
-            .field("units", &self.units.len())
+            .field("aranges", &self.aranges.len())
             .field("linked", &self.linked)
             .finish_non_exhaustive()
     }
@@ -93,16 +158,22 @@ impl FileDwarf {
             if let Some(paged) = plain.and_then(|r| paged(r.offset, r.uncompressed_size)) {
                 sections.push((id, Bytes::paged(paged, endian)));
             } else if let Ok(data) = section.uncompressed_data() {
-                sections.push((id, Bytes::memory(Arc::from(&*data), endian)));
+                sections.push((id, Bytes::memory(data.into_owned(), endian)));
             }
         }
+        let dwarf = gimli_dwarf(&sections, endian)?;
         let mut me = FileDwarf {
             sections,
-            endian,
-            ranges: Vec::new(),
-            units: Vec::new(),
+            dwarf,
+            aranges: Vec::new(),
             linked: false,
-            whole: OnceCell::new(),
+            index: OnceCell::new(),
+            starts: OnceCell::new(),
+            units: RefCell::default(),
+            recent: RefCell::default(),
+            kept: RefCell::default(),
+            kept_rows: Cell::new(0),
+            kept_limit: KEPT_ROWS,
         };
         me.linked = me
             .section(SectionId::DebugAbbrev)
@@ -119,14 +190,9 @@ impl FileDwarf {
     }
 
     /// The ranges and units of `.debug_aranges`; a set that does not parse is left out
-    /// (its addresses go to the whole-file context).
+    /// (its addresses are looked up in every unit's own ranges).
     fn read_aranges(&mut self) {
-        let Some(aranges) = self.section(SectionId::DebugAranges).cloned() else {
-            return;
-        };
-        let aranges = gimli::DebugAranges::from(aranges);
-        let mut headers = aranges.headers();
-        let mut unit_of = rustc_hash::FxHashMap::default();
+        let mut headers = self.dwarf.debug_aranges.headers();
         while let Ok(Some(header)) = headers.next() {
             let offset = header.debug_info_offset().0;
             let mut set = Vec::new();
@@ -137,7 +203,7 @@ impl FileDwarf {
                     Ok(Some(e)) => {
                         let r = e.range();
                         if r.begin < r.end {
-                            set.push((r.begin, r.end));
+                            set.push((r.begin, r.end, offset));
                         }
                     }
                     Ok(None) => break,
@@ -147,76 +213,296 @@ impl FileDwarf {
                     }
                 }
             }
-            if !whole {
-                continue;
+            if whole {
+                self.aranges.extend(set);
             }
-            let next = u32::try_from(self.units.len()).unwrap_or(u32::MAX);
-            let unit = *unit_of.entry(offset).or_insert_with(|| {
-                self.units.push((offset, OnceCell::new()));
-                next
-            });
-            self.ranges
-                .extend(set.into_iter().map(|(b, e)| (b, e, unit)));
         }
-        self.ranges.sort_unstable_by_key(|r| r.0);
+        self.aranges.sort_unstable_by_key(|r| r.0);
     }
 
-    /// The context to ask about `probe`: its unit's, or the whole file's.
-    pub fn context_for(&self, probe: u64) -> Option<Found<'_>> {
-        let at = self.ranges.partition_point(|r| r.0 <= probe);
-        let hit = at
-            .checked_sub(1)
-            .and_then(|i| self.ranges.get(i))
-            .filter(|r| probe < r.1);
-        if let Some(&(_, _, unit)) = hit
-            && let Some((offset, cell)) = self.units.get(unit as usize)
-            && let Some(context) = cell.get_or_init(|| self.unit_context(*offset))
-        {
-            return Some(Found {
-                context,
-                unit: Some(*offset),
+    /// The frames at `probe`, as addr2line's `find_frames` gives them; `None` when no
+    /// function holds it (or its DWARF does not read). Without `lines`, no source lines
+    /// (and no line table read when a function holds the address).
+    pub fn frames(&self, probe: u64, lines: bool) -> Option<Inlined> {
+        for offset in self.units_at(probe) {
+            let Some((unit, state)) = self.unit(offset) else {
+                continue;
+            };
+            let functions = state
+                .functions
+                .get_or_init(|| function::functions(gimli::UnitRef::new(&self.dwarf, &unit)).ok());
+            let functions = functions.as_ref()?;
+            let Some(die) = function::function_at(functions, probe) else {
+                // addr2line stops at the first unit with a line there, function or not.
+                if self.place(offset, &unit, &state, probe).is_some() {
+                    return None;
+                }
+                continue;
+            };
+            let uref = gimli::UnitRef::new(&self.dwarf, &unit);
+            let chain = function::chain(uref, die, probe, &|u, v| self.name_of(u, v)).ok()?;
+            let mut line = if lines {
+                self.place(offset, &unit, &state, probe)
+                    .and_then(|p| self.src_line(&unit, &state, Some(p.file), p.line))
+            } else {
+                None
+            };
+            let mut frames = Vec::with_capacity(chain.len());
+            for f in chain.into_iter().rev() {
+                frames.push(Frame {
+                    die: f.die,
+                    name: f.name,
+                    line: line.take(),
+                });
+                if lines && let Some((file, call_line)) = f.call {
+                    line = self.src_line(&unit, &state, file, call_line);
+                }
+            }
+            return Some(Inlined {
+                unit: offset,
+                lang: state.lang,
+                frames,
             });
         }
-        let context = self
-            .whole
-            .get_or_init(|| Context::from_dwarf(self.dwarf(None)?).ok())
-            .as_ref()?;
-        Some(Found {
-            context,
-            unit: None,
-        })
+        None
     }
 
-    /// A context of the one unit at `offset` of `.debug_info`.
-    fn unit_context(&self, offset: usize) -> Option<Context> {
-        use gimli::Reader;
-        let mut unit = self.section(SectionId::DebugInfo)?.clone();
-        let header = gimli::DebugInfo::from(unit.clone())
-            .header_from_offset(gimli::DebugInfoOffset(offset))
+    /// The source line of `probe` (its innermost inlined code's), as addr2line's
+    /// `find_location` gives it: the first unit holding it with a line there.
+    pub fn line_of(&self, probe: u64) -> Option<SrcLine> {
+        for offset in self.units_at(probe) {
+            let Some((unit, state)) = self.unit(offset) else {
+                continue;
+            };
+            if let Some(p) = self.place(offset, &unit, &state, probe) {
+                return self.src_line(&unit, &state, Some(p.file), p.line);
+            }
+        }
+        None
+    }
+
+    /// The first address of the DIE at `die` of the unit at `unit` (binutils' `arange.low`,
+    /// the first of its ranges).
+    pub fn die_start(&self, unit: usize, die: usize) -> Option<u64> {
+        let (unit, _) = self.unit(unit)?;
+        let uref = gimli::UnitRef::new(&self.dwarf, &unit);
+        let entry = uref.entry(gimli::UnitOffset(die)).ok()?;
+        let mut ranges = uref.die_ranges(&entry).ok()?;
+        ranges.next().ok().flatten().map(|r| r.begin)
+    }
+
+    /// The units to ask about `probe`, in order: the one aranges names (when its own
+    /// ranges hold it, as a context of that unit alone would answer), else those whose
+    /// ranges hold it.
+    fn units_at(&self, probe: u64) -> Vec<usize> {
+        if !self.linked {
+            let at = self.aranges.partition_point(|r| r.0 <= probe);
+            let hit = at
+                .checked_sub(1)
+                .and_then(|i| self.aranges.get(i))
+                .filter(|r| probe < r.1);
+            if let Some(&(_, _, offset)) = hit
+                && let Some((unit, state)) = self.unit(offset)
+            {
+                let holds = |r: &(u64, u64)| r.0 <= probe && probe < r.1;
+                let owns = match &state.own {
+                    Some(own) => own.iter().any(holds),
+                    None => self
+                        .lines(offset, &unit, &state)
+                        .as_ref()
+                        .as_ref()
+                        .is_some_and(|l| l.ranges().any(|r| holds(&r))),
+                };
+                return if owns { vec![offset] } else { Vec::new() };
+            }
+        }
+        self.index
+            .get_or_init(|| Index::read(&self.dwarf))
+            .find(probe)
+    }
+
+    /// The unit at `offset`, parsed, and what is kept of it; `None` when it does not parse.
+    fn unit(&self, offset: usize) -> Option<(Rc<gimli::Unit<Slice>>, Rc<UnitState>)> {
+        let unit = self.parsed(offset)?;
+        if let Some(state) = self.units.borrow().get(&offset) {
+            return Some((unit, state.clone()));
+        }
+        let uref = gimli::UnitRef::new(&self.dwarf, &unit);
+        let root = root_of(uref).ok()?;
+        let state = Rc::new(UnitState {
+            lang: root.lang,
+            own: root.own,
+            functions: OnceCell::new(),
+            lines: RefCell::default(),
+            files: RefCell::default(),
+        });
+        self.units.borrow_mut().insert(offset, state.clone());
+        Some((unit, state))
+    }
+
+    /// The unit at `offset` parsed by gimli, from the recent ones or parsed again.
+    fn parsed(&self, offset: usize) -> Option<Rc<gimli::Unit<Slice>>> {
+        let mut recent = self.recent.borrow_mut();
+        if let Some(i) = recent.iter().position(|(o, _)| *o == offset) {
+            let hit = recent.remove(i)?;
+            let unit = hit.1.clone();
+            recent.push_back(hit);
+            return Some(unit);
+        }
+        let header = self
+            .dwarf
+            .unit_header(gimli::DebugInfoOffset(offset))
             .ok()?;
-        unit.skip(offset).ok()?;
-        unit.truncate(header.length_including_self()).ok()?;
-        Context::from_dwarf(self.dwarf(Some(&unit))?).ok()
+        let unit = Rc::new(self.dwarf.unit(header).ok()?);
+        if recent.len() >= RECENT_UNITS {
+            recent.pop_front();
+        }
+        recent.push_back((offset, unit.clone()));
+        Some(unit)
     }
 
-    /// The sections as gimli reads them; with `info`, that `.debug_info` and no
-    /// `.debug_aranges` (a one-unit context finds its unit's ranges in the unit).
-    fn dwarf(&self, info: Option<&Slice>) -> Option<gimli::Dwarf<Slice>> {
-        let empty = Bytes::memory(Arc::from(&[][..]), self.endian);
-        let mut dwarf = gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
-            Ok(match (id, info) {
-                (SectionId::DebugInfo, Some(unit)) => (*unit).clone(),
-                (SectionId::DebugAranges, Some(_)) => empty.clone(),
-                _ => self.section(id).cloned().unwrap_or_else(|| empty.clone()),
-            })
-        })
-        .ok()?;
-        // Units that share an abbreviation table share it parsed (rustc: 1,974 units, 405
-        // tables in flametui's own binary; 19 MB of them parsed once per unit), as
-        // addr2line's own loader does.
-        dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
-        Some(dwarf)
+    /// The unit's line table, read unless kept; keeping it may drop others'.
+    fn lines(
+        &self,
+        offset: usize,
+        unit: &gimli::Unit<Slice>,
+        state: &UnitState,
+    ) -> Rc<Option<Lines>> {
+        if let Some(lines) = state.lines.borrow().as_ref() {
+            // The last used is dropped last.
+            let mut kept = self.kept.borrow_mut();
+            if let Some(i) = kept.iter().position(|k| k.0 == offset)
+                && let Some(k) = kept.remove(i)
+            {
+                kept.push_back(k);
+            }
+            return lines.clone();
+        }
+        let lines = Rc::new(Lines::parse(unit));
+        *state.lines.borrow_mut() = Some(lines.clone());
+        let rows = lines.as_ref().as_ref().map_or(0, Lines::len);
+        let mut kept = self.kept.borrow_mut();
+        kept.push_back((offset, rows));
+        let mut total = self.kept_rows.get() + rows;
+        while total > self.kept_limit && kept.len() > 1 {
+            let Some((old, n)) = kept.pop_front() else {
+                break;
+            };
+            total -= n;
+            if let Some(s) = self.units.borrow().get(&old) {
+                *s.lines.borrow_mut() = None;
+            }
+        }
+        self.kept_rows.set(total);
+        lines
     }
+
+    /// Where `probe` is in the unit's line table.
+    fn place(
+        &self,
+        offset: usize,
+        unit: &gimli::Unit<Slice>,
+        state: &UnitState,
+        probe: u64,
+    ) -> Option<lines::Place> {
+        self.lines(offset, unit, state)
+            .as_ref()
+            .as_ref()?
+            .find(probe)
+    }
+
+    /// File `file` of the unit's line program and `line`, when both are known (`line` 0:
+    /// none).
+    fn src_line(
+        &self,
+        unit: &gimli::Unit<Slice>,
+        state: &UnitState,
+        file: Option<u64>,
+        line: u32,
+    ) -> Option<SrcLine> {
+        if line == 0 {
+            return None;
+        }
+        let file = file?;
+        let path = state
+            .files
+            .borrow_mut()
+            .entry(file)
+            .or_insert_with(|| lines::file_path(&self.dwarf, unit, file))
+            .clone()?;
+        Some((path, line))
+    }
+
+    /// The name a reference (`DW_AT_abstract_origin`, `DW_AT_specification`) leads to, in
+    /// this unit or another, followed at most 16 times (as addr2line).
+    fn name_of(
+        &self,
+        unit: gimli::UnitRef<'_, Slice>,
+        value: gimli::AttributeValue<Slice>,
+    ) -> gimli::Result<Option<Slice>> {
+        let mut value = value;
+        let mut other: Option<Rc<gimli::Unit<Slice>>> = None;
+        for _ in 0..16 {
+            let here = match &other {
+                Some(u) => gimli::UnitRef::new(&self.dwarf, u),
+                None => unit,
+            };
+            let (name, next) = match value {
+                gimli::AttributeValue::UnitRef(at) => function::name_at(here, at)?,
+                gimli::AttributeValue::DebugInfoRef(at) => {
+                    let u = self.unit_holding(at.0)?;
+                    let at = gimli::DebugInfoOffset(at.0)
+                        .to_unit_offset(&u.header)
+                        .ok_or(gimli::Error::NoEntryAtGivenOffset(at.0 as u64))?;
+                    let found = function::name_at(gimli::UnitRef::new(&self.dwarf, &u), at)?;
+                    other = Some(u);
+                    found
+                }
+                _ => return Ok(None),
+            };
+            match (name, next) {
+                (Some(n), _) => return Ok(Some(n)),
+                (None, Some(next)) => value = next,
+                (None, None) => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The unit that holds `.debug_info` offset `at`.
+    fn unit_holding(&self, at: usize) -> gimli::Result<Rc<gimli::Unit<Slice>>> {
+        let starts = self.starts.get_or_init(|| {
+            let mut out = Vec::new();
+            let mut headers = self.dwarf.units();
+            while let Ok(Some(h)) = headers.next() {
+                if let Some(o) = h.debug_info_offset() {
+                    out.push(o.0);
+                }
+            }
+            out
+        });
+        let missing = gimli::Error::NoEntryAtGivenOffset(at as u64);
+        let i = match starts.binary_search(&at) {
+            Ok(_) | Err(0) => return Err(missing),
+            Err(i) => i - 1,
+        };
+        self.parsed(starts[i]).ok_or(missing)
+    }
+}
+
+/// The sections as gimli reads them.
+fn gimli_dwarf(
+    sections: &[(SectionId, Slice)],
+    endian: RunTimeEndian,
+) -> Option<gimli::Dwarf<Slice>> {
+    let empty = Bytes::memory(Vec::new(), endian);
+    gimli::Dwarf::load(|id| -> Result<Slice, gimli::Error> {
+        Ok(sections
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map_or_else(|| empty.clone(), |(_, s)| s.clone()))
+    })
+    .ok()
 }
 
 /// A section that is not compressed is read from its file in pages from this size on
@@ -239,73 +525,86 @@ const SECTIONS: [SectionId; 11] = [
     SectionId::DebugTypes,
 ];
 
-/// Whether an attribute of `.debug_abbrev` has a form that refers outside its unit:
-/// `DW_FORM_ref_addr`, `DW_FORM_ref_sup4`, `DW_FORM_ref_sup8`, `DW_FORM_GNU_ref_alt`.
-/// An abbreviation table is `code tag children (name form [value])* 0 0`, tables end with
-/// code 0; a table that does not parse counts as referring (the safe answer).
-fn refers_across_units(abbrev: &[u8]) -> bool {
-    use gimli::Reader as _;
-    use gimli::leb128::read::unsigned;
-    const CROSS: [u64; 4] = [0x10, 0x1c, 0x24, 0x1f20];
-    const IMPLICIT_CONST: u64 = 0x21;
-    // LEB128 has no byte order.
-    let mut r = gimli::EndianSlice::new(abbrev, gimli::LittleEndian);
-    let mut cross = || -> gimli::Result<bool> {
-        while !r.is_empty() {
-            if unsigned(&mut r)? == 0 {
-                continue; // the end of one table
-            }
-            // The tag, then the children byte.
-            unsigned(&mut r)?;
-            r.read_u8()?;
-            loop {
-                let (name, form) = (unsigned(&mut r)?, unsigned(&mut r)?);
-                if name == 0 && form == 0 {
-                    break;
-                }
-                if CROSS.contains(&form) {
-                    return Ok(true);
-                }
-                if form == IMPLICIT_CONST {
-                    gimli::leb128::read::signed(&mut r)?;
-                }
-            }
-        }
-        Ok(false)
-    };
-    cross().unwrap_or(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn abbreviations_that_refer_across_units_are_found() {
-        // code 1, DW_TAG_subprogram, no children, (DW_AT_name, DW_FORM_string), end;
-        // end of table.
-        let plain = [1, 0x2e, 0, 0x03, 0x08, 0, 0, 0];
-        assert!(!refers_across_units(&plain));
-        // The same with DW_AT_abstract_origin as DW_FORM_ref_addr.
-        let cross = [1, 0x2e, 0, 0x31, 0x10, 0, 0, 0];
-        assert!(refers_across_units(&cross));
-        // DW_FORM_GNU_ref_alt (0x1f20: two LEB128 bytes), after an implicit constant.
-        let alt = [1, 0x2e, 0, 0x0b, 0x21, 0x7f, 0x31, 0xa0, 0x3e, 0, 0, 0];
-        assert!(refers_across_units(&alt));
-        // Cut in the middle of an attribute: the safe answer.
-        assert!(refers_across_units(&[1, 0x2e, 0, 0x31]));
-        assert!(!refers_across_units(&[]));
+    /// addr2line's answer at `probe` (the oracle), in the terms of [`Inlined`]: the frames that
+    /// have a DIE, and the unit; `None` without a function there.
+    fn oracle(ctx: &addr2line::Context<Slice>, probe: u64) -> Option<Inlined> {
+        let mut frames = Vec::new();
+        let mut it = ctx.find_frames(probe).skip_all_loads().ok()?;
+        let mut lang = None;
+        while let Ok(Some(f)) = it.next() {
+            let Some(die) = f.dw_die_offset else { continue };
+            lang = f.function.as_ref().and_then(|n| n.language).or(lang);
+            let line = f.location.as_ref().and_then(|l| {
+                let line = l.line.filter(|&n| n > 0)?;
+                Some((Arc::from(l.file?), line))
+            });
+            frames.push(Frame {
+                die: die.0,
+                name: f.function.map(|n| n.raw_name().unwrap().into_owned()),
+                line,
+            });
+        }
+        if frames.is_empty() {
+            return None;
+        }
+        let unit = ctx.find_dwarf_and_unit(probe).skip_all_loads()?;
+        let unit = unit.header.debug_info_offset()?.0;
+        Some(Inlined { unit, lang, frames })
     }
 
-    /// The names of the frames at `probe`, innermost first, with their DIE offsets.
-    fn frames(context: &Context, probe: u64) -> Vec<(Option<usize>, String)> {
-        let mut out = Vec::new();
-        let mut it = context.find_frames(probe).skip_all_loads().unwrap();
-        while let Ok(Some(f)) = it.next() {
-            let name = f.function.map(|n| n.raw_name().unwrap().into_owned());
-            out.push((f.dw_die_offset.map(|o| o.0), name.unwrap_or_default()));
+    /// addr2line's context of the whole file, over the same sections.
+    fn whole(dwarf: &FileDwarf) -> addr2line::Context<Slice> {
+        use gimli::{Reader as _, Section as _};
+        let endian = dwarf.dwarf.debug_info.reader().endian();
+        addr2line::Context::from_dwarf(gimli_dwarf(&dwarf.sections, endian).unwrap()).unwrap()
+    }
+
+    /// At each of `probes`, `dwarf` gives addr2line's frames and line; how many addresses
+    /// have frames, and how many of them inlined ones.
+    fn same_answers(
+        dwarf: &FileDwarf,
+        whole: &addr2line::Context<Slice>,
+        probes: impl Iterator<Item = u64>,
+    ) -> (usize, usize) {
+        let (mut found, mut inlined) = (0, 0);
+        for probe in probes {
+            let mut got = dwarf.frames(probe, true);
+            let want = oracle(whole, probe);
+            // addr2line gives a function without a name no language.
+            if let (Some(g), Some(w)) = (&mut got, &want)
+                && w.lang.is_none()
+            {
+                g.lang = None;
+            }
+            assert_eq!(got, want, "{probe:#x}");
+            let line = whole.find_location(probe).ok().flatten().and_then(|l| {
+                let line = l.line.filter(|&n| n > 0)?;
+                Some((Arc::<str>::from(l.file?), line))
+            });
+            assert_eq!(dwarf.line_of(probe), line, "{probe:#x}");
+            // Without lines: the same frames, no lines.
+            let bare = dwarf.frames(probe, false);
+            let stripped = got.map(|mut g| {
+                g.frames.iter_mut().for_each(|f| f.line = None);
+                g
+            });
+            assert_eq!(
+                bare.map(|mut b| {
+                    b.lang = stripped.as_ref().and_then(|s| s.lang);
+                    b
+                }),
+                stripped
+            );
+            if let Some(w) = want {
+                found += 1;
+                inlined += usize::from(w.frames.len() > 1);
+            }
         }
-        out
+        (found, inlined)
     }
 
     /// The C++ test binary (`testdata/perf-data-cxx.gz`), with its DWARF.
@@ -319,44 +618,34 @@ mod tests {
         bytes
     }
 
-    /// At every address of `text`, the context `dwarf` gives answers as `whole`; how many
-    /// addresses a unit's context answered, and how many have inlined frames.
-    fn same_frames(
-        dwarf: &FileDwarf,
-        whole: &Context,
-        text: std::ops::Range<u64>,
-    ) -> (usize, usize) {
-        let (mut by_unit, mut inlined) = (0, 0);
-        for probe in text {
-            let found = dwarf.context_for(probe).unwrap();
-            let got = frames(found.context, probe);
-            assert_eq!(got, frames(whole, probe), "{probe:#x}");
-            by_unit += usize::from(found.unit.is_some());
-            inlined += usize::from(got.len() > 1);
-        }
-        (by_unit, inlined)
-    }
-
-    /// At every address of the C++ test binary's code, the context of the unit that
-    /// aranges names gives the frames the whole file's context gives, and so do sections
+    /// At every address of the C++ test binary's code, the frames, their names, DIEs and
+    /// lines are addr2line's, through `.debug_aranges` and through every unit's own
+    /// ranges, with line tables kept or dropped after each question, and with sections
     /// read from the file in pages.
     #[test]
-    fn a_unit_alone_answers_as_the_whole_file() {
+    fn frames_are_addr2lines_at_every_address_of_a_cxx_binary() {
         use object::{Object, ObjectSection};
         let bytes = cxx_binary();
         let file = object::File::parse(&bytes[..]).unwrap();
-        let dwarf = FileDwarf::load(&file, &|_, _| None).unwrap();
-        assert!(!dwarf.linked);
-        assert!(!dwarf.units.is_empty() && !dwarf.ranges.is_empty());
-        let whole = Context::from_dwarf(dwarf.dwarf(None).unwrap()).unwrap();
+        let mut dwarf = FileDwarf::load(&file, &|_, _| None).unwrap();
+        assert!(!dwarf.linked && !dwarf.aranges.is_empty());
+        let whole = whole(&dwarf);
         let text = file.section_by_name(".text").unwrap();
         let text = text.address()..text.address() + text.size();
-        let (by_unit, inlined) = same_frames(&dwarf, &whole, text.clone());
-        // Most of the code is in a unit aranges names, some of it inlined.
-        assert!(by_unit > 0x100, "{by_unit}");
+        let (found, inlined) = same_answers(&dwarf, &whole, text.clone());
+        // Most of the code is in a function, some of it inlined.
+        assert!(found > 0x100, "{found}");
         assert!(inlined > 0, "{inlined}");
-        // An address outside every arange is asked of the whole file.
-        assert!(dwarf.context_for(0).is_some_and(|f| f.unit.is_none()));
+
+        // Every unit's own ranges, as for a file without aranges.
+        dwarf.aranges.clear();
+        assert_eq!(same_answers(&dwarf, &whole, text.clone()), (found, inlined));
+
+        // Line tables dropped after each question.
+        let mut small = FileDwarf::load(&file, &|_, _| None).unwrap();
+        small.kept_limit = 1;
+        assert_eq!(same_answers(&small, &whole, text.clone()), (found, inlined));
+        assert_eq!(small.kept.borrow().len(), 1);
 
         // Every section that is not compressed read from the file in pages.
         let path = std::env::temp_dir().join(format!("flametui-dwarf-{}", std::process::id()));
@@ -369,7 +658,31 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let info = paged.section(SectionId::DebugInfo).unwrap();
         assert!(info.in_memory().is_none());
-        assert_eq!(same_frames(&paged, &whole, text), (by_unit, inlined));
+        assert_eq!(same_answers(&paged, &whole, text), (found, inlined));
+    }
+
+    /// At addresses across this test program's own code (Rust, whose units refer into
+    /// one another, with std's units that have aranges), the answers are addr2line's.
+    #[test]
+    fn frames_are_addr2lines_across_a_rust_binary() {
+        use object::{Object, ObjectSection};
+        let exe = std::env::current_exe().unwrap();
+        let bytes = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&bytes[..]).unwrap();
+        let Some(mut dwarf) = FileDwarf::load(&file, &|_, _| None) else {
+            eprintln!("skipped: this test program was built without DWARF");
+            return;
+        };
+        dwarf.kept_limit = 1 << 14;
+        let whole = whole(&dwarf);
+        let text = file.section_by_name(".text").unwrap();
+        // About 3,000 addresses spread over the code, none a multiple of the step's
+        // factors only.
+        let step = (text.size() / 3_000).max(1) | 1;
+        let probes = (text.address()..text.address() + text.size()).step_by(step as usize);
+        let (found, inlined) = same_answers(&dwarf, &whole, probes);
+        assert!(found > 1_000, "{found}");
+        assert!(inlined > 100, "{inlined}");
     }
 
     /// DWARF with damaged bytes, read in pages from a file and in memory, answers with
@@ -414,22 +727,13 @@ mod tests {
             ];
             for dwarf in loads.iter().flatten() {
                 for probe in text.clone().step_by(5) {
-                    let Some(found) = dwarf.context_for(probe) else {
-                        continue;
-                    };
-                    if let Ok(mut it) = found.context.find_frames(probe).skip_all_loads() {
-                        for _ in 0..64 {
-                            match it.next() {
-                                Ok(Some(f)) => {
-                                    named += usize::from(
-                                        f.function.is_some_and(|n| n.raw_name().is_ok()),
-                                    );
-                                }
-                                Ok(None) | Err(_) => break,
-                            }
+                    if let Some(found) = dwarf.frames(probe, true) {
+                        named += found.frames.iter().filter(|f| f.name.is_some()).count();
+                        for f in &found.frames {
+                            let _ = dwarf.die_start(found.unit, f.die);
                         }
                     }
-                    let _ = found.context.find_location(probe);
+                    let _ = dwarf.line_of(probe);
                 }
             }
             answered += usize::from(named > 0);

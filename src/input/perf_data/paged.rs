@@ -123,7 +123,7 @@ impl Paged {
 /// Where a section's bytes are.
 #[derive(Debug, Clone)]
 enum Source {
-    Memory(Arc<[u8]>),
+    Memory(Arc<Vec<u8>>),
     File(Rc<Paged>),
 }
 
@@ -138,11 +138,11 @@ pub struct Bytes {
 }
 
 impl Bytes {
-    /// A section in memory.
-    pub fn memory(bytes: Arc<[u8]>, endian: RunTimeEndian) -> Self {
+    /// A section in memory (kept as it is: a section inflated is not copied again).
+    pub fn memory(bytes: Vec<u8>, endian: RunTimeEndian) -> Self {
         Self {
             len: bytes.len(),
-            source: Source::Memory(bytes),
+            source: Source::Memory(Arc::new(bytes)),
             start: 0,
             endian,
         }
@@ -326,7 +326,7 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let endian = RunTimeEndian::Little;
         let mut a = Bytes::paged(paged, endian);
-        let mut b = Bytes::memory(Arc::from(&data[..]), endian);
+        let mut b = Bytes::memory(data.clone(), endian);
         assert_eq!(a.len(), b.len());
         // Reads that cross pages, a whole page and more, LEB128s, skips.
         for step in [1usize, 2, 8, PAGE - 1, PAGE + 5, 3 * PAGE, 17] {
@@ -336,10 +336,7 @@ mod tests {
             assert_eq!(x, y);
             assert_eq!(a.read_uleb128().ok(), b.read_uleb128().ok());
             assert_eq!(a.read_u32().ok(), b.read_u32().ok());
-            assert_eq!(
-                a.offset_from(&Bytes::memory(Arc::from(&[][..]), endian)),
-                a.start
-            );
+            assert_eq!(a.offset_from(&Bytes::memory(Vec::new(), endian)), a.start);
         }
         // Finding a byte past the cached pages, splitting, reading a part whole.
         let back = Bytes::paged(
@@ -355,7 +352,7 @@ mod tests {
             ),
             endian,
         );
-        let mut whole = Bytes::memory(Arc::from(&data[..]), endian);
+        let mut whole = Bytes::memory(data.clone(), endian);
         let mut paged = back.clone();
         for r in [&mut whole, &mut paged] {
             r.skip(size - PAGE - 300).unwrap();

@@ -228,7 +228,7 @@ impl Reader<'_> {
                     Some((name, _)) => {
                         let name = name.clone();
                         let mut chain = if inline {
-                            elf.inline_frames(pc)
+                            elf.inline_frames(pc, lines)
                         } else {
                             Vec::new()
                         };

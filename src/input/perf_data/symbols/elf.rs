@@ -8,7 +8,7 @@ use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTab
 
 use super::source::{Source, open_for_sections, with_elf};
 use super::{CodeSections, Elf, RawSymbol, SymbolTable, UnwindSections, demangle, rank};
-use crate::input::perf_data::dwarf::{Context, FileDwarf};
+use crate::input::perf_data::dwarf::FileDwarf;
 use crate::profile::source::{Arch, MOST_CODE_BYTES};
 
 impl Elf {
@@ -111,39 +111,27 @@ impl Elf {
     /// Each name comes with its source line: the innermost frame's is the line of `svma`,
     /// an outer frame's the line its inner one was inlined at (what `addr2line -i` and
     /// perf's srcline print for each).
-    pub fn inline_frames(&self, svma: u64) -> Vec<(Arc<str>, Option<SrcLine>)> {
-        let Some(found) = self.dwarf().and_then(|d| d.context_for(svma)) else {
+    pub fn inline_frames(&self, svma: u64, lines: bool) -> Vec<(Arc<str>, Option<SrcLine>)> {
+        let Some(dwarf) = self.dwarf() else {
             return Vec::new();
         };
-        let dwarf = found.context;
+        let Some(found) = dwarf.frames(svma, lines) else {
+            return Vec::new();
+        };
         // binutils' state is per DWARF function: DIE offsets within the unit, and the unit.
-        let unit = found.unit.or_else(|| {
-            let u = dwarf.find_dwarf_and_unit(svma).skip_all_loads()?;
-            Some(u.header.offset().0)
-        });
-        let unit = unit.map_or(u64::MAX, |u| u as u64);
+        let unit = found.unit as u64;
+        let linkage_lang = found.lang.is_some_and(names_are_linkage);
         // (DIE offset, raw name, linkage-named, line) innermost first.
-        let mut chain: Vec<(u64, String, bool, Option<SrcLine>)> = Vec::new();
-        let Ok(mut frames) = dwarf.find_frames(svma).skip_all_loads() else {
-            return Vec::new();
-        };
-        while let Ok(Some(frame)) = frames.next() {
-            let Some(function) = frame.function else {
-                continue;
-            };
-            let Ok(raw) = function.raw_name() else {
-                continue;
-            };
-            let linkage = raw.starts_with("_Z")
-                || raw.starts_with("_R")
-                || function.language.is_some_and(names_are_linkage);
-            let die = frame.dw_die_offset.map_or(u64::MAX, |o| o.0 as u64);
-            let line = frame.location.as_ref().and_then(src_line);
-            chain.push((die, raw.into_owned(), linkage, line));
-            if chain.len() >= 256 {
-                break;
-            }
-        }
+        let chain: Vec<(u64, String, bool, Option<SrcLine>)> = found
+            .frames
+            .into_iter()
+            .filter_map(|f| {
+                let raw = f.name?;
+                let linkage = raw.starts_with("_Z") || raw.starts_with("_R") || linkage_lang;
+                Some((f.die as u64, raw, linkage, f.line))
+            })
+            .take(256)
+            .collect();
         let Some(&(outer_die, _, _, _)) = chain.last() else {
             return Vec::new();
         };
@@ -156,7 +144,10 @@ impl Elf {
                 st.settled = true;
                 let table = self.a2l_symbols.as_ref().unwrap_or(&self.symbols);
                 if let Some(sym) = table.find_symbol(svma) {
-                    if function_start(dwarf, svma, *die) == Some(sym.start) {
+                    let start = usize::try_from(*die)
+                        .ok()
+                        .and_then(|d| dwarf.die_start(found.unit, d));
+                    if start == Some(sym.start) {
                         st.renamed = Some(sym.name.clone());
                     }
                     name = Some(sym.name.clone());
@@ -171,9 +162,7 @@ impl Elf {
     /// The source line of `svma` (its innermost inlined code's), as `addr2line` without
     /// `-i` and perf's srcline of a frame give it; `None` without DWARF or a line there.
     pub fn line_of(&self, svma: u64) -> Option<SrcLine> {
-        let found = self.dwarf()?.context_for(svma)?;
-        let location = found.context.find_location(svma).ok()??;
-        src_line(&location)
+        self.dwarf()?.line_of(svma)
     }
 
     /// The file's DWARF, read on first use.
@@ -208,14 +197,7 @@ fn code_sections<'d, R: object::ReadRef<'d>>(file: &object::File<'d, R>) -> (Vec
     (sections, arch)
 }
 
-/// A source file and line, as DWARF names them.
-pub type SrcLine = (Arc<str>, u32);
-
-/// The file and line of a DWARF location that has both.
-fn src_line(l: &addr2line::Location<'_>) -> Option<SrcLine> {
-    let line = l.line.filter(|&n| n > 0)?;
-    Some((Arc::from(l.file?), line))
-}
+pub use crate::input::perf_data::dwarf::SrcLine;
 
 /// Languages whose plain DWARF name binutils takes for a linkage name (its
 /// `mangle_style` 0: C and assembler).
@@ -232,16 +214,6 @@ fn names_are_linkage(lang: gimli::DwLang) -> bool {
         DW_LANG_Mips_Assembler,
     ]
     .contains(&lang)
-}
-
-/// The first address of the DWARF function (DIE `die` of the unit holding `probe`):
-/// binutils' `arange.low`, the first of its ranges.
-fn function_start(dwarf: &Context, probe: u64, die: u64) -> Option<u64> {
-    let unit = dwarf.find_dwarf_and_unit(probe).skip_all_loads()?;
-    let offset = gimli::UnitOffset(usize::try_from(die).ok()?);
-    let entry = unit.entry(offset).ok()?;
-    let mut ranges = unit.die_ranges(&entry).ok()?;
-    ranges.next().ok().flatten().map(|r| r.begin)
 }
 
 /// Symbols and segments of one parsed file, and where its DWARF and unwind sections are.

@@ -162,7 +162,8 @@ pub struct Elf {
     /// file's own `.symtab`, else its `.dynsym`), when it is not `symbols` (taken from
     /// the debug file).
     a2l_symbols: Option<SymbolTable>,
-    /// What addr2line has come to call each DWARF function (see [`Elf::inline_frames`]).
+    /// What binutils' addr2line has come to call each DWARF function (see
+    /// [`Elf::inline_frames`]).
     a2l_names: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64, u64), A2lName>>,
 }
 

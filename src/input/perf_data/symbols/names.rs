@@ -30,8 +30,59 @@ pub fn demangle(name: &str) -> Cow<'_, str> {
         {
             return as_libiberty(s).into();
         }
+        if let Some(s) = cpp_name_only(base, opts) {
+            return as_libiberty(s).into();
+        }
     }
     name.into()
+}
+
+/// Bytes of a symbol `cpp_name_only` searches for the end of its name.
+const MOST_NAME_ONLY: usize = 512;
+
+/// The function name of a C++ symbol `cpp_demangle` rejects somewhere after its name: GCC
+/// still writes some types in a form the ABI replaced in 2010, `cpp_demangle` reads only
+/// the new one, and libiberty (perf's) both; in a return type, as SFINAE's `enable_if`
+/// gives (`_ZSt4swapIlENSt9enable_ifIXsrSt6__and_…`: `std::swap<long>`).
+///
+/// The shortest head of `base` that makes a whole function symbol once given a return and
+/// parameter type (`vv`, or `v` alone for a function without return type), and makes the
+/// same name with other types (`ii`, `i`): types taken into the name (a head that ends
+/// inside a length-prefixed name) change it. The name comes first in a symbol and a head
+/// cannot end inside a nested name (it needs its `E`), nor, here, where the name's
+/// template arguments follow, so a symbol rejected inside its own name stays as it is.
+/// Shortest first: the name is found in a few dozen tries, and a symbol with no such head
+/// costs at most four parses a byte of its first [`MOST_NAME_ONLY`].
+fn cpp_name_only(base: &str, opts: cpp_demangle::DemangleOptions) -> Option<String> {
+    if !base.is_ascii() {
+        return None;
+    }
+    let name_with = |head: &str, tail: &str| {
+        let mangled = format!("{head}{tail}");
+        let sym = cpp_demangle::Symbol::new(mangled.as_str()).ok()?;
+        let full = sym
+            .demangle_with_options(&cpp_demangle::DemangleOptions::new())
+            .ok()?;
+        if !full.ends_with(')') {
+            return None;
+        }
+        sym.demangle_with_options(&opts).ok()
+    };
+    let bytes = base.as_bytes();
+    for end in 3..base.len().min(MOST_NAME_ONLY) {
+        if bytes[end] == b'I' {
+            continue;
+        }
+        let head = &base[..end];
+        for (one, other) in [("v", "i"), ("vv", "ii")] {
+            if let Some(name) = name_with(head, one)
+                && name_with(head, other).as_ref() == Some(&name)
+            {
+                return Some(name);
+            }
+        }
+    }
+    None
 }
 
 /// `cpp_demangle`'s spelling of two things turned into libiberty's (`__cxa_demangle`,
@@ -121,6 +172,30 @@ mod tests {
         for (raw, want) in cases {
             assert_eq!(demangle(raw), want, "{raw}");
         }
+    }
+
+    /// GCC's encoding of a dependent name in a return type (libstdc++'s `std::swap`,
+    /// from a g++ 12 `-O2 -g` binary's DWARF), which `cpp_demangle` rejects: named as
+    /// `c++filt -p` names it. The same construct inside the name's own template arguments
+    /// leaves the symbol as it is, not cut to a shorter name.
+    #[test]
+    fn a_name_cpp_demangle_rejects_after_its_name_is_still_named() {
+        let swap = "_ZSt4swapIlENSt9enable_ifIXsrSt6__and_IJSt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS4_ESt18is_move_assignableIS4_EEE5valueEvE4typeERS4_SE_";
+        assert!(cpp_demangle::Symbol::new(swap).is_err());
+        assert_eq!(demangle(swap), "std::swap<long>");
+        let clone = format!("{swap}.isra.0");
+        assert_eq!(demangle(&clone), "std::swap<long>");
+        let nested =
+            "_ZN2ns4sortIlEENSt9enable_ifIXsrSt6__and_IJSt6is_podIT_EEE5valueEvE4typeEPS3_S6_";
+        assert_eq!(demangle(nested), "ns::sort<long>");
+        let inside = "_Z3fooIXsrSt6__and_IJbEE5valueEEvv";
+        assert_eq!(demangle(inside), inside);
+        // A name whose end is past the bytes searched: as it is.
+        let long = format!(
+            "_ZN{}4sortIlEENSt9enable_ifIXsrSt6__and_IJSt6is_podIT_EEE5valueEvE4typeEPS3_S6_",
+            "2ns".repeat(200)
+        );
+        assert_eq!(demangle(&long), long);
     }
 
     #[test]

@@ -490,6 +490,25 @@ impl FileDwarf {
     }
 }
 
+/// The index of the item of `items` (sorted by start, not overlapping) whose `[start,
+/// end)` holds `probe`, found by binary search as addr2line finds its functions and line
+/// sequences (of overlapping ones, whichever the search meets).
+fn holding<T>(items: &[T], probe: u64, range: impl Fn(&T) -> (u64, u64)) -> Option<usize> {
+    use std::cmp::Ordering;
+    items
+        .binary_search_by(|item| {
+            let (start, end) = range(item);
+            if probe < start {
+                Ordering::Greater
+            } else if probe >= end {
+                Ordering::Less
+            } else {
+                Ordering::Equal
+            }
+        })
+        .ok()
+}
+
 /// The sections as gimli reads them.
 fn gimli_dwarf(
     sections: &[(SectionId, Slice)],

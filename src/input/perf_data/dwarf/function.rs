@@ -110,18 +110,7 @@ pub fn functions(unit: gimli::UnitRef<'_, Slice>) -> gimli::Result<Box<[Function
 
 /// The DIE of the function whose range holds `probe`.
 pub fn function_at(functions: &[FunctionRange], probe: u64) -> Option<usize> {
-    use std::cmp::Ordering;
-    let i = functions
-        .binary_search_by(|f| {
-            if probe < f.begin {
-                Ordering::Greater
-            } else if probe >= f.end {
-                Ordering::Less
-            } else {
-                Ordering::Equal
-            }
-        })
-        .ok()?;
+    let i = super::holding(functions, probe, |f| (f.begin, f.end))?;
     Some(functions[i].die)
 }
 

@@ -114,19 +114,7 @@ impl Lines {
 
     /// Where `probe` is; `None` outside every sequence.
     pub fn find(&self, probe: u64) -> Option<Place> {
-        use std::cmp::Ordering;
-        let at = self
-            .sequences
-            .binary_search_by(|s| {
-                if probe < s.start {
-                    Ordering::Greater
-                } else if probe >= s.end {
-                    Ordering::Less
-                } else {
-                    Ordering::Equal
-                }
-            })
-            .ok()?;
+        let at = super::holding(&self.sequences, probe, |s| (s.start, s.end))?;
         let s = &self.sequences[at];
         let rows = self.rows.get(s.first as usize..s.last as usize)?;
         let i = rows

@@ -704,6 +704,32 @@ mod tests {
         assert!(inlined > 100, "{inlined}");
     }
 
+    /// Any ELF file with DWARF named by `FLAMETUI_DWARF_ORACLE` (a debug file too: its code
+    /// sections hold no bytes but keep their addresses), at 5,000 addresses spread over its
+    /// code: the answers are addr2line's. Run by hand on binaries the tests do not hold:
+    /// `FLAMETUI_DWARF_ORACLE=/path/to/binary cargo test --lib oracle_file -- --ignored`.
+    #[test]
+    #[ignore = "needs FLAMETUI_DWARF_ORACLE, a path"]
+    fn frames_are_addr2lines_in_the_oracle_file() {
+        use object::{Object, ObjectSection};
+        let path = std::env::var_os("FLAMETUI_DWARF_ORACLE").expect("FLAMETUI_DWARF_ORACLE");
+        let bytes = std::fs::read(&path).unwrap();
+        let file = object::File::parse(&bytes[..]).unwrap();
+        let dwarf = FileDwarf::load(&file, &|_, _| None).expect("no DWARF in the file");
+        let whole = whole(&dwarf);
+        let (mut found, mut inlined) = (0, 0);
+        for text in file
+            .sections()
+            .filter(|s| s.kind() == object::SectionKind::Text || s.name() == Ok(".text"))
+        {
+            let step = (text.size() / 5_000).max(1) | 1;
+            let probes = (text.address()..text.address() + text.size()).step_by(step as usize);
+            let (f, i) = same_answers(&dwarf, &whole, probes);
+            (found, inlined) = (found + f, inlined + i);
+        }
+        eprintln!("{found} addresses with frames, {inlined} with inlined ones");
+    }
+
     /// DWARF with damaged bytes, read in pages from a file and in memory, answers with
     /// frames or with nothing: never a panic.
     #[test]

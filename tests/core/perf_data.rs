@@ -360,6 +360,60 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
     assert_eq!(got, want);
 }
 
+/// A C++ program built by clang 14, recorded with `--call-graph dwarf`: the stacks are
+/// those `perf script` printed for it on the recording machine (its text is
+/// `perf-data-clang-dwarf.script.txt.gz`), from `main` down. clang's DWARF 5 gives the
+/// ranges of many inlined subroutines as `DW_FORM_rnglistx`, which binutils 2.40 (perf's
+/// `addr2line`) does not read, so perf leaves those frames out (`std::__unguarded_linear_insert`
+/// inside `std::__unguarded_insertion_sort`): so does flametui, whose reading of the form
+/// otherwise gave 2 of the 15 stacks one frame more.
+#[test]
+fn a_dwarf_recording_of_clang_cxx_leaves_out_the_frames_binutils_cannot_place() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-symfs-clang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("clang-sort"), raw("perf-data-clang.gz")).unwrap();
+    let o = LoadOptions {
+        perf_data: PerfDataOptions {
+            symfs: vec![dir.clone()],
+            kallsyms: Some(PathBuf::from("/dev/null")),
+            buildid_dir: None,
+            lines: false,
+        },
+        ..LoadOptions::default()
+    };
+    let load = |name: &str, o: &LoadOptions| match input::load_path(&testdata(name), o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{name}: {:?}", other.map(|_| ())),
+    };
+    let direct = load("perf-data-clang-dwarf.data.gz", &o);
+    let script = load(
+        "perf-data-clang-dwarf.script.txt.gz",
+        &LoadOptions::default(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // `perf report --stdio`: 36 samples, event count 36000000.
+    assert_eq!(direct.stats.samples, 36);
+    // From `main` down (libc is not searched here: its frames are `[libc.so.6]`); one
+    // sample is in the dynamic loader, before `main`.
+    let from_main = |p: &Profile| {
+        let mut out: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+        for (stack, weight) in p.tree.stacks() {
+            let frames: Vec<&str> = stack.split(';').collect();
+            let Some(at) = frames.iter().position(|f| *f == "main") else {
+                continue;
+            };
+            *out.entry(frames[at..].join(";")).or_default() += weight;
+        }
+        out
+    };
+    let (got, want) = (from_main(&direct), from_main(&script));
+    assert_eq!(want.values().sum::<u64>(), 35_000_000);
+    assert_eq!(got, want);
+    let has = |name: &str| got.keys().any(|s| s.contains(name));
+    assert!(has(";std::__unguarded_insertion_sort<") && !has("__unguarded_linear_insert"));
+}
+
 /// A binary gone from its path is read from perf's build-id cache, where `perf record`
 /// copied it (`.build-id/xx/rest/elf`, under `--buildid-dir`), as perf script does.
 #[test]

@@ -47,6 +47,22 @@ impl RangeAttrs {
         Ok(())
     }
 
+    /// As [`RangeAttrs::take`], a range list given as an index into `.debug_rnglists`
+    /// (`DW_FORM_rnglistx`) left out: binutils 2.40 reads no range from it for a function
+    /// or an inlined subroutine.
+    pub fn take_as_binutils(
+        &mut self,
+        unit: gimli::UnitRef<'_, Slice>,
+        attr: &gimli::Attribute<Slice>,
+    ) -> gimli::Result<()> {
+        if attr.name() == gimli::DW_AT_ranges
+            && matches!(attr.value(), AttributeValue::DebugRngListsIndex(_))
+        {
+            return Ok(());
+        }
+        self.take(unit, attr)
+    }
+
     /// Whether it has a range list (`DW_AT_ranges`).
     pub fn has_list(&self) -> bool {
         self.list.is_some()
@@ -96,7 +112,7 @@ pub fn functions(unit: gimli::UnitRef<'_, Slice>) -> gimli::Result<Box<[Function
         let mut ranges = RangeAttrs::default();
         for spec in abbrev.attributes() {
             let attr = entries.read_attribute(*spec)?;
-            ranges.take(unit, &attr)?;
+            ranges.take_as_binutils(unit, &attr)?;
         }
         ranges.each(unit, |begin, end| {
             out.push(FunctionRange { begin, end, die });
@@ -108,10 +124,11 @@ pub fn functions(unit: gimli::UnitRef<'_, Slice>) -> gimli::Result<Box<[Function
     Ok(out.into_boxed_slice())
 }
 
-/// The DIE of the function whose range holds `probe`.
-pub fn function_at(functions: &[FunctionRange], probe: u64) -> Option<usize> {
+/// The DIE of the function whose range holds `probe`, and that range's length.
+pub fn function_at(functions: &[FunctionRange], probe: u64) -> Option<(usize, u64)> {
     let i = super::holding(functions, probe, |f| (f.begin, f.end))?;
-    Some(functions[i].die)
+    let f = functions[i];
+    Some((f.die, f.end - f.begin))
 }
 
 /// Finds the name a reference (`DW_AT_abstract_origin`, `DW_AT_specification`) of a DIE
@@ -136,7 +153,7 @@ pub struct DieFrame {
 /// a name through a reference (`DW_AT_abstract_origin`, `DW_AT_specification`).
 pub fn chain(
     unit: gimli::UnitRef<'_, Slice>,
-    function: usize,
+    (function, function_len): (usize, u64),
     probe: u64,
     names: Names<'_>,
 ) -> gimli::Result<Vec<DieFrame>> {
@@ -149,7 +166,7 @@ pub fn chain(
         Ok(())
     })?;
 
-    let found = inlined_at(unit, &mut entries, depth, probe)?;
+    let found = inlined_at(unit, &mut entries, depth, probe, function_len)?;
 
     let mut out = vec![DieFrame {
         die: function,
@@ -198,24 +215,34 @@ pub fn chain(
 }
 
 /// The DIEs of the inlined subroutines that hold `probe` in the function whose children
-/// `entries` is at (the function at `depth`), outermost first.
+/// `entries` is at (the function at `depth`, its range holding `probe` `function_len`
+/// long), outermost first, as binutils finds them (perf's `addr2line`): the innermost is
+/// the inlined subroutine with the smallest range holding `probe` (of equal ones the later
+/// DIE, and none when the function's own range is smaller), the others those around it.
+/// Where each inlined subroutine's ranges lie within its caller's, as compilers write
+/// them, that is addr2line's answer too (the tests compare the two). A range list given
+/// as an index (`DW_FORM_rnglistx`, clang's DWARF 5) counts as no range, as binutils 2.40
+/// reads it: perf leaves such an inlined frame out unless one inside it holds `probe`.
 fn inlined_at(
     unit: gimli::UnitRef<'_, Slice>,
     entries: &mut gimli::EntriesRaw<'_, Slice>,
     depth: isize,
     probe: u64,
+    function_len: u64,
 ) -> gimli::Result<Vec<usize>> {
-    // (call depth, begin, end, DIE) of every inlined subroutine of the function; the depth
-    // counts the inlined subroutines around it (lexical blocks count for nothing).
-    let mut inlined: Vec<(usize, u64, u64, usize)> = Vec::new();
-    let mut open: Vec<isize> = Vec::new();
+    // Each inlined subroutine: its DIE and the one around it (an index here), and the
+    // (depth, index) of those around the next entry.
+    let mut dies: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut open: Vec<(isize, usize)> = Vec::new();
+    // (length, index) of the smallest range holding `probe`.
+    let mut best: Option<(u64, usize)> = None;
     while !entries.is_empty() {
         let die = entries.next_offset().0;
         let here = entries.next_depth();
         if here <= depth {
             break;
         }
-        while open.last().is_some_and(|&d| here <= d) {
+        while open.last().is_some_and(|&(d, _)| here <= d) {
             open.pop();
         }
         let Some(abbrev) = entries.read_abbreviation()? else {
@@ -235,34 +262,28 @@ fn inlined_at(
                 let mut ranges = RangeAttrs::default();
                 for spec in abbrev.attributes() {
                     let attr = entries.read_attribute(*spec)?;
-                    ranges.take(unit, &attr)?;
+                    ranges.take_as_binutils(unit, &attr)?;
                 }
-                let call_depth = open.len();
-                ranges.each(unit, |b, e| inlined.push((call_depth, b, e, die)))?;
-                open.push(here);
+                let me = dies.len();
+                dies.push((die, open.last().map(|&(_, i)| i)));
+                ranges.each(unit, |b, e| {
+                    let len = e - b;
+                    if b <= probe && probe < e && best.is_none_or(|(l, _)| len <= l) {
+                        best = Some((len, me));
+                    }
+                })?;
+                open.push((here, me));
             }
             _ => entries.skip_attributes(abbrev.attributes())?,
         }
     }
-    // By depth, then start (addr2line's breadth-first order), and at each depth the range
-    // that holds `probe`, searched among those after the previous depth's.
-    inlined.sort_unstable_by_key(|a| (a.0, a.1));
     let mut found = Vec::new();
-    let mut rest = &inlined[..];
-    loop {
-        let want = found.len();
-        let hit = rest.binary_search_by(|&(d, b, e, _)| {
-            use std::cmp::Ordering;
-            match d.cmp(&want) {
-                Ordering::Equal if b > probe => Ordering::Greater,
-                Ordering::Equal if e <= probe => Ordering::Less,
-                other => other,
-            }
-        });
-        let Ok(i) = hit else { break };
-        found.push(rest[i].3);
-        rest = &rest[i + 1..];
+    let mut at = best.filter(|&(len, _)| len <= function_len).map(|(_, i)| i);
+    while let Some(i) = at {
+        found.push(dies[i].0);
+        at = dies[i].1;
     }
+    found.reverse();
     Ok(found)
 }
 

@@ -160,7 +160,9 @@ fn frames_are_addr2lines_across_a_rust_binary() {
 
 /// Any ELF file with DWARF named by `FLAMETUI_DWARF_ORACLE` (a debug file too: its code
 /// sections hold no bytes but keep their addresses), at 5,000 addresses spread over its
-/// code: the answers are addr2line's. Run by hand on binaries the tests do not hold:
+/// code: the answers are addr2line's (not on a binary whose DWARF writes ranges as
+/// `DW_FORM_rnglistx`, as clang's does: there perf's binutils, and flametui, differ). Run
+/// by hand on binaries the tests do not hold:
 /// `FLAMETUI_DWARF_ORACLE=/path/to/binary cargo test --lib oracle_file -- --ignored`.
 #[test]
 #[ignore = "needs FLAMETUI_DWARF_ORACLE, a path"]

@@ -1,7 +1,8 @@
 //! A unit's functions and the inline chain at an address, read from the DIEs as addr2line
-//! reads them (its `Functions`, `Function` and `InlinedFunction`), without keeping them:
-//! a unit keeps the address ranges of its functions (24 bytes each), and a question reads
-//! the one function that holds its address again.
+//! reads them (its `Functions`, `Function` and `InlinedFunction`), the innermost frame
+//! chosen as binutils chooses it (perf's answer; the same where ranges nest), without
+//! keeping them: a unit keeps the address ranges of its functions (24 bytes each), and a
+//! question reads the one function that holds its address again.
 
 use gimli::{AttributeValue, UnitOffset};
 

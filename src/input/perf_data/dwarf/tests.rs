@@ -82,8 +82,15 @@ fn same_answers(
 
 /// The C++ test binary (`testdata/perf-data-cxx.gz`), with its DWARF.
 fn cxx_binary() -> Vec<u8> {
+    binary("perf-data-cxx.gz")
+}
+
+/// A test binary of `testdata/`, gzipped there.
+fn binary(name: &str) -> Vec<u8> {
     use std::io::Read as _;
-    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/perf-data-cxx.gz");
+    let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name);
     let mut bytes = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
         .read_to_end(&mut bytes)
@@ -187,13 +194,20 @@ fn frames_are_addr2lines_in_the_oracle_file() {
 }
 
 /// DWARF with damaged bytes, read in pages from a file and in memory, answers with
-/// frames or with nothing: never a panic.
+/// frames or with nothing: never a panic. g++'s DWARF (the C++ test binary) and clang's
+/// DWARF 5 (indexed strings, addresses and range lists).
 #[test]
 fn damaged_dwarf_in_pages_or_in_memory_never_panics() {
+    for name in ["perf-data-cxx.gz", "perf-data-clang.gz"] {
+        damaged_answers_or_nothing(&binary(name), name);
+    }
+}
+
+/// [`damaged_dwarf_in_pages_or_in_memory_never_panics`] of one binary.
+fn damaged_answers_or_nothing(bytes: &[u8], name: &str) {
     use object::{Object, ObjectSection};
-    let bytes = cxx_binary();
     let (text, ranges) = {
-        let file = object::File::parse(&bytes[..]).unwrap();
+        let file = object::File::parse(bytes).unwrap();
         let text = file.section_by_name(".text").unwrap();
         let ranges: Vec<(usize, usize)> = SECTIONS
             .iter()
@@ -202,13 +216,13 @@ fn damaged_dwarf_in_pages_or_in_memory_never_panics() {
             .collect();
         (text.address()..text.address() + text.size(), ranges)
     };
-    let path = std::env::temp_dir().join(format!("flametui-damaged-{}", std::process::id()));
+    let path = std::env::temp_dir().join(format!("flametui-damaged-{}-{name}", std::process::id()));
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut answered = 0;
     // Each section in turn, 8 of its bytes set to pseudo-random values, twice.
     for &(at, size) in ranges.iter().chain(&ranges) {
         let mut named = 0;
-        let mut damaged = bytes.clone();
+        let mut damaged = bytes.to_vec();
         for _ in 0..8 {
             state = state
                 .wrapping_mul(6_364_136_223_846_793_005)
@@ -241,5 +255,8 @@ fn damaged_dwarf_in_pages_or_in_memory_never_panics() {
     }
     let _ = std::fs::remove_file(&path);
     // Some damage leaves answers (a name, a line), some leaves none.
-    assert!(answered > 2 && answered < ranges.len() * 2, "{answered}");
+    assert!(
+        answered > 2 && answered < ranges.len() * 2,
+        "{name}: {answered}"
+    );
 }

@@ -308,6 +308,30 @@ fn hostile_recordings_get_an_error_or_a_partial_load() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The recording `recording` of `testdata/`, its binary (`binary`, gzipped there) found
+/// under its recorded `name` in a `--symfs` directory of its own, no kernel symbols.
+fn load_beside(recording: &str, binary: &str, name: &str) -> Profile {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("flametui-symfs-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), raw(binary)).unwrap();
+    let o = LoadOptions {
+        perf_data: PerfDataOptions {
+            symfs: vec![dir.clone()],
+            kallsyms: Some(PathBuf::from("/dev/null")),
+            buildid_dir: None,
+            lines: false,
+        },
+        ..LoadOptions::default()
+    };
+    let p = match input::load_path(&testdata(recording), &o) {
+        Ok(Loaded::Single(p)) => p,
+        other => panic!("{recording}: {:?}", other.map(|_| ())),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    p
+}
+
 /// A C++ program linked with lld (its segments share pages, so a mapping's base is not
 /// its first segment's), recorded with `--call-graph dwarf`: the stacks are those
 /// `perf script` printed for that recording on the recording machine, from `main` down
@@ -318,25 +342,7 @@ fn hostile_recordings_get_an_error_or_a_partial_load() {
 /// clone twice and the other `mid`.
 #[test]
 fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-symfs-cxx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bin = raw("perf-data-cxx.gz");
-    std::fs::write(dir.join("cxx"), bin).unwrap();
-    let o = LoadOptions {
-        perf_data: PerfDataOptions {
-            symfs: vec![dir.clone()],
-            kallsyms: Some(PathBuf::from("/dev/null")),
-            buildid_dir: None,
-            lines: false,
-        },
-        ..LoadOptions::default()
-    };
-    let p = match input::load_path(&testdata("perf-data-cxx-dwarf.data.gz"), &o) {
-        Ok(Loaded::Single(p)) => p,
-        other => panic!("{:?}", other.map(|_| ())),
-    };
-    let _ = std::fs::remove_dir_all(&dir);
+    let p = load_beside("perf-data-cxx-dwarf.data.gz", "perf-data-cxx.gz", "cxx");
     // `perf report --stdio`: 276 samples, event count 276000000.
     assert_eq!(p.stats.samples, 276);
     let mut got: Vec<(String, u64)> = p.tree.stacks();
@@ -369,29 +375,13 @@ fn a_dwarf_recording_of_cxx_has_the_stacks_perf_script_printed() {
 /// otherwise gave 2 of the 15 stacks one frame more.
 #[test]
 fn a_dwarf_recording_of_clang_cxx_leaves_out_the_frames_binutils_cannot_place() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("flametui-symfs-clang-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("clang-sort"), raw("perf-data-clang.gz")).unwrap();
-    let o = LoadOptions {
-        perf_data: PerfDataOptions {
-            symfs: vec![dir.clone()],
-            kallsyms: Some(PathBuf::from("/dev/null")),
-            buildid_dir: None,
-            lines: false,
-        },
-        ..LoadOptions::default()
-    };
-    let load = |name: &str, o: &LoadOptions| match input::load_path(&testdata(name), o) {
-        Ok(Loaded::Single(p)) => p,
-        other => panic!("{name}: {:?}", other.map(|_| ())),
-    };
-    let direct = load("perf-data-clang-dwarf.data.gz", &o);
-    let script = load(
-        "perf-data-clang-dwarf.script.txt.gz",
-        &LoadOptions::default(),
+    let direct = load_beside(
+        "perf-data-clang-dwarf.data.gz",
+        "perf-data-clang.gz",
+        "clang-sort",
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    // perf script's text: the perf.data options do not apply.
+    let script = load("perf-data-clang-dwarf.script.txt.gz", false);
     // `perf report --stdio`: 36 samples, event count 36000000.
     assert_eq!(direct.stats.samples, 36);
     // From `main` down (libc is not searched here: its frames are `[libc.so.6]`); one

@@ -27,7 +27,7 @@ mod lines;
 mod refs;
 mod units;
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{OnceCell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -75,7 +75,6 @@ pub struct FileDwarf {
     recent: RefCell<VecDeque<(usize, Rc<gimli::Unit<Slice>>)>>,
     /// The units whose line table is kept, least recently used first, with its rows.
     kept: RefCell<VecDeque<(usize, usize)>>,
-    kept_rows: Cell<usize>,
     /// The most rows kept ([`KEPT_ROWS`]; tests make it small).
     kept_limit: usize,
 }
@@ -175,7 +174,6 @@ impl FileDwarf {
             units: RefCell::default(),
             recent: RefCell::default(),
             kept: RefCell::default(),
-            kept_rows: Cell::new(0),
             kept_limit: KEPT_ROWS,
         };
         me.linked = me
@@ -346,11 +344,8 @@ impl FileDwarf {
     /// The unit at `offset` parsed by gimli, from the recent ones or parsed again.
     fn parsed(&self, offset: usize) -> Option<Rc<gimli::Unit<Slice>>> {
         let mut recent = self.recent.borrow_mut();
-        if let Some(i) = recent.iter().position(|(o, _)| *o == offset) {
-            let hit = recent.remove(i)?;
-            let unit = hit.1.clone();
-            recent.push_back(hit);
-            return Some(unit);
+        if let Some(unit) = to_back(&mut recent, offset) {
+            return Some(unit.clone());
         }
         let header = self
             .dwarf
@@ -373,12 +368,7 @@ impl FileDwarf {
     ) -> Rc<Option<Lines>> {
         if let Some(lines) = state.lines.borrow().as_ref() {
             // The last used is dropped last.
-            let mut kept = self.kept.borrow_mut();
-            if let Some(i) = kept.iter().position(|k| k.0 == offset)
-                && let Some(k) = kept.remove(i)
-            {
-                kept.push_back(k);
-            }
+            to_back(&mut self.kept.borrow_mut(), offset);
             return lines.clone();
         }
         let lines = Rc::new(Lines::parse(unit));
@@ -386,7 +376,7 @@ impl FileDwarf {
         let rows = lines.as_ref().as_ref().map_or(0, Lines::len);
         let mut kept = self.kept.borrow_mut();
         kept.push_back((offset, rows));
-        let mut total = self.kept_rows.get() + rows;
+        let mut total: usize = kept.iter().map(|k| k.1).sum();
         while total > self.kept_limit && kept.len() > 1 {
             let Some((old, n)) = kept.pop_front() else {
                 break;
@@ -396,7 +386,6 @@ impl FileDwarf {
                 *s.lines.borrow_mut() = None;
             }
         }
-        self.kept_rows.set(total);
         lines
     }
 
@@ -435,6 +424,14 @@ impl FileDwarf {
             .clone()?;
         Some((path, line))
     }
+}
+
+/// The value under `key` in a list kept least recently used first, moved to the end.
+fn to_back<T>(list: &mut VecDeque<(usize, T)>, key: usize) -> Option<&T> {
+    let i = list.iter().position(|(k, _)| *k == key)?;
+    let hit = list.remove(i)?;
+    list.push_back(hit);
+    list.back().map(|(_, v)| v)
 }
 
 /// The index of the item of `items` (sorted by start, not overlapping) whose `[start,

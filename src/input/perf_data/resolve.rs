@@ -227,16 +227,12 @@ impl Reader<'_> {
                     }],
                     Some((name, _)) => {
                         let name = name.clone();
-                        let mut chain = if inline {
+                        // Without `lines`, the chain comes without them.
+                        let chain = if inline {
                             elf.inline_frames(pc, lines)
                         } else {
                             Vec::new()
                         };
-                        if !lines {
-                            for f in &mut chain {
-                                f.1 = None;
-                            }
-                        }
                         if chain.is_empty() {
                             let line = if lines { elf.line_of(pc) } else { None };
                             let code = if lines && line.is_none() {

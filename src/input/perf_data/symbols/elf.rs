@@ -108,9 +108,10 @@ impl Elf {
     /// answer at an address therefore depends on the order of the questions: the file's
     /// order here, perf's sample order there (docs/semantics.md, perf.data deviations).
     ///
-    /// Each name comes with its source line: the innermost frame's is the line of `svma`,
-    /// an outer frame's the line its inner one was inlined at (what `addr2line -i` and
-    /// perf's srcline print for each).
+    /// With `lines`, each name comes with its source line: the innermost frame's is the
+    /// line of `svma`, an outer frame's the line its inner one was inlined at (what
+    /// `addr2line -i` and perf's srcline print for each). Without, none, and no line table
+    /// is read for them.
     pub fn inline_frames(&self, svma: u64, lines: bool) -> Vec<(Arc<str>, Option<SrcLine>)> {
         let Some(dwarf) = self.dwarf() else {
             return Vec::new();

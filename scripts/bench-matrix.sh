@@ -28,7 +28,9 @@
 #                   input counts (code paged in, libraries, thread stacks)
 # and the outputs are checked: flametui's equal to inferno's once the deliberate
 # deviations are undone (as_inferno below), and the 1-thread and pipe outputs equal to the
-# default run's. The real row is `perf record -a -g` of a cargo build of this repository,
+# default run's. After the medians, the lowest and highest of each ratio over the runs
+# (each run's tools ran one after another): on a shared machine the rows that wait on
+# memory move from one hour to the next, and one median hides by how much. The real row is `perf record -a -g` of a cargo build of this repository,
 # `perf script`, and copies of it concatenated up to MB (few distinct stacks); without perf
 # it is left out. scripts/bench-vs-peers.sh is the older one-input comparison (it adds the
 # time to first frame in a terminal).
@@ -152,7 +154,7 @@ if [ ${#shapes[@]} -eq 0 ]; then
 fi
 
 tools=(inferno i1 flametui t1 pipe floor wc catcat fixf fixi)
-rows_a=() rows_b=()
+rows_a=() rows_b=() rows_c=()
 for shape in "${shapes[@]}"; do
   file="$work/in.txt"
   echo "== $shape: generating ..." >&2
@@ -193,6 +195,17 @@ for shape in "${shapes[@]}"; do
   for t in t1 pipe; do
     cmp -s "$work/out.$t" "$work/out.flametui" || same="$same; $t output DIFFERENT"
   done
+  # The spread of a ratio run by run: the tools of one run ran one after another, so the
+  # pairs are as near in time as the script can make them. "min–max" of A's column K over
+  # B's (K 0: user + sys).
+  spread() { # a, b, k
+    paste -d ' ' "$work/t.$1" "$work/t.$2" | awk -v k="$3" '{
+        n = NF / 2; a = (k ? $k : $2 + $3); b = (k ? $(k + n) : $(2 + n) + $(3 + n))
+        r = a / (b > 0.01 ? b : 0.01); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r
+      } END { printf "%.2f–%.2f", lo, hi }'
+  }
+  rows_c+=("$(printf '| %s | %s | %s | %s | %s |' "$shape" "$(spread flametui inferno 1)" \
+    "$(spread t1 i1 1)" "$(spread t1 i1 0)" "$(spread pipe flametui 1)")")
   cell() { # tool: "wall s / CPU s / RSS MB"
     awk -v w="${W[$1]}" -v c="${C[$1]}" -v m="${M[$1]}" \
       'BEGIN { printf "%.2f / %.2f / %d", w, c, m / 1024 }'
@@ -232,6 +245,14 @@ done
   echo "| shape | wall | CPU | RSS | 1-thread wall | 1-thread CPU | 1-thread RSS | pipe/file wall | pipe/floor wall | pipe/file RSS | fixed RSS | RSS above fixed | wc -l MB/s | read+split MB/s | flametui MB/s | 1-thread MB/s | floor/1-thread | output |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   printf '%s\n' "${rows_b[@]}"
+  echo
+  echo "The same ratios run by run (lowest–highest of the $runs runs): how far one hour's"
+  echo "machine moves them. Rows of distinct stacks wait on memory, so another tenant's"
+  echo "memory traffic slows flametui more than inferno:"
+  echo
+  echo "| shape | wall | 1-thread wall | 1-thread CPU | pipe/file wall |"
+  echo "|---|---:|---:|---:|---:|"
+  printf '%s\n' "${rows_c[@]}"
 } | tee "${OUT:-/dev/null}"
 
 # --- perf.data with a DWARF call graph: flametui reading it against the perf script route.

@@ -13,10 +13,15 @@ use super::demangle;
 /// A kernel has over 100,000 functions and a profile names a few hundred: the names are
 /// kept in one string, 16 bytes an entry, and a name is made shareable when first found
 /// (as an `Arc<str>` each and a general symbol table's 48-byte entries, they took 14 MB).
+/// Read from a file (perf's copy in its build-id cache, `--kallsyms`), the names are not
+/// kept at all: each entry says where its name is in the file, read again when found
+/// (3 MB of names a kernel, against a few hundred reads).
 #[derive(Debug, Default)]
 pub struct Kallsyms {
-    /// Every name kept, one after another.
+    /// Every name kept, one after another; empty when they are read from `file`.
     names: String,
+    /// The file whose names are read when found; [`Entry::name`] is then a place in it.
+    file: Option<std::fs::File>,
     /// By start address; a symbol reaches to the next one.
     entries: Vec<Entry>,
     /// Module names; an entry's `module` is 1 + an index here (0: the kernel itself).
@@ -27,7 +32,8 @@ pub struct Kallsyms {
     pub hidden: bool,
 }
 
-/// A symbol: its start, where its name is in [`Kallsyms::names`], its module.
+/// A symbol: its start, where its name is (in [`Kallsyms::names`], or in the file), its
+/// module.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     start: u64,
@@ -50,16 +56,25 @@ impl Kallsyms {
     /// As [`Kallsyms::parse`], line by line from `input` (the text is never held whole:
     /// 5 MB for a kernel's 120,000 lines); a line that is not UTF-8 is skipped, a read
     /// error ends the table.
-    pub fn read(mut input: impl std::io::BufRead) -> Self {
+    pub fn read(input: impl std::io::BufRead) -> Self {
+        Self::read_names(input, true)
+    }
+
+    /// As [`Kallsyms::read`]; without `keep`, each entry keeps where its name is in
+    /// `input` rather than the name (a name past 4 GiB is left out).
+    fn read_names(mut input: impl std::io::BufRead, keep: bool) -> Self {
         let mut me = Self::default();
         let mut lines = 0u64;
         let mut buf = Vec::new();
+        let mut line_at = 0usize;
         loop {
             buf.clear();
-            match input.read_until(b'\n', &mut buf) {
+            let read = match input.read_until(b'\n', &mut buf) {
                 Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
+                Ok(n) => n,
+            };
+            let at_line = line_at;
+            line_at += read;
             let Ok(line) = std::str::from_utf8(&buf) else {
                 continue;
             };
@@ -89,11 +104,18 @@ impl Kallsyms {
             };
             // A kernel name is at most 512 bytes (KSYM_NAME_LEN): a longer one is no
             // kernel's.
-            let (Ok(len), Ok(at)) = (u16::try_from(name.len()), u32::try_from(me.names.len()))
-            else {
+            let at = if keep {
+                me.names.len()
+            } else {
+                // `name` is a piece of `line`, which is `buf` from its start.
+                at_line + (name.as_ptr() as usize - line.as_ptr() as usize)
+            };
+            let (Ok(len), Ok(at)) = (u16::try_from(name.len()), u32::try_from(at)) else {
                 continue;
             };
-            me.names.push_str(name);
+            if keep {
+                me.names.push_str(name);
+            }
             me.entries.push(Entry {
                 start: addr,
                 name: at,
@@ -118,12 +140,37 @@ impl Kallsyms {
         me
     }
 
-    /// The table in the file at `path` (empty when it cannot be read).
+    /// The table in the file at `path` (empty when it cannot be read). Its names stay in
+    /// the file when it is a regular one with a size: not `/proc/kallsyms`, whose size
+    /// reads 0 and whose every read at a place formats it again up to there.
     pub fn from_file(path: &std::path::Path) -> Self {
-        std::fs::File::open(path).map_or_else(
-            |_| Self::default(),
-            |f| Self::read(std::io::BufReader::with_capacity(64 << 10, f)),
-        )
+        let Ok(f) = std::fs::File::open(path) else {
+            return Self::default();
+        };
+        let sized = f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
+        let again = sized.then(|| f.try_clone().ok()).flatten();
+        let input = std::io::BufReader::with_capacity(64 << 10, f);
+        match again {
+            Some(again) => Self {
+                file: Some(again),
+                ..Self::read_names(input, false)
+            },
+            None => Self::read(input),
+        }
+    }
+
+    /// The raw name of `e`: from the names kept, or read again from the file (`None`
+    /// when that read fails or gives other than a name: the file changed).
+    fn raw_name(&self, e: Entry) -> Option<std::borrow::Cow<'_, str>> {
+        let (from, len) = (e.name as usize, usize::from(e.len));
+        let Some(file) = &self.file else {
+            return Some(self.names.get(from..from + len).unwrap_or("").into());
+        };
+        let mut bytes = vec![0; len];
+        std::os::unix::fs::FileExt::read_exact_at(file, &mut bytes, u64::from(e.name)).ok()?;
+        let name = String::from_utf8(bytes).ok()?;
+        (!name.is_empty() && !name.contains(|c: char| c.is_ascii_whitespace()))
+            .then_some(name.into())
     }
 
     /// This machine's table (empty when it cannot be read).
@@ -139,19 +186,14 @@ impl Kallsyms {
             .checked_sub(1)?;
         let e = self.entries[at];
         let index = u32::try_from(at).ok()?;
-        let name = self
-            .found
-            .borrow_mut()
-            .entry(index)
-            .or_insert_with(|| {
-                let from = e.name as usize;
-                let raw = self
-                    .names
-                    .get(from..from + usize::from(e.len))
-                    .unwrap_or("");
-                Arc::from(&*demangle(raw))
-            })
-            .clone();
+        let found = self.found.borrow().get(&index).cloned();
+        let name = if let Some(name) = found {
+            name
+        } else {
+            let name: Arc<str> = Arc::from(&*demangle(&self.raw_name(e)?));
+            self.found.borrow_mut().insert(index, name.clone());
+            name
+        };
         let module = usize::from(e.module)
             .checked_sub(1)
             .and_then(|m| self.modules.get(m));
@@ -210,6 +252,50 @@ mod tests {
         assert!(!k.hidden);
         let hidden = Kallsyms::parse("0000000000000000 T _stext\n0000000000000000 t x\n");
         assert!(hidden.hidden && hidden.is_empty());
+    }
+
+    #[test]
+    fn a_file_s_names_are_read_from_it_when_found_and_not_kept() {
+        // Two spaces before `helper`: a name's place is where it starts, not a column.
+        let text = "ffffffff81000000 T _stext\nffffffff81000100 t  helper\n\
+                    ffffffff81000100 t helper_alias\nffffffffc0000000 t ext4_fn\t[ext4]\n\
+                    ffffffffc0000200 t _RNvCs1234_4core3fmt\n";
+        let path = std::env::temp_dir().join(format!("flametui-kallsyms-{}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let from_file = Kallsyms::from_file(&path);
+        let kept = Kallsyms::parse(text);
+        assert!(from_file.names.is_empty() && from_file.file.is_some());
+        assert!(!kept.names.is_empty());
+        let all = |k: &Kallsyms| {
+            [
+                0xffff_ffff_8100_0004,
+                0xffff_ffff_8100_0104,
+                0xffff_ffff_c000_0001,
+            ]
+            .into_iter()
+            .chain([0xffff_ffff_c000_0201, 0x10])
+            .map(|a| {
+                k.find(a)
+                    .map(|(n, m)| (n.to_string(), m.map(ToString::to_string)))
+            })
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(all(&from_file), all(&kept));
+        assert_eq!(all(&from_file)[1], Some(("helper_alias".to_owned(), None)));
+        // A name that cannot be read again (the file shrank) is no name; one found
+        // before stays.
+        let fresh = Kallsyms::from_file(&path);
+        let stext = |k: &Kallsyms| k.find(0xffff_ffff_8100_0004).map(|f| f.0.to_string());
+        assert_eq!(stext(&fresh).as_deref(), Some("_stext"));
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(40).unwrap();
+        assert_eq!(stext(&fresh).as_deref(), Some("_stext"));
+        assert!(fresh.find(0xffff_ffff_c000_0001).is_none());
+        assert!(fresh.find(0xffff_ffff_8100_0104).is_none());
+        std::fs::remove_file(&path).unwrap();
+        // `/proc/kallsyms` reads a size of 0: its names are kept.
+        let proc = Kallsyms::from_machine();
+        assert!(proc.file.is_none());
     }
 
     #[test]

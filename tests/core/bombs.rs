@@ -308,3 +308,38 @@ fn a_file_with_a_line_past_the_cap_loads_the_rest_within_the_memory_limit() {
         r.stderr
     );
 }
+
+/// A kallsyms file of 300 MB and no newline (a sparse file of NUL bytes, as a damaged
+/// copy might be): it was read a line at a time, and the one line grew until the process
+/// aborted. Now a line longer than any kernel's is skipped without being held, the
+/// recording loads, and its kernel frames are unnamed.
+#[test]
+fn a_kallsyms_file_of_one_endless_line_is_skipped_within_the_memory_limit() {
+    let path = write("endless.kallsyms", b"");
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(300 << 20)
+        .unwrap();
+    let recording = crate::testdata("perf-data-kernel.data.gz");
+    let r = run_limited(
+        &[
+            "--kallsyms",
+            path.to_str().unwrap(),
+            "--export",
+            "folded",
+            &recording,
+        ],
+        None,
+        128,
+        120,
+    );
+    let _ = std::fs::remove_file(&path);
+    assert_held(&r, &[0], "endless kallsyms");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        out.contains("[unknown]") && !out.contains("do_syscall_64"),
+        "{out}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The kernel's symbol table, from `/proc/kallsyms` or a file in its format.
 
 use std::cell::RefCell;
+use std::io::{BufRead as _, Read as _};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -31,6 +32,10 @@ pub struct Kallsyms {
     /// Whether every address read 0 (hidden by `kptr_restrict`).
     pub hidden: bool,
 }
+
+/// The longest line read: an address, a type, a name of at most 512 bytes (`KSYM_NAME_LEN`)
+/// and a module's name, with room to spare.
+const MOST_LINE: u64 = 4096;
 
 /// A symbol: its start, where its name is (in [`Kallsyms::names`], or in the file), its
 /// module.
@@ -69,12 +74,20 @@ impl Kallsyms {
         let mut line_at = 0usize;
         loop {
             buf.clear();
-            let read = match input.read_until(b'\n', &mut buf) {
+            let read = match (&mut input).take(MOST_LINE).read_until(b'\n', &mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
             let at_line = line_at;
             line_at += read;
+            if read as u64 == MOST_LINE && buf.last() != Some(&b'\n') {
+                // No kernel's line: skipped whole, never held.
+                match input.skip_until(b'\n') {
+                    Ok(n) => line_at += n,
+                    Err(_) => break,
+                }
+                continue;
+            }
             let Ok(line) = std::str::from_utf8(&buf) else {
                 continue;
             };
@@ -257,9 +270,14 @@ mod tests {
     #[test]
     fn a_file_s_names_are_read_from_it_when_found_and_not_kept() {
         // Two spaces before `helper`: a name's place is where it starts, not a column.
-        let text = "ffffffff81000000 T _stext\nffffffff81000100 t  helper\n\
-                    ffffffff81000100 t helper_alias\nffffffffc0000000 t ext4_fn\t[ext4]\n\
-                    ffffffffc0000200 t _RNvCs1234_4core3fmt\n";
+        // A line too long for a kernel's is skipped, and the places after it still hold.
+        let text = format!(
+            "ffffffff81000000 T _stext\nffffffff81000100 t  helper\n\
+             ffffffff81000100 t helper_alias\nffffffff81000200 t {}\n\
+             ffffffffc0000000 t ext4_fn\t[ext4]\nffffffffc0000200 t _RNvCs1234_4core3fmt\n",
+            "x".repeat(10_000)
+        );
+        let text = text.as_str();
         let path = std::env::temp_dir().join(format!("flametui-kallsyms-{}", std::process::id()));
         std::fs::write(&path, text).unwrap();
         let from_file = Kallsyms::from_file(&path);
